@@ -1,0 +1,330 @@
+#!/usr/bin/env node
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { MemoryError } from './memory/errors.js';
+import { openMemory } from './memory/open.js';
+import type { GcCandidate } from './memory/service.js';
+import { createServer } from './server.js';
+import { StoreError } from './storage/store.js';
+import { serveStdio } from './transport/stdio.js';
+import { VERSION } from './version.js';
+
+const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
+
+Usage:
+  mnemo stdio                 serve the memory tools over stdin/stdout (for Claude Desktop)
+  mnemo gc [--apply] [--archive] [--limit N] [--at DATE]
+                              list the memories that have faded below the forget threshold;
+                              a dry run unless --apply (forgotten memories stay recoverable)
+  mnemo search QUERY [--top-k N] [--tags a,b]
+                              search memories as search_memory does
+  mnemo stats                 counts, score spread, review, gc and promotion candidates
+  mnemo restore ID            bring back a memory that gc or delete forgot, or one archived
+
+Options (every command):
+  --data-dir DIR              data folder (default $MNEMO_DATA_DIR, else $XDG_DATA_HOME/mnemo,
+                              else ~/.local/share/mnemo)
+  --at DATE                   run as if it were DATE (ISO date or epoch seconds), e.g. to see
+                              what gc will forget by then
+  --json                      print JSON instead of a table
+  -h, --help                  this help
+  -v, --version               the version
+
+Settings come from the environment; see the README for every MNEMO_* variable.
+`;
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+class UsageError extends Error {}
+
+/** Runs one mnemo command; resolves to the process exit code. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const out = (s: string) => io.stdout.write(`${s}\n`);
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.stderr.write(`mnemo: ${(error as Error).message}\nRun mnemo --help for usage.\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    out(VERSION);
+    return 0;
+  }
+  const [command, ...args] = positionals;
+  if (values.help || !command || command === 'help') {
+    out(HELP);
+    return command || values.help ? 0 : 2;
+  }
+  try {
+    const config = loadConfig({
+      env: io.env,
+      flags: { dataDir: values['data-dir'], at: values.at },
+    });
+    switch (command) {
+      case 'stdio':
+        return await runStdio(config);
+      case 'gc':
+        return await runGc(config, values, out);
+      case 'search':
+        return await runSearch(config, args, values, out);
+      case 'stats':
+        return await runStats(config, values, out);
+      case 'restore':
+        return await runRestore(config, args, out);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`mnemo: ${error.message}\nRun mnemo --help for usage.\n`);
+      return 2;
+    }
+    if (
+      error instanceof ConfigError ||
+      error instanceof StoreError ||
+      error instanceof MemoryError
+    ) {
+      io.stderr.write(`mnemo: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr.write(`mnemo: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'data-dir': { type: 'string' },
+      at: { type: 'string' },
+      apply: { type: 'boolean' },
+      archive: { type: 'boolean' },
+      limit: { type: 'string' },
+      'top-k': { type: 'string' },
+      tags: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+function clockFor(config: Config): () => number {
+  const fixed = config.now;
+  return fixed !== undefined ? () => fixed : () => Math.floor(Date.now() / 1000);
+}
+
+async function withMemory<T>(
+  config: Config,
+  fn: (opened: Awaited<ReturnType<typeof openMemory>>) => Promise<T> | T,
+): Promise<T> {
+  const logger = createLogger(config.logLevel);
+  const opened = await openMemory(config, { logger, clock: clockFor(config) });
+  try {
+    return await fn(opened);
+  } finally {
+    opened.close();
+  }
+}
+
+async function runStdio(config: Config): Promise<number> {
+  const logger = createLogger(config.logLevel);
+  const clock = clockFor(config);
+  const opened = await openMemory(config, { logger, clock });
+  const server = createServer({ memory: opened.memory });
+  const stop = () => {
+    opened.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  logger.info(
+    { dataDir: config.dataDir, memories: opened.store.memories.size, decay: config.decayModel },
+    'mnemo stdio ready',
+  );
+  await serveStdio(server);
+  opened.close();
+  return 0;
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} must be a whole number of 1 or more (got "${value}")`);
+  return n;
+}
+
+async function runGc(config: Config, values: Values, out: (s: string) => void): Promise<number> {
+  const apply = values.apply === true;
+  const archive = values.archive === true;
+  const limit = positiveInt(values.limit, '--limit');
+  return withMemory(config, async ({ memory, store }) => {
+    const result = await memory.gc({ dry_run: !apply, archive_instead: archive, limit });
+    if (values.json) {
+      out(JSON.stringify(result, null, 2));
+      return 0;
+    }
+    const at = new Date(memory.now() * 1000).toISOString().slice(0, 16).replace('T', ' ');
+    if (result.candidates.length > 0) out(gcTable(result.candidates, apply));
+    const total = store.memories.size + (apply && !archive ? result.total_affected : 0);
+    const verb = apply
+      ? archive
+        ? 'Archived'
+        : 'Forgot'
+      : archive
+        ? 'Would archive'
+        : 'Would forget';
+    out(
+      `${verb} ${result.total_affected} of ${total} memories (score below ${config.forgetThreshold} at ${at} UTC).` +
+        (apply
+          ? archive
+            ? ' `mnemo restore ID` makes one active again.'
+            : ' They are kept in forgotten.jsonl: `mnemo restore ID` brings one back.'
+          : result.total_affected > 0
+            ? ` Run \`mnemo gc --apply${archive ? ' --archive' : ''}\` to do it.`
+            : ''),
+    );
+    return 0;
+  });
+}
+
+function gcTable(rows: GcCandidate[], applied: boolean): string {
+  const header = ['ID', 'AGE', 'SCORE', 'PREVIEW', applied ? 'DONE' : 'WOULD'];
+  const body = rows.map((r) => [
+    r.memory_id,
+    `${r.age_days}d`,
+    r.score.toFixed(4),
+    r.preview.length > 48 ? `${r.preview.slice(0, 47)}…` : r.preview,
+    applied ? (r.action === 'archive' ? 'archived' : 'forgotten') : r.action,
+  ]);
+  return table(header, body);
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c + ' '.repeat(Math.max(0, (widths[i] ?? 0) - [...c].length)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+async function runSearch(
+  config: Config,
+  args: string[],
+  values: Values,
+  out: (s: string) => void,
+): Promise<number> {
+  const query = args.join(' ').trim();
+  if (!query) throw new UsageError('search needs a QUERY, e.g. mnemo search "who is ralph"');
+  const topK = positiveInt(values['top-k'], '--top-k');
+  if (topK !== undefined && topK > 100) throw new UsageError('--top-k must be at most 100');
+  const tags = values.tags
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  return withMemory(config, ({ memory }) => {
+    const found = memory.search({ query, top_k: topK, tags });
+    if (values.json) {
+      out(JSON.stringify(found, null, 2));
+      return 0;
+    }
+    if (found.results.length === 0) {
+      out('No memory matches.');
+      return 0;
+    }
+    out(
+      table(
+        ['ID', 'SCORE', 'RELEVANCE', 'CONTENT'],
+        found.results.map((r) => [
+          r.memory_id,
+          r.score.toFixed(3),
+          r.relevance.toFixed(3),
+          `${r.review_candidate ? '[review] ' : ''}${r.content.replace(/\s+/g, ' ').slice(0, 70)}`,
+        ]),
+      ),
+    );
+    out(`${found.results.length} of ${found.total} matches.`);
+    return 0;
+  });
+}
+
+async function runStats(config: Config, values: Values, out: (s: string) => void): Promise<number> {
+  return withMemory(config, ({ memory }) => {
+    const s = memory.stats();
+    if (values.json) {
+      out(JSON.stringify(s, null, 2));
+      return 0;
+    }
+    const q = s.score_quantiles;
+    out(`data dir      ${config.dataDir}`);
+    out(
+      `memories      ${s.total} (${s.by_status.active} active, ${s.by_status.promoted} promoted, ${s.by_status.archived} archived)`,
+    );
+    out(`relations     ${s.relations}`);
+    out(
+      `scores        ${q ? `p10 ${q.p10}  p25 ${q.p25}  p50 ${q.p50}  p75 ${q.p75}  p90 ${q.p90}` : 'none'}`,
+    );
+    out(`due review    ${s.danger_zone_count}`);
+    out(`gc would      forget ${s.gc_candidates}`);
+    out(`promotable    ${s.promotion_candidates}`);
+    out(
+      `on disk       ${Object.entries(s.store_bytes)
+        .map(([f, b]) => `${f} ${b} B`)
+        .join(', ')}`,
+    );
+    return 0;
+  });
+}
+
+async function runRestore(
+  config: Config,
+  args: string[],
+  out: (s: string) => void,
+): Promise<number> {
+  const [id] = args;
+  if (!id) throw new UsageError('restore needs the ID of a memory, e.g. mnemo restore 7f3c…');
+  return withMemory(config, async ({ memory }) => {
+    const done = await memory.restore(id);
+    out(`${done.memory_id} is ${done.status}.`);
+    return 0;
+  });
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return fs.realpathSync(entry) === fs.realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2), {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,152 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { DECAY_MODELS } from './decay/index.js';
+
+/**
+ * Every setting in one schema. Values come from the environment (MNEMO_*) and CLI flags;
+ * cli.ts is the only caller and the only reader of process.env.
+ */
+
+const number = (name: string, fix: string) =>
+  z.coerce.number({ error: `${name} must be a number: ${fix}` }).refine(Number.isFinite, {
+    message: `${name} must be a finite number: ${fix}`,
+  });
+
+const bool = (name: string) =>
+  z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+    if (typeof v === 'boolean') return v;
+    const s = v.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+    if (['0', 'false', 'no', 'off'].includes(s)) return false;
+    ctx.addIssue({ code: 'custom', message: `${name} must be true or false (got "${v}")` });
+    return z.NEVER;
+  });
+
+/** Epoch seconds or an ISO date; the clock is fixed there for the whole process. */
+export function parseInstant(value: string | number, name = 'MNEMO_NOW'): number {
+  if (typeof value === 'number') return Math.floor(value);
+  const s = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(s)) return Math.floor(Number(s));
+  const ms = Date.parse(s);
+  if (Number.isNaN(ms)) {
+    throw new ConfigError(
+      `${name} must be epoch seconds or an ISO date such as 2026-12-01 or 2026-12-01T09:00:00Z (got "${value}")`,
+    );
+  }
+  return Math.floor(ms / 1000);
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const configSchema = z
+  .object({
+    dataDir: z.string().min(1, 'MNEMO_DATA_DIR must not be empty: set a folder path or unset it'),
+    decayModel: z.enum(DECAY_MODELS, {
+      error: (issue) =>
+        `MNEMO_DECAY_MODEL must be one of ${DECAY_MODELS.join(', ')} (got "${String(issue.input)}"): set one of them or unset it for power_law`,
+    }),
+    halfLifeDays: number('MNEMO_HALFLIFE_DAYS', 'set days, e.g. 3').refine((v) => v > 0, {
+      message: 'MNEMO_HALFLIFE_DAYS must be above 0, e.g. 3',
+    }),
+    beta: number('MNEMO_DECAY_BETA', 'set e.g. 0.6').refine((v) => v >= 0 && v <= 2, {
+      message: 'MNEMO_DECAY_BETA must be between 0 and 2, e.g. 0.6',
+    }),
+    forgetThreshold: number('MNEMO_FORGET_THRESHOLD', 'set e.g. 0.05').refine((v) => v >= 0, {
+      message: 'MNEMO_FORGET_THRESHOLD must be 0 or more, e.g. 0.05',
+    }),
+    promoteThreshold: number('MNEMO_PROMOTE_THRESHOLD', 'set e.g. 0.65'),
+    promoteMinUses: number('MNEMO_PROMOTE_MIN_USES', 'set e.g. 2').pipe(z.number().int().min(0)),
+    promoteUseCount: number('MNEMO_PROMOTE_USE_COUNT', 'set e.g. 5').pipe(z.number().int().min(1)),
+    promoteWindowDays: number('MNEMO_PROMOTE_WINDOW_DAYS', 'set e.g. 14').pipe(z.number().min(0)),
+    dangerZoneMin: number('MNEMO_DANGER_ZONE_MIN', 'set e.g. 0.15'),
+    dangerZoneMax: number('MNEMO_DANGER_ZONE_MAX', 'set e.g. 0.35'),
+    reviewBlendRatio: number('MNEMO_REVIEW_BLEND_RATIO', 'set e.g. 0.3').refine(
+      (v) => v >= 0 && v <= 0.5,
+      { message: 'MNEMO_REVIEW_BLEND_RATIO must be between 0 and 0.5, e.g. 0.3' },
+    ),
+    searchDecayWeight: number('MNEMO_SEARCH_DECAY_WEIGHT', 'set e.g. 0.3').refine(
+      (v) => v >= 0 && v <= 1,
+      { message: 'MNEMO_SEARCH_DECAY_WEIGHT must be between 0 and 1, e.g. 0.3' },
+    ),
+    autoReinforce: bool('MNEMO_AUTO_REINFORCE'),
+    now: z.number().int().optional(),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    }),
+  })
+  .refine((c) => c.dangerZoneMin < c.dangerZoneMax, {
+    message: 'MNEMO_DANGER_ZONE_MIN must be below MNEMO_DANGER_ZONE_MAX (defaults 0.15 and 0.35)',
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export const ENV_VARS: Record<Exclude<keyof Config, 'dataDir' | 'now'>, string> = {
+  decayModel: 'MNEMO_DECAY_MODEL',
+  halfLifeDays: 'MNEMO_HALFLIFE_DAYS',
+  beta: 'MNEMO_DECAY_BETA',
+  forgetThreshold: 'MNEMO_FORGET_THRESHOLD',
+  promoteThreshold: 'MNEMO_PROMOTE_THRESHOLD',
+  promoteMinUses: 'MNEMO_PROMOTE_MIN_USES',
+  promoteUseCount: 'MNEMO_PROMOTE_USE_COUNT',
+  promoteWindowDays: 'MNEMO_PROMOTE_WINDOW_DAYS',
+  dangerZoneMin: 'MNEMO_DANGER_ZONE_MIN',
+  dangerZoneMax: 'MNEMO_DANGER_ZONE_MAX',
+  reviewBlendRatio: 'MNEMO_REVIEW_BLEND_RATIO',
+  searchDecayWeight: 'MNEMO_SEARCH_DECAY_WEIGHT',
+  autoReinforce: 'MNEMO_AUTO_REINFORCE',
+  logLevel: 'MNEMO_LOG_LEVEL',
+};
+
+export const DEFAULTS = {
+  decayModel: 'power_law',
+  halfLifeDays: 3,
+  beta: 0.6,
+  forgetThreshold: 0.05,
+  promoteThreshold: 0.65,
+  promoteMinUses: 2,
+  promoteUseCount: 5,
+  promoteWindowDays: 14,
+  dangerZoneMin: 0.15,
+  dangerZoneMax: 0.35,
+  reviewBlendRatio: 0.3,
+  searchDecayWeight: 0.3,
+  autoReinforce: true,
+  logLevel: 'info',
+} as const;
+
+export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
+  const xdg = env.XDG_DATA_HOME?.trim();
+  return path.join(xdg ? xdg : path.join(home, '.local', 'share'), 'mnemo');
+}
+
+export interface ConfigSources {
+  env: NodeJS.ProcessEnv;
+  /** Flags win over the environment. */
+  flags?: { dataDir?: string | undefined; at?: string | undefined };
+  home?: string;
+}
+
+/** Reads every setting once; throws ConfigError naming the variable and the fix. */
+export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(ENV_VARS)) {
+    const value = env[name];
+    raw[key] =
+      value === undefined || value.trim() === '' ? DEFAULTS[key as keyof typeof DEFAULTS] : value;
+  }
+  raw.dataDir = path.resolve(
+    flags.dataDir ?? (env.MNEMO_DATA_DIR?.trim() || defaultDataDir(env, home)),
+  );
+  const at = flags.at ?? env.MNEMO_NOW;
+  if (at !== undefined && at.trim() !== '') {
+    raw.now = parseInstant(at, flags.at !== undefined ? '--at' : 'MNEMO_NOW');
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => i.message).join('\n'));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,699 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { quantileSorted } from 'simple-statistics';
+import {
+  DAY,
+  type DangerZone,
+  type DecayParams,
+  clampStrength,
+  decayScore,
+  isCrossDomain,
+  type PromotionParams,
+  promotionVerdict,
+  reinforce,
+  reviewPriority,
+  shouldForget,
+} from '../decay/index.js';
+import type { LexicalIndex } from '../search/lexical-index.js';
+import { combinedRank, interleave, topN } from '../search/ranking.js';
+import type {
+  MemoryRecord,
+  MemoryStatus,
+  RelationRecord,
+  RelationType,
+} from '../storage/records.js';
+import type { MemoryStore } from '../storage/store.js';
+import { MemoryError, notFound } from './errors.js';
+
+export interface MemorySettings {
+  decay: DecayParams;
+  dangerZone: DangerZone;
+  promotion: PromotionParams;
+  forgetThreshold: number;
+  reviewBlendRatio: number;
+  searchDecayWeight: number;
+  autoReinforce: boolean;
+}
+
+export interface MemoryServiceDeps {
+  store: MemoryStore;
+  index: LexicalIndex;
+  clock: () => number;
+  settings: MemorySettings;
+  logger: Logger;
+}
+
+export interface SaveInput {
+  content: string;
+  tags?: string[];
+  entities?: string[];
+  source?: string;
+  context?: string;
+  meta?: Record<string, unknown>;
+  strength?: number;
+}
+
+export interface SearchInput {
+  query?: string;
+  tags?: string[];
+  status?: MemoryStatus[];
+  top_k?: number;
+  window_days?: number;
+  min_score?: number;
+  include_review_candidates?: boolean;
+  page?: number;
+  page_size?: number;
+  preview_length?: number;
+}
+
+export interface SearchHit {
+  memory_id: string;
+  content: string;
+  tags: string[];
+  score: number;
+  relevance: number;
+  use_count: number;
+  last_used: number;
+  age_days: number;
+  review_priority: number;
+  review_candidate: boolean;
+}
+
+export interface GcCandidate {
+  memory_id: string;
+  score: number;
+  age_days: number;
+  last_used: number;
+  use_count: number;
+  preview: string;
+  action: 'forget' | 'archive';
+}
+
+export interface PromotionCandidate {
+  memory_id: string;
+  score: number;
+  use_count: number;
+  age_days: number;
+  reason: string;
+  preview: string;
+}
+
+/** Writes a promoted memory as a note; the Obsidian vault provides it. */
+export interface NoteWriter {
+  writeNote(record: MemoryRecord, related: MemoryRecord[]): string;
+}
+
+const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function preview(content: string, length: number): string {
+  return content.length <= length ? content : `${content.slice(0, Math.max(0, length - 1))}…`;
+}
+
+/**
+ * The memory: what the MCP tools and the CLI call. It reads the clock it was given, never the
+ * wall clock, and every method starts by picking up other processes' writes.
+ */
+export class MemoryService {
+  private readonly store: MemoryStore;
+  private readonly index: LexicalIndex;
+  private readonly clock: () => number;
+  readonly settings: MemorySettings;
+  private readonly logger: Logger;
+  private notes: NoteWriter | undefined;
+
+  constructor(deps: MemoryServiceDeps) {
+    this.store = deps.store;
+    this.index = deps.index;
+    this.clock = deps.clock;
+    this.settings = deps.settings;
+    this.logger = deps.logger;
+  }
+
+  setNoteWriter(notes: NoteWriter): void {
+    this.notes = notes;
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  score(record: MemoryRecord, now = this.clock()): number {
+    return decayScore(record, now, this.settings.decay);
+  }
+
+  async save(input: SaveInput): Promise<{ memory_id: string; deduplicated: boolean }> {
+    return this.store.transact<{ memory_id: string; deduplicated: boolean }>(() => {
+      const now = this.clock();
+      const duplicateId = this.index.duplicateOf(input.content);
+      const duplicate = duplicateId ? this.store.memories.get(duplicateId) : undefined;
+      if (duplicate && duplicate.status !== 'archived') {
+        const tags = union(duplicate.meta.tags, input.tags ?? []);
+        const updated: MemoryRecord = {
+          ...duplicate,
+          ...reinforce(
+            duplicate,
+            now,
+            { kind: 'touch' },
+            this.settings.decay,
+            this.settings.dangerZone,
+          ),
+          meta: { ...duplicate.meta, tags },
+          entities: union(duplicate.entities, input.entities ?? []),
+        };
+        return { result: { memory_id: duplicate.id, deduplicated: true }, memories: [updated] };
+      }
+      const record: MemoryRecord = {
+        id: randomUUID(),
+        content: input.content,
+        meta: {
+          tags: dedupe(input.tags ?? []),
+          source: input.source ?? null,
+          context: input.context ?? null,
+          extra: input.meta ?? {},
+        },
+        entities: dedupe(input.entities ?? []),
+        created_at: now,
+        last_used: now,
+        use_count: 0,
+        strength: clampStrength(input.strength ?? 1),
+        status: 'active',
+        promoted_at: null,
+        promoted_to: null,
+        review_priority: 0,
+        review_count: 0,
+        last_review_at: null,
+        cross_domain_count: 0,
+      };
+      return { result: { memory_id: record.id, deduplicated: false }, memories: [record] };
+    });
+  }
+
+  search(input: SearchInput): { results: SearchHit[]; total: number; page: number } {
+    this.store.refresh();
+    const now = this.clock();
+    const s = this.settings;
+    const pageSize = input.page_size ?? input.top_k ?? 10;
+    const page = input.page ?? 1;
+    const statuses = new Set<MemoryStatus>(input.status ?? ['active', 'promoted']);
+    const tagFilter = input.tags && input.tags.length > 0 ? new Set(input.tags.map(lower)) : null;
+    const since = input.window_days !== undefined ? now - input.window_days * DAY : null;
+    const minScore = input.min_score ?? null;
+    const query = input.query?.trim() ?? '';
+
+    // Candidates: every live memory that matches the query's words (all of them, when there is
+    // no query), past the filters.
+    const records: MemoryRecord[] = [];
+    const relevance: number[] = [];
+    const scores: number[] = [];
+    const accept = (record: MemoryRecord | undefined): record is MemoryRecord => {
+      if (!record || !statuses.has(record.status)) return false;
+      if (since !== null && record.last_used < since) return false;
+      if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) return false;
+      return true;
+    };
+    const consider = (record: MemoryRecord, rel: number) => {
+      const score = this.score(record, now);
+      if (minScore !== null && score < minScore) return;
+      records.push(record);
+      relevance.push(rel);
+      scores.push(score);
+    };
+    if (query) {
+      const hits = this.index.search(query);
+      let best = 0;
+      for (const x of hits.scores) if (x > best) best = x;
+      for (let i = 0; i < hits.ids.length; i++) {
+        const record = this.store.memories.get(hits.ids[i] as string);
+        if (accept(record)) consider(record, (hits.scores[i] as number) / best);
+      }
+    } else {
+      for (const record of this.store.memories.values()) if (accept(record)) consider(record, 1);
+    }
+
+    const ranks = new Float64Array(records.length);
+    for (let i = 0; i < records.length; i++) {
+      ranks[i] = combinedRank(relevance[i] as number, scores[i] as number, s.searchDecayWeight);
+    }
+
+    // Review blending, decided on page 1 and kept out of the primary ranking on every page.
+    const slots =
+      input.include_review_candidates === false ? 0 : Math.floor(pageSize * s.reviewBlendRatio);
+    let review: number[] = [];
+    if (slots > 0) {
+      const firstPrimary = new Set(topN(ranks, pageSize - slots).map((r) => r.index));
+      const urgency = new Float64Array(records.length);
+      for (let i = 0; i < records.length; i++) {
+        const p = reviewPriority(scores[i] as number, s.dangerZone);
+        urgency[i] = p > 0 && !firstPrimary.has(i) ? p * (relevance[i] as number) : -1;
+      }
+      review = topN(urgency, slots, (i) => (urgency[i] as number) > 0).map((r) => r.index);
+    }
+    const reviewSet = new Set(review);
+    const firstCount = pageSize - review.length;
+    const offset = page <= 1 ? 0 : firstCount + (page - 2) * pageSize;
+    const count = page <= 1 ? firstCount : pageSize;
+    const primary = topN(ranks, offset + count, (i) => !reviewSet.has(i))
+      .slice(offset)
+      .map((r) => r.index);
+    const order = page <= 1 ? interleave(primary, review) : primary;
+
+    const previewLength = input.preview_length ?? 300;
+    const results = order.map((i): SearchHit => {
+      const record = records[i] as MemoryRecord;
+      const score = scores[i] as number;
+      return {
+        memory_id: record.id,
+        content: preview(record.content, previewLength),
+        tags: record.meta.tags,
+        score: round(score),
+        relevance: round(relevance[i] as number),
+        use_count: record.use_count,
+        last_used: record.last_used,
+        age_days: round((now - record.created_at) / DAY, 2),
+        review_priority: round(reviewPriority(score, s.dangerZone)),
+        review_candidate: reviewSet.has(i),
+      };
+    });
+    return { results, total: records.length, page };
+  }
+
+  async touch(
+    memoryId: string,
+    boostStrength = false,
+  ): Promise<{
+    memory_id: string;
+    old_score: number;
+    new_score: number;
+    use_count: number;
+    strength: number;
+  }> {
+    return this.store.transact(() => {
+      const now = this.clock();
+      const record = this.require(memoryId);
+      const next: MemoryRecord = {
+        ...record,
+        ...reinforce(
+          record,
+          now,
+          { kind: 'touch', boostStrength },
+          this.settings.decay,
+          this.settings.dangerZone,
+        ),
+      };
+      return {
+        result: {
+          memory_id: record.id,
+          old_score: round(this.score(record, now)),
+          new_score: round(this.score(next, now)),
+          use_count: next.use_count,
+          strength: next.strength,
+        },
+        memories: [next],
+      };
+    });
+  }
+
+  async observe(
+    memoryIds: string[],
+    contextTags: string[],
+  ): Promise<{
+    results: {
+      memory_id: string;
+      cross_domain: boolean;
+      use_count: number;
+      strength: number;
+      review_priority: number;
+    }[];
+    not_found: string[];
+    reinforced: boolean;
+  }> {
+    const plan = () => {
+      const now = this.clock();
+      const results = [];
+      const notFoundIds: string[] = [];
+      const updates: MemoryRecord[] = [];
+      for (const id of dedupe(memoryIds)) {
+        const record = this.store.memories.get(id);
+        if (!record) {
+          notFoundIds.push(id);
+          continue;
+        }
+        const crossDomain = isCrossDomain(record.meta.tags, contextTags);
+        const next: MemoryRecord = this.settings.autoReinforce
+          ? {
+              ...record,
+              ...reinforce(
+                record,
+                now,
+                { kind: 'observe', crossDomain },
+                this.settings.decay,
+                this.settings.dangerZone,
+              ),
+            }
+          : record;
+        if (this.settings.autoReinforce) updates.push(next);
+        results.push({
+          memory_id: id,
+          cross_domain: crossDomain,
+          use_count: next.use_count,
+          strength: next.strength,
+          review_priority: round(reviewPriority(this.score(next, now), this.settings.dangerZone)),
+        });
+      }
+      return {
+        result: { results, not_found: notFoundIds, reinforced: this.settings.autoReinforce },
+        memories: updates,
+      };
+    };
+    if (!this.settings.autoReinforce) {
+      this.store.refresh();
+      return plan().result;
+    }
+    return this.store.transact(plan);
+  }
+
+  /** Active memories whose score fell under the forget threshold, weakest first. */
+  gcCandidates(limit?: number, archive = false): GcCandidate[] {
+    this.store.refresh();
+    const now = this.clock();
+    const out: GcCandidate[] = [];
+    for (const record of this.store.memories.values()) {
+      const score = this.score(record, now);
+      if (!shouldForget(score, record.status, this.settings.forgetThreshold)) continue;
+      out.push({
+        memory_id: record.id,
+        score: round(score, 6),
+        age_days: round((now - record.created_at) / DAY, 1),
+        last_used: record.last_used,
+        use_count: record.use_count,
+        preview: preview(record.content.replace(/\s+/g, ' '), 80),
+        action: archive ? 'archive' : 'forget',
+      });
+    }
+    out.sort((a, b) => a.score - b.score || a.last_used - b.last_used);
+    return limit !== undefined ? out.slice(0, limit) : out;
+  }
+
+  async gc(options: { dry_run?: boolean; archive_instead?: boolean; limit?: number }): Promise<{
+    dry_run: boolean;
+    removed_count: number;
+    archived_count: number;
+    total_affected: number;
+    memory_ids: string[];
+    candidates: GcCandidate[];
+  }> {
+    const dryRun = options.dry_run ?? true;
+    const archive = options.archive_instead ?? false;
+    const summarize = (candidates: GcCandidate[]) => ({
+      dry_run: dryRun,
+      removed_count: archive ? 0 : candidates.length,
+      archived_count: archive ? candidates.length : 0,
+      total_affected: candidates.length,
+      memory_ids: candidates.map((c) => c.memory_id),
+      candidates,
+    });
+    if (dryRun) return summarize(this.gcCandidates(options.limit, archive));
+    return this.store.transact(() => {
+      const candidates = this.gcCandidates(options.limit, archive);
+      const records = candidates.map((c) => this.require(c.memory_id));
+      const result = summarize(candidates);
+      if (archive) {
+        return { result, memories: records.map((r) => ({ ...r, status: 'archived' as const })) };
+      }
+      return { result, forgotten: records, deletes: records.map((r) => r.id) };
+    });
+  }
+
+  promotionCandidates(): PromotionCandidate[] {
+    this.store.refresh();
+    const now = this.clock();
+    const out: PromotionCandidate[] = [];
+    for (const record of this.store.memories.values()) {
+      if (record.status !== 'active') continue;
+      const candidate = this.promotionCandidate(record, now);
+      if (candidate) out.push(candidate);
+    }
+    return out.sort((a, b) => b.score - a.score);
+  }
+
+  async promote(options: {
+    memory_id?: string;
+    auto_detect?: boolean;
+    dry_run?: boolean;
+    force?: boolean;
+  }): Promise<{
+    candidates_found: number;
+    promoted_count: number;
+    promoted: { memory_id: string; path: string }[];
+    candidates: PromotionCandidate[];
+    dry_run: boolean;
+  }> {
+    const dryRun = options.dry_run ?? false;
+    if (!options.memory_id && !options.auto_detect) {
+      throw new MemoryError(
+        'promote_memory needs memory_id, or auto_detect: true to promote every candidate',
+        'memory_id',
+      );
+    }
+    this.store.refresh();
+    const now = this.clock();
+    let candidates: PromotionCandidate[];
+    if (options.memory_id) {
+      const record = this.require(options.memory_id);
+      const candidate = this.promotionCandidate(record, now);
+      if (!candidate && !options.force) {
+        const verdict = promotionVerdict(
+          record,
+          this.score(record, now),
+          now,
+          this.settings.promotion,
+        );
+        throw new MemoryError(
+          `memory_id "${record.id}" does not qualify for promotion yet (${verdict.reason}); use it more, or pass force: true`,
+          'memory_id',
+        );
+      }
+      candidates = [candidate ?? this.describeCandidate(record, now, 'forced')];
+    } else {
+      candidates = this.promotionCandidates();
+    }
+    const summary = { candidates_found: candidates.length, candidates, dry_run: dryRun };
+    if (dryRun) return { ...summary, promoted_count: 0, promoted: [] };
+    const notes = this.notes;
+    if (!notes) {
+      throw new MemoryError(
+        'promotion to the Obsidian vault is not available yet in this version of mnemo: call promote_memory with dry_run: true to see the candidates',
+        'dry_run',
+      );
+    }
+    return this.store.transact(() => {
+      const at = this.clock();
+      const promoted: { memory_id: string; path: string }[] = [];
+      const updates: MemoryRecord[] = [];
+      for (const candidate of candidates) {
+        const record = this.require(candidate.memory_id);
+        const related = this.store
+          .relationsOf(record.id)
+          .map((r) =>
+            this.store.memories.get(
+              r.from_memory_id === record.id ? r.to_memory_id : r.from_memory_id,
+            ),
+          )
+          .filter((r): r is MemoryRecord => r?.status === 'promoted');
+        const notePath = notes.writeNote(record, related);
+        updates.push({ ...record, status: 'promoted', promoted_at: at, promoted_to: notePath });
+        promoted.push({ memory_id: record.id, path: notePath });
+      }
+      return {
+        result: { ...summary, promoted_count: promoted.length, promoted },
+        memories: updates,
+      };
+    });
+  }
+
+  open(memoryIds: string[]): {
+    memories: (MemoryRecord & {
+      score: number;
+      review_priority: number;
+      relations: RelationRecord[];
+    })[];
+    not_found: string[];
+  } {
+    this.store.refresh();
+    const now = this.clock();
+    const memories = [];
+    const missing: string[] = [];
+    for (const id of dedupe(memoryIds)) {
+      const record = this.store.memories.get(id);
+      if (!record) {
+        missing.push(id);
+        continue;
+      }
+      const score = this.score(record, now);
+      memories.push({
+        ...record,
+        score: round(score),
+        review_priority: round(reviewPriority(score, this.settings.dangerZone)),
+        relations: this.store.relationsOf(id),
+      });
+    }
+    return { memories, not_found: missing };
+  }
+
+  async archive(memoryId: string): Promise<{ memory_id: string; status: string }> {
+    return this.setStatus(memoryId, 'archived');
+  }
+
+  /** Brings back an archived memory, or one that gc or delete_memory forgot. */
+  async restore(memoryId: string): Promise<{ memory_id: string; status: string }> {
+    return this.store.transact(() => {
+      const live = this.store.memories.get(memoryId);
+      if (live) {
+        if (live.status === 'archived') {
+          return {
+            result: { memory_id: memoryId, status: 'active' },
+            memories: [{ ...live, status: 'active' as const }],
+          };
+        }
+        return { result: { memory_id: memoryId, status: live.status } };
+      }
+      const forgotten = this.store.findForgotten(memoryId);
+      if (!forgotten) {
+        throw new MemoryError(
+          `memory_id "${memoryId}" is neither a live memory nor in forgotten.jsonl: check the id (mnemo gc lists what it forgot)`,
+          'memory_id',
+        );
+      }
+      // Restored as if just used, so that the next gc does not forget it again at once.
+      const restored: MemoryRecord = { ...forgotten, status: 'active', last_used: this.clock() };
+      return { result: { memory_id: memoryId, status: 'active' }, memories: [restored] };
+    });
+  }
+
+  /** Deletes recoverably: the record goes to forgotten.jsonl first. */
+  async delete(memoryId: string): Promise<{ memory_id: string; status: string }> {
+    return this.store.transact(() => {
+      const record = this.require(memoryId);
+      return {
+        result: { memory_id: memoryId, status: 'deleted' },
+        forgotten: [record],
+        deletes: [record.id],
+      };
+    });
+  }
+
+  async createRelation(input: {
+    from_memory_id: string;
+    to_memory_id: string;
+    relation_type: RelationType;
+    strength?: number;
+    metadata?: Record<string, unknown>;
+  }): Promise<{ relation_id: string }> {
+    return this.store.transact(() => {
+      this.require(input.from_memory_id, 'from_memory_id');
+      this.require(input.to_memory_id, 'to_memory_id');
+      if (input.from_memory_id === input.to_memory_id) {
+        throw new MemoryError(
+          'from_memory_id and to_memory_id are the same memory: relate two different ones',
+          'to_memory_id',
+        );
+      }
+      const relation: RelationRecord = {
+        id: randomUUID(),
+        from_memory_id: input.from_memory_id,
+        to_memory_id: input.to_memory_id,
+        relation_type: input.relation_type,
+        strength: input.strength ?? 1,
+        created_at: this.clock(),
+        metadata: input.metadata ?? {},
+      };
+      return { result: { relation_id: relation.id }, relations: [relation] };
+    });
+  }
+
+  stats(): {
+    total: number;
+    by_status: Record<MemoryStatus, number>;
+    score_quantiles: { p10: number; p25: number; p50: number; p75: number; p90: number } | null;
+    danger_zone_count: number;
+    gc_candidates: number;
+    promotion_candidates: number;
+    relations: number;
+    store_bytes: Record<string, number>;
+  } {
+    this.store.refresh();
+    const now = this.clock();
+    const byStatus: Record<MemoryStatus, number> = { active: 0, promoted: 0, archived: 0 };
+    const scores: number[] = [];
+    let danger = 0;
+    let gc = 0;
+    let promotable = 0;
+    for (const record of this.store.memories.values()) {
+      byStatus[record.status]++;
+      const score = this.score(record, now);
+      if (record.status === 'archived') continue;
+      scores.push(score);
+      if (reviewPriority(score, this.settings.dangerZone) > 0) danger++;
+      if (shouldForget(score, record.status, this.settings.forgetThreshold)) gc++;
+      if (record.status === 'active' && this.promotionCandidate(record, now)) promotable++;
+    }
+    scores.sort((a, b) => a - b);
+    const q = (p: number) => round(quantileSorted(scores, p));
+    return {
+      total: this.store.memories.size,
+      by_status: byStatus,
+      score_quantiles:
+        scores.length > 0
+          ? { p10: q(0.1), p25: q(0.25), p50: q(0.5), p75: q(0.75), p90: q(0.9) }
+          : null,
+      danger_zone_count: danger,
+      gc_candidates: gc,
+      promotion_candidates: promotable,
+      relations: this.store.relations.size,
+      store_bytes: this.store.sizes(),
+    };
+  }
+
+  private async setStatus(
+    memoryId: string,
+    status: MemoryStatus,
+  ): Promise<{ memory_id: string; status: string }> {
+    return this.store.transact(() => {
+      const record = this.require(memoryId);
+      if (record.status === status) return { result: { memory_id: memoryId, status } };
+      return { result: { memory_id: memoryId, status }, memories: [{ ...record, status }] };
+    });
+  }
+
+  private require(id: string, field = 'memory_id'): MemoryRecord {
+    const record = this.store.memories.get(id);
+    if (!record) throw notFound(id, field);
+    return record;
+  }
+
+  private promotionCandidate(record: MemoryRecord, now: number): PromotionCandidate | undefined {
+    const verdict = promotionVerdict(record, this.score(record, now), now, this.settings.promotion);
+    return verdict.eligible ? this.describeCandidate(record, now, verdict.reason) : undefined;
+  }
+
+  private describeCandidate(record: MemoryRecord, now: number, reason: string): PromotionCandidate {
+    return {
+      memory_id: record.id,
+      score: round(this.score(record, now)),
+      use_count: record.use_count,
+      age_days: round((now - record.created_at) / DAY, 1),
+      reason,
+      preview: preview(record.content.replace(/\s+/g, ' '), 80),
+    };
+  }
+}
+
+const lower = (s: string) => s.toLowerCase();
+
+function dedupe(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return dedupe([...a, ...b]);
+}

@@ -1,0 +1,142 @@
+export interface Bm25Params {
+  k1: number;
+  b: number;
+}
+
+export interface LexicalHits {
+  ids: string[];
+  scores: number[];
+}
+
+/**
+ * An incremental BM25 index (Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5))). Documents get
+ * small integer ordinals; postings are flat [ordinal, tf, ordinal, tf, ...] arrays. A removed
+ * document leaves dead postings behind that searches skip and `vacuum` drops.
+ */
+export class Bm25Index {
+  private readonly k1: number;
+  private readonly b: number;
+  private readonly ordinalOf = new Map<string, number>();
+  private ids: (string | null)[] = [];
+  private lengths: number[] = [];
+  private postings = new Map<string, number[]>();
+  private readonly df = new Map<string, number>();
+  private live = 0;
+  private totalLength = 0;
+  private scratch = new Float64Array(0);
+
+  constructor(params: Bm25Params = { k1: 1.2, b: 0.75 }) {
+    this.k1 = params.k1;
+    this.b = params.b;
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  add(id: string, tokens: readonly string[], previousTokens?: readonly string[]): void {
+    if (this.ordinalOf.has(id)) this.remove(id, previousTokens ?? []);
+    const ordinal = this.ids.length;
+    this.ids.push(id);
+    this.lengths.push(tokens.length);
+    this.ordinalOf.set(id, ordinal);
+    this.live++;
+    this.totalLength += tokens.length;
+    const counts = new Map<string, number>();
+    for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      let list = this.postings.get(term);
+      if (!list) {
+        list = [];
+        this.postings.set(term, list);
+      }
+      list.push(ordinal, tf);
+      this.df.set(term, (this.df.get(term) ?? 0) + 1);
+    }
+  }
+
+  /** `tokens` must be the ones the document was added with (to keep document frequencies). */
+  remove(id: string, tokens: readonly string[]): void {
+    const ordinal = this.ordinalOf.get(id);
+    if (ordinal === undefined) return;
+    this.ordinalOf.delete(id);
+    this.ids[ordinal] = null;
+    this.totalLength -= this.lengths[ordinal] ?? 0;
+    this.lengths[ordinal] = 0;
+    this.live--;
+    for (const term of new Set(tokens)) {
+      const n = (this.df.get(term) ?? 1) - 1;
+      if (n <= 0) this.df.delete(term);
+      else this.df.set(term, n);
+    }
+    if (this.ids.length > 1024 && this.ids.length > 2 * this.live) this.vacuum();
+  }
+
+  clear(): void {
+    this.ordinalOf.clear();
+    this.ids = [];
+    this.lengths = [];
+    this.postings = new Map();
+    this.df.clear();
+    this.live = 0;
+    this.totalLength = 0;
+  }
+
+  /** Every live document that shares a term with the query, with its BM25 score. */
+  search(queryTokens: readonly string[]): LexicalHits {
+    const hits: LexicalHits = { ids: [], scores: [] };
+    if (this.live === 0) return hits;
+    if (this.scratch.length < this.ids.length) {
+      this.scratch = new Float64Array(Math.max(this.ids.length, this.scratch.length * 2));
+    }
+    const acc = this.scratch;
+    const touched: number[] = [];
+    const avgLength = this.totalLength / this.live || 1;
+    const { k1, b } = this;
+    for (const term of new Set(queryTokens)) {
+      const list = this.postings.get(term);
+      const df = this.df.get(term);
+      if (!list || !df) continue;
+      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < list.length; i += 2) {
+        const ordinal = list[i] as number;
+        if (this.ids[ordinal] === null) continue;
+        const tf = list[i + 1] as number;
+        const norm = k1 * (1 - b + (b * (this.lengths[ordinal] as number)) / avgLength);
+        if (acc[ordinal] === 0) touched.push(ordinal);
+        acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
+      }
+    }
+    for (const ordinal of touched) {
+      hits.ids.push(this.ids[ordinal] as string);
+      hits.scores.push(acc[ordinal] as number);
+      acc[ordinal] = 0;
+    }
+    return hits;
+  }
+
+  /** Renumbers live documents and drops dead postings. */
+  private vacuum(): void {
+    const remap = new Int32Array(this.ids.length).fill(-1);
+    const ids: string[] = [];
+    const lengths: number[] = [];
+    this.ids.forEach((id, ordinal) => {
+      if (id === null) return;
+      remap[ordinal] = ids.length;
+      this.ordinalOf.set(id, ids.length);
+      ids.push(id);
+      lengths.push(this.lengths[ordinal] as number);
+    });
+    for (const [term, list] of this.postings) {
+      const next: number[] = [];
+      for (let i = 0; i < list.length; i += 2) {
+        const to = remap[list[i] as number] as number;
+        if (to !== -1) next.push(to, list[i + 1] as number);
+      }
+      if (next.length === 0) this.postings.delete(term);
+      else this.postings.set(term, next);
+    }
+    this.ids = ids;
+    this.lengths = lengths;
+  }
+}

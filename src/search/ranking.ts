@@ -1,0 +1,73 @@
+// How a relevant memory is ranked, and how review candidates are blended into a page.
+
+/**
+ * rank = relevance * ((1 - w) + w * min(1, score)). Relevance (0..1, the best match is 1) leads;
+ * the decay score can take off at most the share `w`, so an old memory that matches well still
+ * beats a fresh one that barely matches, and of two equal matches the livelier one comes first.
+ */
+export function combinedRank(relevance: number, score: number, decayWeight: number): number {
+  return relevance * (1 - decayWeight + decayWeight * Math.min(1, score));
+}
+
+export interface Ranked {
+  index: number;
+  rank: number;
+}
+
+/** The `n` best by rank, best first, without sorting all of them. */
+export function topN(
+  ranks: Float64Array | number[],
+  n: number,
+  keep?: (i: number) => boolean,
+): Ranked[] {
+  if (n <= 0) return [];
+  // A min-heap of size n over (rank, -index), so ties keep insertion order.
+  const heap: Ranked[] = [];
+  const less = (a: Ranked, b: Ranked) =>
+    a.rank < b.rank || (a.rank === b.rank && a.index > b.index);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l] as Ranked, heap[m] as Ranked)) m = l;
+      if (r < heap.length && less(heap[r] as Ranked, heap[m] as Ranked)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m] as Ranked, heap[i] as Ranked];
+      i = m;
+    }
+  };
+  const up = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(heap[i] as Ranked, heap[p] as Ranked)) return;
+      [heap[i], heap[p]] = [heap[p] as Ranked, heap[i] as Ranked];
+      i = p;
+    }
+  };
+  for (let i = 0; i < ranks.length; i++) {
+    if (keep && !keep(i)) continue;
+    const item = { index: i, rank: ranks[i] as number };
+    if (heap.length < n) {
+      heap.push(item);
+      up(heap.length - 1);
+    } else if (less(heap[0] as Ranked, item)) {
+      heap[0] = item;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => b.rank - a.rank || a.index - b.index);
+}
+
+/** Two primaries, then one review candidate, until one list runs out; then the rest. */
+export function interleave<T>(primary: readonly T[], review: readonly T[]): T[] {
+  const out: T[] = [];
+  let p = 0;
+  let r = 0;
+  while (p < primary.length || r < review.length) {
+    for (let k = 0; k < 2 && p < primary.length; k++) out.push(primary[p++] as T);
+    if (r < review.length) out.push(review[r++] as T);
+    if (p >= primary.length) while (r < review.length) out.push(review[r++] as T);
+  }
+  return out;
+}

@@ -1,0 +1,139 @@
+// The on-disk shapes (mnemex/cortexgraph compatible). Times are integer epoch seconds.
+
+export const MEMORY_STATUSES = ['active', 'promoted', 'archived'] as const;
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+
+export const RELATION_TYPES = [
+  'related',
+  'causes',
+  'supports',
+  'contradicts',
+  'has_decision',
+  'consolidated_from',
+] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+
+export interface MemoryMeta {
+  tags: string[];
+  source: string | null;
+  context: string | null;
+  extra: Record<string, unknown>;
+}
+
+export interface MemoryRecord {
+  id: string;
+  content: string;
+  meta: MemoryMeta;
+  entities: string[];
+  created_at: number;
+  last_used: number;
+  use_count: number;
+  strength: number;
+  status: MemoryStatus;
+  promoted_at: number | null;
+  promoted_to: string | null;
+  review_priority: number;
+  review_count: number;
+  last_review_at: number | null;
+  cross_domain_count: number;
+}
+
+export interface RelationRecord {
+  id: string;
+  from_memory_id: string;
+  to_memory_id: string;
+  relation_type: RelationType;
+  strength: number;
+  created_at: number;
+  metadata: Record<string, unknown>;
+}
+
+export interface Tombstone {
+  id: string;
+  _deleted: true;
+}
+
+export class RecordError extends Error {
+  override name = 'RecordError';
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const epoch = (v: unknown, fallback: number): number => {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.floor(v);
+  if (typeof v === 'string' && v !== '') {
+    const n = Number(v);
+    if (Number.isFinite(n)) return Math.floor(n);
+    const ms = Date.parse(v);
+    if (!Number.isNaN(ms)) return Math.floor(ms / 1000);
+  }
+  return fallback;
+};
+
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+
+/**
+ * Turns a parsed line into a memory record, filling what older writers (cortexgraph, mnemex)
+ * left out. Their `embed` vectors are not kept: embeddings live in a sidecar.
+ */
+export function toMemoryRecord(raw: unknown): MemoryRecord {
+  if (!isObject(raw)) throw new RecordError('not a JSON object');
+  const { id, content } = raw;
+  if (typeof id !== 'string' || id === '') throw new RecordError('missing string "id"');
+  if (typeof content !== 'string') throw new RecordError(`memory ${id}: missing string "content"`);
+  const meta = isObject(raw.meta) ? raw.meta : {};
+  const created = epoch(raw.created_at, 0);
+  const status = MEMORY_STATUSES.includes(raw.status as MemoryStatus)
+    ? (raw.status as MemoryStatus)
+    : 'active';
+  const strength =
+    typeof raw.strength === 'number' && Number.isFinite(raw.strength) ? raw.strength : 1;
+  return {
+    id,
+    content,
+    meta: {
+      tags: strings(meta.tags),
+      source: typeof meta.source === 'string' ? meta.source : null,
+      context: typeof meta.context === 'string' ? meta.context : null,
+      extra: isObject(meta.extra) ? meta.extra : {},
+    },
+    entities: strings(raw.entities),
+    created_at: created,
+    last_used: epoch(raw.last_used, created),
+    use_count: typeof raw.use_count === 'number' ? Math.max(0, Math.floor(raw.use_count)) : 0,
+    strength,
+    status,
+    promoted_at: raw.promoted_at == null ? null : epoch(raw.promoted_at, created),
+    promoted_to: typeof raw.promoted_to === 'string' ? raw.promoted_to : null,
+    review_priority: typeof raw.review_priority === 'number' ? raw.review_priority : 0,
+    review_count: typeof raw.review_count === 'number' ? raw.review_count : 0,
+    last_review_at: raw.last_review_at == null ? null : epoch(raw.last_review_at, created),
+    cross_domain_count: typeof raw.cross_domain_count === 'number' ? raw.cross_domain_count : 0,
+  };
+}
+
+export function toRelationRecord(raw: unknown): RelationRecord {
+  if (!isObject(raw)) throw new RecordError('not a JSON object');
+  const { id, from_memory_id: from, to_memory_id: to } = raw;
+  if (typeof id !== 'string' || id === '') throw new RecordError('missing string "id"');
+  if (typeof from !== 'string' || typeof to !== 'string') {
+    throw new RecordError(`relation ${id}: missing from_memory_id or to_memory_id`);
+  }
+  return {
+    id,
+    from_memory_id: from,
+    to_memory_id: to,
+    relation_type: RELATION_TYPES.includes(raw.relation_type as RelationType)
+      ? (raw.relation_type as RelationType)
+      : 'related',
+    strength: typeof raw.strength === 'number' ? raw.strength : 1,
+    created_at: epoch(raw.created_at, 0),
+    metadata: isObject(raw.metadata) ? raw.metadata : {},
+  };
+}
+
+export function isTombstone(raw: unknown): raw is Tombstone {
+  return isObject(raw) && raw._deleted === true && typeof raw.id === 'string';
+}

@@ -1,0 +1,33 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerCreateRelation } from './create-relation.js';
+import { registerGc } from './gc.js';
+import { registerMemoryStats } from './memory-stats.js';
+import { registerObserveMemoryUsage } from './observe-memory-usage.js';
+import { registerOpenMemories } from './open-memories.js';
+import { registerPromoteMemory } from './promote-memory.js';
+import { registerSaveMemory } from './save-memory.js';
+import { registerSearchMemory } from './search-memory.js';
+import type { ToolDeps } from './shared.js';
+import {
+  registerArchiveMemory,
+  registerDeleteMemory,
+  registerRestoreMemory,
+} from './status-tools.js';
+import { registerTouchMemory } from './touch-memory.js';
+
+export type { ToolDeps } from './shared.js';
+
+export function registerTools(server: McpServer, deps: ToolDeps): void {
+  registerSaveMemory(server, deps);
+  registerSearchMemory(server, deps);
+  registerTouchMemory(server, deps);
+  registerObserveMemoryUsage(server, deps);
+  registerGc(server, deps);
+  registerPromoteMemory(server, deps);
+  registerOpenMemories(server, deps);
+  registerArchiveMemory(server, deps);
+  registerRestoreMemory(server, deps);
+  registerDeleteMemory(server, deps);
+  registerCreateRelation(server, deps);
+  registerMemoryStats(server, deps);
+}
