@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { openTestMemory, type TestMemory } from '../support.js';
+
+describe('memory dynamics through the service', () => {
+  let t: TestMemory;
+  afterEach(() => t.close());
+
+  it('gc forgets only faded active memories, recoverably, weakest first, within the limit', async () => {
+    t = await openTestMemory();
+    const faded1 = await t.memory.save({ content: 'faded one' });
+    t.clock.advanceDays(1);
+    const faded2 = await t.memory.save({ content: 'faded two' });
+    const kept = await t.memory.save({ content: 'kept by use' });
+    const archived = await t.memory.save({ content: 'archived already' });
+    await t.memory.archive(archived.memory_id);
+    t.clock.advanceDays(55);
+    await t.memory.touch(kept.memory_id);
+
+    const dry = await t.memory.gc({});
+    assert.deepEqual(dry.memory_ids, [faded1.memory_id, faded2.memory_id]);
+    assert.equal(t.store.memories.size, 4, 'a dry run changes nothing');
+
+    const one = await t.memory.gc({ dry_run: false, limit: 1 });
+    assert.deepEqual(one.memory_ids, [faded1.memory_id]);
+    assert.equal(t.store.memories.has(faded1.memory_id), false);
+    const forgotten = fs.readFileSync(path.join(t.dir, 'forgotten.jsonl'), 'utf8');
+    assert.match(forgotten, new RegExp(faded1.memory_id));
+
+    const arch = await t.memory.gc({ dry_run: false, archive_instead: true });
+    assert.deepEqual(arch.memory_ids, [faded2.memory_id]);
+    assert.equal(arch.archived_count, 1);
+    assert.equal(t.store.memories.get(faded2.memory_id)?.status, 'archived');
+
+    await t.memory.restore(faded1.memory_id);
+    const back = t.store.memories.get(faded1.memory_id);
+    assert.equal(back?.content, 'faded one');
+    assert.equal(back?.status, 'active');
+    assert.equal((await t.memory.gc({})).total_affected, 0, 'a restored memory is not forgotten again at once');
+  });
+
+  it('a memory that was saved and never used is never a promotion candidate', async () => {
+    t = await openTestMemory();
+    const unused = await t.memory.save({ content: 'never used', strength: 2 });
+    const used = await t.memory.save({ content: 'used twice' });
+    await t.memory.touch(used.memory_id);
+    await t.memory.touch(used.memory_id);
+    const ids = t.memory.promotionCandidates().map((c) => c.memory_id);
+    assert.deepEqual(ids, [used.memory_id]);
+    await assert.rejects(t.memory.promote({ memory_id: unused.memory_id, dry_run: true }), /does not qualify for promotion yet.*force: true/);
+    const forced = await t.memory.promote({ memory_id: unused.memory_id, dry_run: true, force: true });
+    assert.equal(forced.candidates_found, 1);
+  });
+
+  it('observe reinforces, counts reviews and strengthens on cross-domain use, capped at 2', async () => {
+    t = await openTestMemory();
+    const { memory_id } = await t.memory.save({ content: 'SQL indexes speed up lookups', tags: ['databases'] });
+    t.clock.advanceDays(8.5);
+    for (let i = 0; i < 15; i++) {
+      await t.memory.observe([memory_id], ['cooking']);
+      t.clock.advanceDays(0.1);
+    }
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.use_count, 15);
+    assert.equal(record?.review_count, 15);
+    assert.equal(record?.cross_domain_count, 15);
+    assert.equal(record?.strength, 2);
+    const same = await t.memory.observe([memory_id], ['databases']);
+    assert.equal(same.results[0]?.cross_domain, false);
+  });
+
+  it('review priority is recomputed and kept on reinforcement', async () => {
+    t = await openTestMemory({ MNEMO_DECAY_MODEL: 'exponential', MNEMO_DECAY_BETA: '0' });
+    const { memory_id } = await t.memory.save({ content: 'in the zone' });
+    t.clock.advanceDays(6); // exponential, 3-day half-life: 0.25 now
+    const observed = await t.memory.observe([memory_id], []);
+    // Just used, so out of the danger zone again.
+    assert.equal(observed.results[0]?.review_priority, 0);
+    assert.equal(t.store.memories.get(memory_id)?.review_priority, 0);
+  });
+
+  it('MNEMO_AUTO_REINFORCE=false: observe reports and writes nothing', async () => {
+    t = await openTestMemory({ MNEMO_AUTO_REINFORCE: 'false' });
+    const { memory_id } = await t.memory.save({ content: 'leave me be' });
+    const r = await t.memory.observe([memory_id], ['x']);
+    assert.equal(r.reinforced, false);
+    assert.equal(t.store.memories.get(memory_id)?.use_count, 0);
+  });
+
+  it('the selected decay model is the one used', async () => {
+    const scores: Record<string, number> = {};
+    for (const model of ['power_law', 'exponential', 'two_component']) {
+      t = await openTestMemory({ MNEMO_DECAY_MODEL: model });
+      await t.memory.save({ content: 'model probe' });
+      t.clock.advanceDays(3);
+      scores[model] = t.memory.search({ query: 'probe' }).results[0]?.score ?? -1;
+      t.close();
+    }
+    t = await openTestMemory();
+    assert.equal(scores.power_law, 0.5);
+    assert.equal(scores.exponential, 0.5);
+    assert.ok(Math.abs((scores.two_component ?? 0) - (0.7 * 2 ** -6 + 0.3 * 2 ** (-3 / 7))) < 1e-4);
+  });
+
+  it('stats count statuses, review, gc and promotion candidates', async () => {
+    t = await openTestMemory();
+    const a = await t.memory.save({ content: 'a' });
+    await t.memory.save({ content: 'b' });
+    t.clock.advanceDays(60);
+    await t.memory.save({ content: 'c' });
+    await t.memory.touch(a.memory_id);
+    await t.memory.touch(a.memory_id);
+    const s = t.memory.stats();
+    assert.equal(s.total, 3);
+    assert.equal(s.by_status.active, 3);
+    assert.equal(s.gc_candidates, 1);
+    assert.equal(s.promotion_candidates, 1);
+    assert.ok(s.score_quantiles && s.score_quantiles.p10 < s.score_quantiles.p90);
+    assert.ok((s.store_bytes['memories.jsonl'] ?? 0) > 0);
+  });
+});

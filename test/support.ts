@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pino from 'pino';
+import { type Config, loadConfig } from '../src/config.js';
+import { openMemory } from '../src/memory/open.js';
+import type { MemoryService } from '../src/memory/service.js';
+import { createServer } from '../src/server.js';
+import type { MemoryStore } from '../src/storage/store.js';
+
+export const DAY = 86_400;
+export const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+
+export function tempDir(prefix = 'mnemo-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A settable clock, so tests move time instead of waiting for it. */
+export class TestClock {
+  constructor(public now = T0) {}
+  readonly read = () => this.now;
+  advanceDays(days: number): void {
+    this.now += Math.round(days * DAY);
+  }
+}
+
+export interface TestMemory {
+  dir: string;
+  clock: TestClock;
+  memory: MemoryService;
+  store: MemoryStore;
+  config: Config;
+  close(): void;
+}
+
+export async function openTestMemory(
+  env: Record<string, string> = {},
+  dir = tempDir(),
+): Promise<TestMemory> {
+  const clock = new TestClock();
+  const config = loadConfig({ env: { ...env, MNEMO_DATA_DIR: dir }, home: dir });
+  const opened = await openMemory(config, { logger: pino({ level: 'silent' }), clock: clock.read });
+  return {
+    dir,
+    clock,
+    config,
+    memory: opened.memory,
+    store: opened.store,
+    close() {
+      opened.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestClient extends TestMemory {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Calls a tool that must succeed and returns its structuredContent. */
+  ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
+}
+
+/** A client linked in-process to a fresh mnemo server over an in-memory transport. */
+export async function openTestClient(env: Record<string, string> = {}): Promise<TestClient> {
+  const t = await openTestMemory(env);
+  const server = createServer({ memory: t.memory });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'mnemo-test', version: '0.0.0' });
+  await client.connect(clientSide);
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  return {
+    ...t,
+    client,
+    call,
+    async ok<T>(name: string, args: Record<string, unknown> = {}) {
+      const result = await call(name, args);
+      if (result.isError) {
+        throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+      }
+      return result.structuredContent as T;
+    },
+    close() {
+      void client.close();
+      void server.close();
+      t.close();
+    },
+  };
+}
+
+export function errorText(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
