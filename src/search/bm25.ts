@@ -25,7 +25,9 @@ export class Bm25Index {
   private totalLength = 0;
   private scratch = new Float64Array(0);
 
-  constructor(params: Bm25Params = { k1: 1.2, b: 0.75 }) {
+  // b 0.3 rather than the textbook 0.75: a memory's extra words are mostly more facts, not
+  // padding. On LoCoMo (bench/recall.ts) it lifts turn recall_any@5 from 0.594 to 0.623.
+  constructor(params: Bm25Params = { k1: 1.2, b: 0.3 }) {
     this.k1 = params.k1;
     this.b = params.b;
   }

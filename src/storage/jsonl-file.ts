@@ -109,6 +109,13 @@ export class JsonlFile {
     this.lineCount += values.length;
   }
 
+  /** Ends a complete last line that lacks its newline (a hand edit). The caller holds the lock. */
+  terminateTail(): void {
+    const fd = this.openForWrite();
+    fs.writeSync(fd, '\n');
+    fs.fdatasyncSync(fd);
+  }
+
   /** Cuts bytes after the last complete line (a torn write). The caller holds the lock. */
   truncateTail(): void {
     const fd = this.openForWrite();

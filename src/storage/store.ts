@@ -209,32 +209,31 @@ export class MemoryStore {
   }
 
   private catchUp(locked: boolean): void {
-    let rewriteNeeded = false;
     for (const kind of ['memories', 'relations'] as const) {
       const file = this.files[kind];
       const read = file.readNew();
-      if (read.reset) this.resetKind(kind);
-      for (const value of read.values) {
-        try {
-          if (kind === 'memories') this.applyMemory(value);
-          else this.applyRelation(value);
-        } catch (error) {
-          if (!(error instanceof RecordError)) throw error;
-          this.pendingCorrupt.push({
-            kind,
-            line: { offset: -1, text: JSON.stringify(value) },
-            reason: `invalid record: ${error.message}`,
-          });
+      if (read.reset) {
+        this.resetKind(kind);
+        // Whoever replaced the file read it under the lock and quarantined its bad lines first.
+        for (let i = this.pendingCorrupt.length - 1; i >= 0; i--) {
+          if (this.pendingCorrupt[i]?.kind === kind) this.pendingCorrupt.splice(i, 1);
         }
       }
+      for (const value of read.values) this.applyLine(kind, value);
       for (const line of read.corrupt) {
         this.pendingCorrupt.push({ kind, line, reason: 'unparsable JSON' });
       }
       if (locked && read.tail) {
-        // Only a writer holding the lock writes, so an unfinished line seen under the lock was
-        // cut short by a crash and never acknowledged. Keep a copy, then cut it off.
-        this.quarantine(kind, read.tail, 'torn last line (a write cut short by a crash)');
-        file.truncateTail();
+        if (isJson(read.tail.text)) {
+          // A whole record without its newline (an editor dropped it): keep it.
+          file.terminateTail();
+          for (const value of file.readNew().values) this.applyLine(kind, value);
+        } else {
+          // Only a writer holding the lock writes, so an unfinished line seen under the lock
+          // was cut short by a crash and never acknowledged. Keep a copy, then cut it off.
+          this.quarantine(kind, read.tail, 'torn last line (a write cut short by a crash)');
+          file.truncateTail();
+        }
       }
     }
     if (locked && this.pendingCorrupt.length > 0) {
@@ -245,9 +244,22 @@ export class MemoryStore {
       }
       // Rewrite without the bad lines so the next start does not quarantine them again.
       for (const kind of kinds) this.rewrite(kind);
-      rewriteNeeded = false;
     }
-    if (locked && !rewriteNeeded) this.compactIfStale();
+    if (locked) this.compactIfStale();
+  }
+
+  private applyLine(kind: Kind, value: unknown): void {
+    try {
+      if (kind === 'memories') this.applyMemory(value);
+      else this.applyRelation(value);
+    } catch (error) {
+      if (!(error instanceof RecordError)) throw error;
+      this.pendingCorrupt.push({
+        kind,
+        line: { offset: -1, text: JSON.stringify(value) },
+        reason: `invalid record: ${error.message}`,
+      });
+    }
   }
 
   private quarantine(kind: Kind, line: BadLine, reason: string): void {
@@ -325,6 +337,15 @@ export class MemoryStore {
       }
       set.add(relation.id);
     }
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -38,7 +38,11 @@ describe('memory dynamics through the service', () => {
     const back = t.store.memories.get(faded1.memory_id);
     assert.equal(back?.content, 'faded one');
     assert.equal(back?.status, 'active');
-    assert.equal((await t.memory.gc({})).total_affected, 0, 'a restored memory is not forgotten again at once');
+    assert.equal(
+      (await t.memory.gc({})).total_affected,
+      0,
+      'a restored memory is not forgotten again at once',
+    );
   });
 
   it('a memory that was saved and never used is never a promotion candidate', async () => {
@@ -49,14 +53,24 @@ describe('memory dynamics through the service', () => {
     await t.memory.touch(used.memory_id);
     const ids = t.memory.promotionCandidates().map((c) => c.memory_id);
     assert.deepEqual(ids, [used.memory_id]);
-    await assert.rejects(t.memory.promote({ memory_id: unused.memory_id, dry_run: true }), /does not qualify for promotion yet.*force: true/);
-    const forced = await t.memory.promote({ memory_id: unused.memory_id, dry_run: true, force: true });
+    await assert.rejects(
+      t.memory.promote({ memory_id: unused.memory_id, dry_run: true }),
+      /does not qualify for promotion yet.*force: true/,
+    );
+    const forced = await t.memory.promote({
+      memory_id: unused.memory_id,
+      dry_run: true,
+      force: true,
+    });
     assert.equal(forced.candidates_found, 1);
   });
 
   it('observe reinforces, counts reviews and strengthens on cross-domain use, capped at 2', async () => {
     t = await openTestMemory();
-    const { memory_id } = await t.memory.save({ content: 'SQL indexes speed up lookups', tags: ['databases'] });
+    const { memory_id } = await t.memory.save({
+      content: 'SQL indexes speed up lookups',
+      tags: ['databases'],
+    });
     t.clock.advanceDays(8.5);
     for (let i = 0; i < 15; i++) {
       await t.memory.observe([memory_id], ['cooking']);

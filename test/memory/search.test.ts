@@ -8,7 +8,9 @@ describe('search_memory semantics', () => {
 
   it('finds a matching memory however old it is, and never lists one that does not match', async () => {
     t = await openTestMemory();
-    const old = await t.memory.save({ content: 'The wifi password at the cabin is on the fridge.' });
+    const old = await t.memory.save({
+      content: 'The wifi password at the cabin is on the fridge.',
+    });
     t.clock.advanceDays(40); // score well below the danger zone, still alive
     await t.memory.save({ content: 'Bought new hiking boots for the cabin trip.' });
     const found = t.memory.search({ query: 'wifi password' });
@@ -30,7 +32,9 @@ describe('search_memory semantics', () => {
     const ids = t.memory.search({ query: 'standup' }).results.map((r) => r.memory_id);
     assert.deepEqual(ids, [newer.memory_id, older.memory_id]);
 
-    const strong = await t.memory.save({ content: 'Quarterly budget review budget numbers budget owner' });
+    const strong = await t.memory.save({
+      content: 'Quarterly budget review budget numbers budget owner',
+    });
     t.clock.advanceDays(5);
     await t.memory.save({ content: 'Lunch menu, and a note about the budget' });
     const first = t.memory.search({ query: 'budget review' }).results[0];
@@ -49,12 +53,18 @@ describe('search_memory semantics', () => {
     t = await openTestMemory();
     const fading: string[] = [];
     for (let i = 0; i < 4; i++) {
-      fading.push((await t.memory.save({ content: `Garden note ${i}: tomato seedlings need warmth` })).memory_id);
+      fading.push(
+        (await t.memory.save({ content: `Garden note ${i}: tomato seedlings need warmth` }))
+          .memory_id,
+      );
     }
     t.clock.advanceDays(8.5); // unused for 8.5 days: power-law score ~0.25, the middle of the zone
     const fresh: string[] = [];
     for (let i = 0; i < 12; i++) {
-      fresh.push((await t.memory.save({ content: `Garden note fresh ${i}: tomato tomato seedlings` })).memory_id);
+      fresh.push(
+        (await t.memory.save({ content: `Garden note fresh ${i}: tomato tomato seedlings` }))
+          .memory_id,
+      );
     }
     const page = t.memory.search({ query: 'tomato seedlings', top_k: 10 });
     assert.equal(page.results.length, 10);
@@ -66,7 +76,11 @@ describe('search_memory semantics', () => {
     }
     assert.equal(page.total, 16);
 
-    const off = t.memory.search({ query: 'tomato seedlings', top_k: 10, include_review_candidates: false });
+    const off = t.memory.search({
+      query: 'tomato seedlings',
+      top_k: 10,
+      include_review_candidates: false,
+    });
     assert.ok(off.results.every((r) => !r.review_candidate));
     assert.ok(off.results.every((r) => fresh.includes(r.memory_id)));
   });
@@ -96,7 +110,10 @@ describe('search_memory semantics', () => {
     await t.memory.archive(c.memory_id);
 
     const ids = (input: Parameters<typeof t.memory.search>[0]) =>
-      t.memory.search(input).results.map((r) => r.memory_id).sort();
+      t.memory
+        .search(input)
+        .results.map((r) => r.memory_id)
+        .sort();
     assert.deepEqual(ids({ query: 'alpha', tags: ['fun'] }), [b.memory_id]);
     assert.deepEqual(ids({ query: 'alpha', status: ['archived'] }), [c.memory_id]);
     assert.deepEqual(ids({ query: 'alpha', window_days: 5 }), [b.memory_id]);

@@ -32,8 +32,16 @@ describe('MCP tools over a linked client', () => {
       assert.ok((tool.description ?? '').length > 40, `${tool.name} has a description`);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an output schema`);
       assert.equal(typeof tool.annotations?.readOnlyHint, 'boolean', `${tool.name} readOnlyHint`);
-      assert.equal(typeof tool.annotations?.destructiveHint, 'boolean', `${tool.name} destructiveHint`);
-      assert.equal(typeof tool.annotations?.idempotentHint, 'boolean', `${tool.name} idempotentHint`);
+      assert.equal(
+        typeof tool.annotations?.destructiveHint,
+        'boolean',
+        `${tool.name} destructiveHint`,
+      );
+      assert.equal(
+        typeof tool.annotations?.idempotentHint,
+        'boolean',
+        `${tool.name} idempotentHint`,
+      );
       for (const [field, schema] of Object.entries(
         (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>,
       )) {
@@ -84,10 +92,12 @@ describe('MCP tools over a linked client', () => {
     assert.equal(hit.review_candidate, false);
 
     t.clock.advanceDays(1);
-    const touched = await t.ok<{ old_score: number; new_score: number; use_count: number; strength: number }>(
-      'touch_memory',
-      { memory_id: saved.memory_id, boost_strength: true },
-    );
+    const touched = await t.ok<{
+      old_score: number;
+      new_score: number;
+      use_count: number;
+      strength: number;
+    }>('touch_memory', { memory_id: saved.memory_id, boost_strength: true });
     assert.ok(touched.new_score > touched.old_score);
     assert.equal(touched.use_count, 2); // the dedup save counted as one use
     assert.equal(touched.strength, 1.1);
@@ -109,7 +119,12 @@ describe('MCP tools over a linked client', () => {
       relation_type: 'related',
     });
     const opened = await t.ok<{
-      memories: { id: string; relations: { id: string }[]; cross_domain_count: number; review_count: number }[];
+      memories: {
+        id: string;
+        relations: { id: string }[];
+        cross_domain_count: number;
+        review_count: number;
+      }[];
       not_found: string[];
     }>('open_memories', { memory_ids: [saved.memory_id, 'nope'] });
     assert.deepEqual(opened.not_found, ['nope']);
@@ -117,15 +132,22 @@ describe('MCP tools over a linked client', () => {
     assert.equal(opened.memories[0]?.cross_domain_count, 1);
     assert.equal(opened.memories[0]?.review_count, 1);
 
-    const stats = await t.ok<{ total: number; by_status: { active: number }; relations: number }>('memory_stats');
+    const stats = await t.ok<{ total: number; by_status: { active: number }; relations: number }>(
+      'memory_stats',
+    );
     assert.equal(stats.total, 2);
     assert.equal(stats.by_status.active, 2);
     assert.equal(stats.relations, 1);
   });
 
   it('archives, restores, deletes recoverably, and collects garbage', async () => {
-    const { memory_id } = await t.ok<{ memory_id: string }>('save_memory', { content: 'A fleeting thought about kites.' });
-    assert.deepEqual(await t.ok('archive_memory', { memory_id }), { memory_id, status: 'archived' });
+    const { memory_id } = await t.ok<{ memory_id: string }>('save_memory', {
+      content: 'A fleeting thought about kites.',
+    });
+    assert.deepEqual(await t.ok('archive_memory', { memory_id }), {
+      memory_id,
+      status: 'archived',
+    });
     const hidden = await t.ok<{ total: number }>('search_memory', { query: 'kites' });
     assert.equal(hidden.total, 0);
     assert.deepEqual(await t.ok('restore_memory', { memory_id }), { memory_id, status: 'active' });
@@ -133,7 +155,12 @@ describe('MCP tools over a linked client', () => {
     assert.deepEqual(await t.ok('restore_memory', { memory_id }), { memory_id, status: 'active' });
 
     t.clock.advanceDays(90);
-    const dry = await t.ok<{ dry_run: boolean; total_affected: number; memory_ids: string[]; removed_count: number }>('gc');
+    const dry = await t.ok<{
+      dry_run: boolean;
+      total_affected: number;
+      memory_ids: string[];
+      removed_count: number;
+    }>('gc');
     assert.equal(dry.dry_run, true);
     assert.ok(dry.memory_ids.includes(memory_id));
     assert.equal(dry.removed_count, dry.total_affected);
@@ -148,12 +175,14 @@ describe('MCP tools over a linked client', () => {
   });
 
   it('promote_memory reports candidates in a dry run and says the vault is not there yet', async () => {
-    const { memory_id } = await t.ok<{ memory_id: string }>('save_memory', { content: 'Use pnpm in the mnemo repo.' });
+    const { memory_id } = await t.ok<{ memory_id: string }>('save_memory', {
+      content: 'Use pnpm in the mnemo repo.',
+    });
     for (let i = 0; i < 5; i++) await t.ok('touch_memory', { memory_id });
-    const dry = await t.ok<{ candidates_found: number; candidates: { memory_id: string; reason: string }[] }>(
-      'promote_memory',
-      { auto_detect: true, dry_run: true },
-    );
+    const dry = await t.ok<{
+      candidates_found: number;
+      candidates: { memory_id: string; reason: string }[];
+    }>('promote_memory', { auto_detect: true, dry_run: true });
     assert.ok(dry.candidates.some((c) => c.memory_id === memory_id && c.reason.length > 0));
     const real = await t.call('promote_memory', { memory_id });
     assert.equal(real.isError, true);
@@ -167,16 +196,56 @@ describe('MCP tools over a linked client', () => {
     const cases: [string, string, Record<string, unknown>, RegExp][] = [
       ['empty content', 'save_memory', { content: '' }, /content is empty.*text to remember/],
       ['blank content', 'save_memory', { content: '   ' }, /content is only white space/],
-      ['oversized content', 'save_memory', { content: 'x'.repeat(50_001) }, /content is longer than 50,000 characters: shorten it or split it/],
-      ['too many tags', 'save_memory', { content: 'ok', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, /tags has more than 50 tags/],
-      ['malformed tag', 'save_memory', { content: 'ok', tags: ['has space'] }, /tags has an invalid tag "has space": use 1 to 64 of A-Z/],
-      ['non-numeric strength', 'save_memory', { content: 'ok', strength: 'strong' }, /strength must be a number from 1 to 2/],
-      ['strength out of range', 'save_memory', { content: 'ok', strength: 3 }, /strength must be at most 2/],
+      [
+        'oversized content',
+        'save_memory',
+        { content: 'x'.repeat(50_001) },
+        /content is longer than 50,000 characters: shorten it or split it/,
+      ],
+      [
+        'too many tags',
+        'save_memory',
+        { content: 'ok', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) },
+        /tags has more than 50 tags/,
+      ],
+      [
+        'malformed tag',
+        'save_memory',
+        { content: 'ok', tags: ['has space'] },
+        /tags has an invalid tag "has space": use 1 to 64 of A-Z/,
+      ],
+      [
+        'non-numeric strength',
+        'save_memory',
+        { content: 'ok', strength: 'strong' },
+        /strength must be a number from 1 to 2/,
+      ],
+      [
+        'strength out of range',
+        'save_memory',
+        { content: 'ok', strength: 3 },
+        /strength must be at most 2/,
+      ],
       ['top_k too big', 'search_memory', { query: 'x', top_k: 101 }, /top_k must be at most 100/],
       ['top_k zero', 'search_memory', { query: 'x', top_k: 0 }, /top_k must be at least 1/],
-      ['unknown memory_id', 'touch_memory', { memory_id: 'no-such-id' }, /memory_id "no-such-id" is not a known memory: find ids with search_memory/],
-      ['unknown relation end', 'create_relation', { from_memory_id: 'a', to_memory_id: 'b', relation_type: 'related' }, /from_memory_id "a" is not a known memory/],
-      ['unknown relation type', 'create_relation', { from_memory_id: 'a', to_memory_id: 'b', relation_type: 'likes' }, /relation_type must be one of related, causes/],
+      [
+        'unknown memory_id',
+        'touch_memory',
+        { memory_id: 'no-such-id' },
+        /memory_id "no-such-id" is not a known memory: find ids with search_memory/,
+      ],
+      [
+        'unknown relation end',
+        'create_relation',
+        { from_memory_id: 'a', to_memory_id: 'b', relation_type: 'related' },
+        /from_memory_id "a" is not a known memory/,
+      ],
+      [
+        'unknown relation type',
+        'create_relation',
+        { from_memory_id: 'a', to_memory_id: 'b', relation_type: 'likes' },
+        /relation_type must be one of related, causes/,
+      ],
       ['empty id list', 'open_memories', { memory_ids: [] }, /memory_ids is empty/],
     ];
     for (const [label, tool, args, message] of cases) {

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { Bm25Index, type LexicalHits } from '../../src/search/bm25.js';
+
+type Docs = ReadonlyMap<string, readonly string[]>;
+
+const scores = (hits: LexicalHits): Map<string, number> => {
+  assert.equal(hits.ids.length, hits.scores.length);
+  return new Map(hits.ids.map((id, i) => [id, hits.scores[i] as number]));
+};
+
+const build = (docs: Docs): Bm25Index => {
+  const index = new Bm25Index();
+  for (const [id, tokens] of docs) index.add(id, tokens);
+  return index;
+};
+
+/** The same ids with the same scores, to 1e-9. */
+const sameScores = (actual: LexicalHits, expected: LexicalHits) => {
+  const a = scores(actual);
+  const e = scores(expected);
+  assert.deepEqual([...a.keys()].sort(), [...e.keys()].sort());
+  for (const [id, score] of e) {
+    const got = a.get(id) as number;
+    assert.ok(Math.abs(got - score) <= 1e-9, `${id}: ${got} vs ${score}`);
+  }
+};
+
+const corpus: Docs = new Map([
+  ['ralph', ['ralph', 'prefer', 'tea', 'morn']],
+  ['deploy', ['deploi', 'friday', 'never', 'deploi']],
+  ['tea', ['green', 'tea', 'kettl', 'tea']],
+  ['cats', ['cat', 'sleep', 'sofa']],
+  ['mix', ['ralph', 'cat', 'friday']],
+]);
+
+describe('Bm25Index', () => {
+  it('scores a document holding a query term above 0 and leaves out one without', () => {
+    const hits = scores(build(corpus).search(['tea']));
+    assert.deepEqual([...hits.keys()].sort(), ['ralph', 'tea']);
+    for (const score of hits.values()) assert.ok(score > 0);
+    assert.equal(hits.has('deploy'), false);
+  });
+
+  it('finds nothing for unknown terms or an empty index', () => {
+    assert.deepEqual(build(corpus).search(['zebra']), { ids: [], scores: [] });
+    assert.deepEqual(build(corpus).search([]), { ids: [], scores: [] });
+    assert.deepEqual(new Bm25Index().search(['tea']), { ids: [], scores: [] });
+  });
+
+  it('weighs rarer terms more (idf)', () => {
+    const docs = new Map<string, string[]>([['target', ['rare', 'common']]]);
+    for (let i = 0; i < 10; i++) docs.set(`d${i}`, ['common', `filler${i}`]);
+    const index = build(docs);
+    const rare = scores(index.search(['rare'])).get('target') as number;
+    const common = scores(index.search(['common'])).get('target') as number;
+    assert.ok(rare > common, `rare ${rare} should outweigh common ${common}`);
+  });
+
+  it('ranks a shorter document higher for the same term frequency (b)', () => {
+    const docs = new Map([
+      ['short', ['tea', 'a']],
+      ['long', ['tea', 'a', 'b', 'c', 'd', 'e', 'f', 'g']],
+    ]);
+    const hits = scores(build(docs).search(['tea']));
+    assert.ok((hits.get('short') as number) > (hits.get('long') as number));
+    // Without length normalisation the two are equal, so the gap above is b's doing.
+    const flat = new Bm25Index({ k1: 1.2, b: 0 });
+    for (const [id, tokens] of docs) flat.add(id, tokens);
+    const flatHits = scores(flat.search(['tea']));
+    assert.equal(flatHits.get('short'), flatHits.get('long'));
+  });
+
+  it('scores higher for more occurrences, with saturation', () => {
+    const docs = new Map([
+      ['once', ['tea', 'x', 'y', 'z']],
+      ['twice', ['tea', 'tea', 'y', 'z']],
+      ['thrice', ['tea', 'tea', 'tea', 'z']],
+      ['other', ['coffe', 'x', 'y', 'z']],
+    ]);
+    const hits = scores(build(docs).search(['tea']));
+    const [once, twice, thrice] = ['once', 'twice', 'thrice'].map((id) => hits.get(id) as number);
+    assert.ok(once !== undefined && twice !== undefined && thrice !== undefined);
+    assert.ok(twice > once && thrice > twice);
+    assert.ok(thrice - twice < twice - once, 'each extra occurrence adds less');
+  });
+
+  it('sums the contributions of several query terms, counting a repeated query term once', () => {
+    const index = build(corpus);
+    const ralph = scores(index.search(['ralph'])).get('mix') as number;
+    const cat = scores(index.search(['cat'])).get('mix') as number;
+    const both = scores(index.search(['ralph', 'cat', 'cat'])).get('mix') as number;
+    assert.ok(Math.abs(both - (ralph + cat)) <= 1e-12);
+  });
+
+  it('remove() takes a document out and keeps document frequencies right', () => {
+    const index = build(corpus);
+    index.remove('tea', corpus.get('tea') ?? []);
+    index.remove('mix', corpus.get('mix') ?? []);
+    assert.equal(index.size, 3);
+    const remaining = new Map([...corpus].filter(([id]) => id !== 'tea' && id !== 'mix'));
+    const fresh = build(remaining);
+    for (const query of [['tea'], ['ralph'], ['cat', 'friday'], ['deploi', 'tea', 'sleep']]) {
+      const hits = index.search(query);
+      assert.equal(hits.ids.includes('tea'), false);
+      assert.equal(hits.ids.includes('mix'), false);
+      sameScores(hits, fresh.search(query));
+    }
+  });
+
+  it('ignores removing an unknown id', () => {
+    const index = build(corpus);
+    index.remove('nope', ['tea']);
+    assert.equal(index.size, corpus.size);
+    sameScores(index.search(['tea']), build(corpus).search(['tea']));
+  });
+
+  it('takes a document back after it was removed', () => {
+    const index = build(corpus);
+    index.remove('tea', corpus.get('tea') ?? []);
+    index.add('tea', ['black', 'tea']);
+    const fresh = build(new Map([...corpus, ['tea', ['black', 'tea']]]));
+    assert.equal(index.size, corpus.size);
+    for (const query of [['tea'], ['green'], ['black'], ['kettl']]) {
+      sameScores(index.search(query), fresh.search(query));
+    }
+    assert.equal(index.search(['green']).ids.length, 0);
+  });
+
+  it('replaces a document added again under the same id with its previous tokens', () => {
+    const index = build(corpus);
+    index.add('cats', ['dog', 'bark'], corpus.get('cats'));
+    const fresh = build(new Map([...corpus, ['cats', ['dog', 'bark']]]));
+    assert.equal(index.size, corpus.size);
+    for (const query of [['cat'], ['dog'], ['sleep', 'ralph']]) {
+      sameScores(index.search(query), fresh.search(query));
+    }
+  });
+
+  it('matches a freshly built index after any removes and re-adds (property)', () => {
+    const vocabulary = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const doc = fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(
+        fc.array(doc, { minLength: 1, maxLength: 30 }),
+        fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+        fc.array(fc.option(doc, { nil: undefined }), { minLength: 30, maxLength: 30 }),
+        fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 4 }),
+        (docs, removed, readded, query) => {
+          const index = new Bm25Index();
+          const live = new Map<string, string[]>();
+          docs.forEach((tokens, i) => {
+            index.add(`m${i}`, tokens);
+            live.set(`m${i}`, tokens);
+          });
+          docs.forEach((tokens, i) => {
+            if (!removed[i]) return;
+            index.remove(`m${i}`, tokens);
+            live.delete(`m${i}`);
+            const again = readded[i];
+            if (again) {
+              index.add(`m${i}`, again);
+              live.set(`m${i}`, again);
+            }
+          });
+          assert.equal(index.size, live.size);
+          sameScores(index.search(query), build(live).search(query));
+        },
+      ),
+    );
+  });
+
+  it('vacuums after many removes without changing results', () => {
+    const tokensOf = (i: number) => [`t${i % 7}`, `u${i % 13}`, `v${i % 29}`, `id${i}`];
+    const index = new Bm25Index();
+    for (let i = 0; i < 3000; i++) index.add(`m${i}`, tokensOf(i));
+    // Remove two in three; the dead ordinals soon outnumber the live ones.
+    const kept = new Map<string, string[]>();
+    for (let i = 0; i < 3000; i++) {
+      if (i % 3 === 0) kept.set(`m${i}`, tokensOf(i));
+      else index.remove(`m${i}`, tokensOf(i));
+    }
+    // Private, read only to check that the vacuum ran: dead ordinals were dropped.
+    const slots = (index as unknown as { ids: unknown[] }).ids.length;
+    assert.ok(slots < 3000, `expected a vacuum to drop dead ordinals, still ${slots}`);
+    assert.equal(index.size, 1000);
+    const queries = [['t3'], ['u5', 'v11'], ['id3000'], ['id2997', 't0'], ['id2998']];
+    for (const query of queries) sameScores(index.search(query), build(kept).search(query));
+    // The renumbered index still takes adds and removes.
+    for (let i = 3000; i < 3100; i++) {
+      index.add(`m${i}`, tokensOf(i));
+      kept.set(`m${i}`, tokensOf(i));
+    }
+    index.remove('m0', tokensOf(0));
+    kept.delete('m0');
+    for (const query of [...queries, ['id3050'], ['id0']]) {
+      sameScores(index.search(query), build(kept).search(query));
+    }
+  });
+
+  it('clear() empties it', () => {
+    const index = build(corpus);
+    index.clear();
+    assert.equal(index.size, 0);
+    assert.deepEqual(index.search(['tea']), { ids: [], scores: [] });
+    index.add('x', ['tea']);
+    assert.deepEqual(index.search(['tea']).ids, ['x']);
+  });
+});

@@ -1,0 +1,664 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import lockfile from 'proper-lockfile';
+import { LockTimeoutError } from '../../src/storage/lock.js';
+import type { MemoryRecord, RelationRecord } from '../../src/storage/records.js';
+import {
+  FILES,
+  MemoryStore,
+  StoreError,
+  type StoreListener,
+  type StoreOptions,
+} from '../../src/storage/store.js';
+
+const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+const FIXTURES = fileURLToPath(new URL('../fixtures/cortexgraph/', import.meta.url));
+
+/** A fresh data dir for one test, removed when it ends (after the stores it opened close). */
+function tempDir(t: TestContext): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+interface LogEntry {
+  level: number;
+  msg: string;
+  file?: string;
+  reason?: string;
+}
+
+/** A pino logger that keeps what it logs, so a test can check the warnings. */
+function recordingLogger() {
+  const entries: LogEntry[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void entries.push(JSON.parse(line) as LogEntry) },
+  );
+  const warnings = () => entries.filter((e) => e.level === 40);
+  return { logger, warnings };
+}
+
+async function openStore(
+  t: TestContext,
+  dataDir: string,
+  options: Partial<StoreOptions> = {},
+  listeners: StoreListener[] = [],
+): Promise<MemoryStore> {
+  const store = await MemoryStore.open(
+    { dataDir, logger: pino({ level: 'silent' }), clock: () => T0, ...options },
+    listeners,
+  );
+  t.after(() => store.close());
+  return store;
+}
+
+function memory(id: string, content: string, fields: Partial<MemoryRecord> = {}): MemoryRecord {
+  return {
+    id,
+    content,
+    meta: { tags: [], source: null, context: null, extra: {} },
+    entities: [],
+    created_at: T0,
+    last_used: T0,
+    use_count: 0,
+    strength: 1,
+    status: 'active',
+    promoted_at: null,
+    promoted_to: null,
+    review_priority: 0,
+    review_count: 0,
+    last_review_at: null,
+    cross_domain_count: 0,
+    ...fields,
+  };
+}
+
+function relation(id: string, from: string, to: string): RelationRecord {
+  return {
+    id,
+    from_memory_id: from,
+    to_memory_id: to,
+    relation_type: 'supports',
+    strength: 0.8,
+    created_at: T0,
+    metadata: {},
+  };
+}
+
+const jsonl = (...values: unknown[]) => values.map((v) => `${JSON.stringify(v)}\n`).join('');
+const linesOf = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+const parsedLines = (file: string) => linesOf(file).map((l) => JSON.parse(l) as unknown);
+const contents = (store: MemoryStore) =>
+  new Map([...store.memories].map(([id, r]) => [id, r.content]));
+
+describe('MemoryStore: the log', () => {
+  it('keeps the last line for an id', async (t) => {
+    const dir = tempDir(t);
+    fs.writeFileSync(
+      path.join(dir, FILES.memories),
+      jsonl(
+        memory('a', 'first words'),
+        memory('b', 'other memory'),
+        memory('a', 'second words', { use_count: 1 }),
+        memory('a', 'third words', { use_count: 2 }),
+      ),
+    );
+    const store = await openStore(t, dir);
+    assert.equal(store.memories.size, 2);
+    assert.deepEqual(store.memories.get('a'), memory('a', 'third words', { use_count: 2 }));
+    assert.equal(store.memories.get('b')?.content, 'other memory');
+
+    await store.transact(() => ({
+      result: null,
+      memories: [memory('b', 'other memory, edited', { use_count: 7 })],
+    }));
+    store.close();
+    const again = await openStore(t, dir);
+    assert.equal(again.memories.get('b')?.content, 'other memory, edited');
+    assert.equal(again.memories.get('b')?.use_count, 7);
+  });
+
+  it('deletes on a tombstone, and a later line brings the id back', async (t) => {
+    const dir = tempDir(t);
+    fs.writeFileSync(
+      path.join(dir, FILES.memories),
+      jsonl(
+        memory('a', 'to be deleted'),
+        memory('b', 'stays'),
+        memory('c', 'deleted then saved again'),
+        { id: 'a', _deleted: true },
+        { id: 'c', _deleted: true },
+        memory('c', 'back again'),
+        { id: 'never-existed', _deleted: true },
+      ),
+    );
+    const store = await openStore(t, dir);
+    assert.deepEqual(
+      contents(store),
+      new Map([
+        ['b', 'stays'],
+        ['c', 'back again'],
+      ]),
+    );
+
+    await store.transact(() => ({ result: null, deletes: ['b'] }));
+    assert.equal(store.memories.has('b'), false);
+    assert.deepEqual(parsedLines(path.join(dir, FILES.memories)).at(-1), {
+      id: 'b',
+      _deleted: true,
+    });
+    store.close();
+    const again = await openStore(t, dir);
+    assert.deepEqual([...again.memories.keys()], ['c']);
+  });
+
+  it('keeps a whole last record that lacks its newline (a hand edit) and ends it', async (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, FILES.memories);
+    const good = jsonl(memory('a', 'alpha'));
+    fs.writeFileSync(file, good + JSON.stringify(memory('b', 'beta')));
+    const store = await openStore(t, dir);
+    assert.deepEqual([...store.memories.keys()].sort(), ['a', 'b']);
+    assert.equal(fs.existsSync(path.join(dir, FILES.quarantine)), false);
+    await store.transact(() => ({ result: null, memories: [memory('c', 'gamma')] }));
+    assert.equal(linesOf(file).length, 3);
+    for (const line of linesOf(file)) JSON.parse(line);
+  });
+
+  it('ignores a torn last line, keeps it in quarantine and cuts the file back', async (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, FILES.memories);
+    const good = jsonl(memory('a', 'alpha'), memory('b', 'beta'));
+    const torn = JSON.stringify(memory('c', 'gamma, cut short')).slice(0, 40);
+    fs.writeFileSync(file, good + torn);
+    const log = recordingLogger();
+
+    const store = await openStore(t, dir, { logger: log.logger });
+    assert.deepEqual([...store.memories.keys()].sort(), ['a', 'b']);
+    assert.equal(fs.readFileSync(file, 'utf8'), good, 'the torn bytes are cut off');
+    const quarantined = parsedLines(path.join(dir, FILES.quarantine)) as Record<string, unknown>[];
+    assert.equal(quarantined.length, 1);
+    assert.equal(quarantined[0]?.line, torn);
+    assert.equal(quarantined[0]?.file, FILES.memories);
+    assert.equal(quarantined[0]?.offset, Buffer.byteLength(good));
+    assert.equal(log.warnings().length, 1);
+
+    await store.transact(() => ({ result: null, memories: [memory('d', 'delta')] }));
+    for (const line of linesOf(file)) JSON.parse(line); // every line whole again
+    store.close();
+
+    const again = await openStore(t, dir, { logger: log.logger });
+    assert.deepEqual([...again.memories.keys()].sort(), ['a', 'b', 'd']);
+    assert.equal(linesOf(path.join(dir, FILES.quarantine)).length, 1);
+    assert.equal(log.warnings().length, 1, 'nothing new to warn about');
+  });
+
+  it('quarantines an unparsable line in the middle once, and loads the lines around it', async (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, FILES.memories);
+    fs.writeFileSync(
+      file,
+      `${jsonl(memory('a', 'before the damage'))}{"id":"x","content":"brok\u0000en\n${jsonl(memory('b', 'after the damage'))}`,
+    );
+    const log = recordingLogger();
+    const store = await openStore(t, dir, { logger: log.logger });
+    assert.deepEqual(
+      contents(store),
+      new Map([
+        ['a', 'before the damage'],
+        ['b', 'after the damage'],
+      ]),
+    );
+    const warnings = log.warnings();
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]?.msg ?? '', /quarantine\.jsonl/);
+    assert.equal(warnings[0]?.reason, 'unparsable JSON');
+    const quarantine = path.join(dir, FILES.quarantine);
+    const kept = parsedLines(quarantine) as Record<string, unknown>[];
+    assert.equal(kept.length, 1);
+    assert.equal(kept[0]?.line, '{"id":"x","content":"brok\u0000en');
+    assert.equal(kept[0]?.reason, 'unparsable JSON');
+    store.close();
+
+    const again = await openStore(t, dir, { logger: log.logger });
+    assert.equal(again.memories.size, 2);
+    assert.equal(linesOf(quarantine).length, 1, 'kept exactly once');
+    assert.equal(log.warnings().length, 1, 'no second warning on the next start');
+  });
+
+  it('quarantines a bad line once when two stores read it', async (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, FILES.memories);
+    const one = await openStore(t, dir);
+    const two = await openStore(t, dir);
+    await one.transact(() => ({ result: null, memories: [memory('a', 'alpha')] }));
+    fs.appendFileSync(file, `{"id":"b","content":\n${jsonl(memory('c', 'gamma'))}`);
+    two.refresh(); // sees the bad line without the lock: it can only note it for later
+    one.refresh();
+    await one.transact(() => ({ result: null, memories: [memory('d', 'delta')] }));
+    await two.transact(() => ({ result: null, memories: [memory('e', 'epsilon')] }));
+    one.refresh();
+    assert.deepEqual([...one.memories.keys()].sort(), ['a', 'c', 'd', 'e']);
+    assert.deepEqual([...two.memories.keys()].sort(), ['a', 'c', 'd', 'e']);
+    assert.equal(linesOf(path.join(dir, FILES.quarantine)).length, 1);
+  });
+
+  it('quarantines valid JSON that is not a memory or a relation', async (t) => {
+    const dir = tempDir(t);
+    const notMemories = [
+      [1, 2, 3],
+      'just a string',
+      null,
+      { foo: 'bar' },
+      { id: 'no-content' },
+      { id: 42, content: 'numeric id' },
+    ];
+    fs.writeFileSync(
+      path.join(dir, FILES.memories),
+      jsonl(memory('a', 'real memory'), ...notMemories, memory('b', 'another real one')),
+    );
+    fs.writeFileSync(
+      path.join(dir, FILES.relations),
+      jsonl(relation('r1', 'a', 'b'), { id: 'r2', from_memory_id: 'a' }),
+    );
+    const log = recordingLogger();
+    const store = await openStore(t, dir, { logger: log.logger });
+    assert.deepEqual([...store.memories.keys()], ['a', 'b']);
+    assert.deepEqual([...store.relations.keys()], ['r1']);
+    const kept = parsedLines(path.join(dir, FILES.quarantine)) as Record<string, unknown>[];
+    assert.deepEqual(
+      kept.map((k) => JSON.parse(k.line as string)),
+      [...notMemories, { id: 'r2', from_memory_id: 'a' }],
+    );
+    assert.deepEqual(
+      kept.map((k) => k.file),
+      [...notMemories.map(() => FILES.memories), FILES.relations],
+    );
+    for (const k of kept) assert.match(k.reason as string, /^invalid record/);
+    assert.equal(log.warnings().length, notMemories.length + 1);
+    store.close();
+
+    const again = await openStore(t, dir, { logger: log.logger });
+    assert.equal(again.memories.size, 2);
+    assert.equal(linesOf(path.join(dir, FILES.quarantine)).length, notMemories.length + 1);
+  });
+});
+
+describe('MemoryStore: compaction', () => {
+  it('rewrites the log when stale lines outnumber live ones, and another store follows', async (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, FILES.memories);
+    const options = { compactMinLines: 20 };
+    const writer = await openStore(t, dir, options);
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    await writer.transact(() => ({
+      result: null,
+      memories: ids.map((id) => memory(id, `${id} version 0`)),
+      relations: [relation('r1', 'a', 'b')],
+    }));
+    const inodeBefore = fs.statSync(file).ino;
+    const sizeSeenByReader = fs.statSync(file).size;
+
+    let resets = 0;
+    const reader = await openStore(t, dir, options, [
+      { upsert() {}, remove() {}, reset: () => void resets++ },
+    ]);
+    assert.equal(reader.memories.size, 5);
+
+    let appended = 5;
+    let compacted = false;
+    for (let version = 1; !compacted; version++) {
+      for (const id of ids) {
+        await writer.transact(() => ({
+          result: null,
+          memories: [memory(id, `${id} version ${version}`, { use_count: version })],
+        }));
+        appended++;
+        if (fs.statSync(file).ino !== inodeBefore) {
+          compacted = true;
+          break;
+        }
+      }
+      assert.ok(version < 10, 'compacted once stale lines outnumbered live ones');
+    }
+    assert.ok(linesOf(file).length < appended, 'the rewritten file is shorter');
+    // A few more updates after the rewrite, so the new file grows past the reader's old offset
+    // and only the inode tells the reader that it must start over.
+    for (let i = 0; fs.statSync(file).size <= sizeSeenByReader + 200; i++) {
+      await writer.transact(() => ({
+        result: null,
+        memories: [memory('e', `e after compaction ${i}`)],
+      }));
+    }
+    assert.notEqual(fs.statSync(file).ino, inodeBefore);
+
+    reader.refresh();
+    assert.equal(resets, 1, 'the reader noticed the new file');
+    assert.deepEqual([...reader.memories.entries()].sort(), [...writer.memories.entries()].sort());
+    assert.deepEqual(reader.relations.get('r1'), relation('r1', 'a', 'b'));
+
+    writer.close();
+    reader.close();
+    const fresh = await openStore(t, dir, options);
+    assert.deepEqual([...fresh.memories.entries()].sort(), [...writer.memories.entries()].sort());
+    assert.equal(fresh.relations.size, 1);
+  });
+
+  it('does not compact while another process holds the lock, and waits for it to write', async (t) => {
+    const dir = tempDir(t);
+    const store = await openStore(t, dir, { lockWaitMs: 200 });
+    await store.transact(() => ({ result: null, memories: [memory('a', 'x')] }));
+    const lockPath = path.join(dir, FILES.lock);
+    const release = lockfile.lockSync(dir, { lockfilePath: lockPath, realpath: false });
+    try {
+      const inode = fs.statSync(path.join(dir, FILES.memories)).ino;
+      assert.equal(store.compactNow(), false);
+      assert.equal(fs.statSync(path.join(dir, FILES.memories)).ino, inode);
+      await assert.rejects(
+        store.transact(() => ({ result: null, memories: [memory('b', 'y')] })),
+        (error: Error) => error instanceof LockTimeoutError && error.message.includes(dir),
+      );
+      assert.equal(store.memories.has('b'), false);
+    } finally {
+      release();
+    }
+    assert.equal(store.compactNow(), true);
+  });
+
+  it('takes over a lock left by a process that died', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, FILES.lock);
+    fs.mkdirSync(lockPath);
+    const longAgo = new Date(Date.now() - 60_000);
+    fs.utimesSync(lockPath, longAgo, longAgo);
+    const started = performance.now();
+    const store = await openStore(t, dir, { lockWaitMs: 2_000 });
+    await store.transact(() => ({ result: null, memories: [memory('a', 'after a crash')] }));
+    assert.ok(performance.now() - started < 1_000, 'no wait for a stale lock');
+    assert.equal(store.memories.get('a')?.content, 'after a crash');
+  });
+});
+
+describe('MemoryStore: two stores on one data dir', () => {
+  it("each sees the other's writes after refresh()", async (t) => {
+    const dir = tempDir(t);
+    const one = await openStore(t, dir);
+    const two = await openStore(t, dir);
+    await one.transact(() => ({ result: null, memories: [memory('a', 'written by one')] }));
+    assert.equal(two.memories.has('a'), false);
+    two.refresh();
+    assert.equal(two.memories.get('a')?.content, 'written by one');
+
+    await two.transact(() => ({
+      result: null,
+      memories: [memory('b', 'written by two')],
+      relations: [relation('r1', 'a', 'b')],
+    }));
+    one.refresh();
+    assert.equal(one.memories.get('b')?.content, 'written by two');
+    assert.deepEqual(one.relationsOf('a'), [relation('r1', 'a', 'b')]);
+
+    await one.transact(() => ({ result: null, deletes: ['a'], relationDeletes: ['r1'] }));
+    two.refresh();
+    assert.deepEqual([...two.memories.keys()], ['b']);
+    assert.deepEqual(two.relationsOf('b'), []);
+  });
+
+  it('loses nothing when both transact at once', async (t) => {
+    const dir = tempDir(t);
+    const options = { compactMinLines: 50 };
+    const stores = [await openStore(t, dir, options), await openStore(t, dir, options)];
+    await stores[0]?.transact(() => ({ result: null, memories: [memory('counter', 'count')] }));
+    const n = 150;
+    const results = await Promise.all(
+      Array.from({ length: n }, (_, i) => {
+        const store = stores[i % 2] as MemoryStore;
+        return Promise.all([
+          store.transact(() => ({ result: i, memories: [memory(`m${i}`, `memory ${i}`)] })),
+          // Read-modify-write: each transact must see every earlier one, whichever store made it.
+          store.transact(() => {
+            const current = store.memories.get('counter');
+            assert.ok(current);
+            return {
+              result: current.use_count,
+              memories: [{ ...current, use_count: current.use_count + 1 }],
+            };
+          }),
+        ]);
+      }),
+    );
+    assert.deepEqual(
+      results.map(([i]) => i),
+      Array.from({ length: n }, (_, i) => i),
+    );
+    assert.deepEqual(
+      results.map(([, seen]) => seen).sort((a, b) => a - b),
+      Array.from({ length: n }, (_, i) => i),
+      'every increment saw the one before it',
+    );
+    for (const store of stores) {
+      store.refresh();
+      assert.equal(store.memories.size, n + 1);
+      assert.equal(store.memories.get('counter')?.use_count, n);
+    }
+    const fresh = await openStore(t, dir);
+    assert.equal(fresh.memories.size, n + 1);
+    assert.equal(fresh.memories.get('counter')?.use_count, n);
+    for (let i = 0; i < n; i++) assert.equal(fresh.memories.get(`m${i}`)?.content, `memory ${i}`);
+  });
+});
+
+describe('MemoryStore: forgetting', () => {
+  it('writes forgotten records to forgotten.jsonl before the tombstone', async (t) => {
+    const dir = tempDir(t);
+    let now = T0;
+    const store = await openStore(t, dir, { clock: () => now });
+    const a = memory('a', 'first life', {
+      meta: { tags: ['x'], source: 's', context: null, extra: {} },
+    });
+    await store.transact(() => ({ result: null, memories: [a, memory('b', 'kept')] }));
+
+    now = T0 + 100;
+    await store.transact(() => ({ result: null, forgotten: [a], deletes: ['a'] }));
+    assert.equal(store.memories.has('a'), false);
+    const forgottenFile = path.join(dir, FILES.forgotten);
+    assert.deepEqual(parsedLines(forgottenFile), [{ ...a, forgotten_at: T0 + 100 }]);
+    assert.deepEqual(store.findForgotten('a'), a);
+    assert.equal(store.findForgotten('b'), undefined);
+
+    // Restored, changed, forgotten again: the last copy is the one that comes back.
+    const a2 = { ...a, content: 'second life', use_count: 3 };
+    await store.transact(() => ({ result: null, memories: [a2] }));
+    now = T0 + 200;
+    await store.transact(() => ({ result: null, forgotten: [a2], deletes: ['a'] }));
+    assert.equal(linesOf(forgottenFile).length, 2);
+    assert.deepEqual(store.findForgotten('a'), a2);
+
+    // If the tombstone cannot be written, the forgotten copy is already safe on disk.
+    const unwritable = { ...memory('b', 'kept'), meta: { ...a.meta, extra: { n: 1n } } };
+    await assert.rejects(
+      store.transact(() => ({
+        result: null,
+        forgotten: [memory('b', 'kept')],
+        deletes: ['b'],
+        memories: [unwritable as unknown as MemoryRecord],
+      })),
+      TypeError,
+    );
+    assert.equal(store.findForgotten('b')?.content, 'kept');
+    assert.equal(store.memories.has('b'), true);
+    const tombstones = parsedLines(path.join(dir, FILES.memories)).filter(
+      (l) => (l as { _deleted?: boolean })._deleted === true,
+    );
+    assert.deepEqual(tombstones, [
+      { id: 'a', _deleted: true },
+      { id: 'a', _deleted: true },
+    ]);
+  });
+});
+
+describe('MemoryStore: the data dir', () => {
+  it('creates the folder 0700 and every file 0600', async (t) => {
+    const root = tempDir(t);
+    const dir = path.join(root, 'new', 'mnemo');
+    const store = await openStore(t, dir);
+    await store.transact(() => ({
+      result: null,
+      memories: [memory('a', 'one'), memory('b', 'two')],
+      relations: [relation('r1', 'a', 'b')],
+    }));
+    await store.transact(() => ({
+      result: null,
+      forgotten: [memory('b', 'two')],
+      deletes: ['b'],
+    }));
+    store.close();
+    fs.appendFileSync(path.join(dir, FILES.memories), 'not json\n');
+    (await openStore(t, dir)).close(); // quarantines the line and rewrites memories.jsonl
+
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    for (const name of [FILES.memories, FILES.relations, FILES.forgotten, FILES.quarantine]) {
+      assert.equal(fs.statSync(path.join(dir, name)).mode & 0o777, 0o600, name);
+    }
+    assert.deepEqual(
+      fs.readdirSync(dir).sort(),
+      [FILES.forgotten, FILES.memories, FILES.quarantine, FILES.relations].sort(),
+      'no temp files or lock left behind',
+    );
+  });
+
+  for (const [what, below] of [
+    ['is a file', ''],
+    ['is below a file', 'mnemo'],
+  ] as const) {
+    it(`explains what to do when the path ${what}`, async (t) => {
+      const file = path.join(tempDir(t), 'in-the-way');
+      fs.writeFileSync(file, 'a file, not a folder');
+      const dataDir = path.join(file, below);
+      await assert.rejects(
+        MemoryStore.open({ dataDir, logger: pino({ level: 'silent' }), clock: () => T0 }),
+        (error: Error) => {
+          assert.ok(error instanceof StoreError, `a StoreError, not ${error.name}`);
+          assert.ok(error.message.includes(dataDir), error.message);
+          assert.match(error.message, /--data-dir or MNEMO_DATA_DIR/);
+          return true;
+        },
+      );
+    });
+  }
+});
+
+describe('MemoryStore: a cortexgraph data dir', () => {
+  it('opens as it is, every record with its values and the defaults', async (t) => {
+    const dir = tempDir(t);
+    for (const name of fs.readdirSync(FIXTURES)) {
+      fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
+    }
+    const original = fs.readFileSync(path.join(dir, FILES.memories), 'utf8');
+    const log = recordingLogger();
+    const store = await openStore(t, dir, { logger: log.logger });
+    assert.deepEqual(log.warnings(), []);
+    assert.equal(fs.existsSync(path.join(dir, FILES.quarantine)), false);
+    assert.equal(
+      fs.readFileSync(path.join(dir, FILES.memories), 'utf8'),
+      original,
+      'opening does not rewrite their file',
+    );
+
+    assert.deepEqual([...store.memories.keys()].sort(), [
+      '0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20',
+      '3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60',
+      '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60',
+    ]);
+    assert.deepEqual(store.memories.get('3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60'), {
+      id: '3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60',
+      content: 'The staging database is Postgres 16 on db-staging.internal, port 5433.',
+      meta: {
+        tags: ['infra', 'database'],
+        source: 'slack #ops',
+        context: 'Debugging the nightly migration',
+        extra: { confidence: 0.9 },
+      },
+      entities: ['Postgres', 'db-staging'],
+      created_at: 1736275200,
+      last_used: 1736448000,
+      use_count: 3,
+      strength: 1.2,
+      status: 'active',
+      promoted_at: null,
+      promoted_to: null,
+      review_priority: 0.42,
+      review_count: 2,
+      last_review_at: 1736448000,
+      cross_domain_count: 1,
+    });
+    assert.deepEqual(store.memories.get('0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20'), {
+      id: '0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20',
+      content: 'Prefers tabs over spaces; 100 columns.',
+      meta: { tags: ['preferences'], source: null, context: null, extra: {} },
+      entities: [],
+      created_at: 1735000000,
+      last_used: 1735500000,
+      use_count: 6,
+      strength: 2,
+      status: 'promoted',
+      promoted_at: 1735600000,
+      promoted_to: 'STM/prefers-tabs-over-spaces.md',
+      review_priority: 0,
+      review_count: 0,
+      last_review_at: null,
+      cross_domain_count: 0,
+    });
+    // Written before cortexgraph had entities, embeddings and review fields.
+    assert.deepEqual(store.memories.get('9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60'), {
+      id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60',
+      content: 'Old mnemex memory: the cat is called Ralph.',
+      meta: { tags: ['home'], source: null, context: null, extra: {} },
+      entities: [],
+      created_at: 1730000000,
+      last_used: 1730086400,
+      use_count: 1,
+      strength: 1,
+      status: 'archived',
+      promoted_at: null,
+      promoted_to: null,
+      review_priority: 0,
+      review_count: 0,
+      last_review_at: null,
+      cross_domain_count: 0,
+    });
+    for (const record of store.memories.values()) {
+      assert.equal('embed' in record, false, 'embeddings are not kept in the record');
+    }
+
+    assert.deepEqual(
+      [...store.relations.values()].sort((a, b) => a.id.localeCompare(b.id)),
+      [
+        {
+          id: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e50',
+          from_memory_id: '3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60',
+          to_memory_id: '0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20',
+          relation_type: 'supports',
+          strength: 0.7,
+          created_at: 1736300000,
+          metadata: { note: 'same team' },
+        },
+        {
+          id: 'd4e5f6a7-b8c9-4d0e-9f1a-2b3c4d5e6f70',
+          from_memory_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60',
+          to_memory_id: '3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60',
+          relation_type: 'related',
+          strength: 1,
+          created_at: 1736300100,
+          metadata: {},
+        },
+      ],
+    );
+  });
+});
