@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CLI_PATH, makeTempDir, removeDir, startClient } from './helpers.js';
+
+const T0 = '2026-01-01T00:00:00Z';
+
+function mnemo(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [CLI_PATH, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: makeHome(), MNEMO_LOG_LEVEL: 'warn', ...env },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const homes: string[] = [];
+function makeHome(): string {
+  const home = makeTempDir('mnemo-home-');
+  homes.push(home);
+  return home;
+}
+after(() => {
+  for (const h of homes) removeDir(h);
+});
+
+describe('the mnemo command', () => {
+  let dir: string;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    dir = makeTempDir();
+    const c = await startClient(dir, { env: { MNEMO_NOW: T0 } });
+    try {
+      for (const [key, content] of [
+        ['ralph', 'Ralph is the family cat and sleeps on the red rug.'],
+        ['wifi', 'The cabin wifi password is taped inside the fuse box.'],
+        ['deploy', 'Deploys happen on Tuesdays after the standup.'],
+      ] as const) {
+        const saved = (await c.ok('save_memory', { content })) as { memory_id: string };
+        ids[key] = saved.memory_id;
+      }
+      for (let i = 0; i < 6; i++) await c.ok('touch_memory', { memory_id: ids.deploy });
+    } finally {
+      await c.close();
+    }
+  });
+  after(() => removeDir(dir));
+
+  it('--version and --help', () => {
+    const version = mnemo(['--version']);
+    assert.equal(version.code, 0);
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    assert.equal(version.stdout.trim(), pkg.version);
+    const help = mnemo(['--help']);
+    assert.equal(help.code, 0);
+    for (const command of ['stdio', 'gc', 'search', 'stats', 'restore', '--data-dir', '--at']) {
+      assert.ok(help.stdout.includes(command), `help mentions ${command}`);
+    }
+    const bare = mnemo([]);
+    assert.equal(bare.code, 2);
+    const unknown = mnemo(['frobnicate']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "frobnicate"/);
+    const badFlag = mnemo(['gc', '--nope']);
+    assert.equal(badFlag.code, 2);
+  });
+
+  it('gc today forgets nothing; gc --at 60 days ahead lists the faded memories in a table', () => {
+    const now = mnemo(['gc', '--data-dir', dir, '--at', '2026-01-02']);
+    assert.equal(now.code, 0, now.stderr);
+    assert.match(now.stdout, /^Would forget 0 of 3 memories/m);
+
+    const later = mnemo(['gc', '--data-dir', dir, '--at', '2026-03-02']);
+    assert.equal(later.code, 0, later.stderr);
+    const lines = later.stdout.trim().split('\n');
+    assert.match(lines[0] ?? '', /^ID\s+AGE\s+SCORE\s+PREVIEW\s+WOULD$/);
+    const rows = lines.slice(1, -1);
+    assert.equal(rows.length, 2);
+    assert.ok(
+      rows.some(
+        (r) =>
+          r.startsWith(ids.ralph ?? '?') &&
+          r.includes('60d') &&
+          r.includes('Ralph is the family cat') &&
+          r.endsWith('forget'),
+      ),
+    );
+    assert.ok(rows.some((r) => r.startsWith(ids.wifi ?? '?')));
+    assert.ok(!later.stdout.includes(ids.deploy ?? '?'), 'the well-used memory stays');
+    assert.match(
+      lines.at(-1) ?? '',
+      /^Would forget 2 of 3 memories \(score below 0\.05 at 2026-03-02 00:00 UTC\)\. Run `mnemo gc --apply` to do it\.$/,
+    );
+
+    const json = mnemo(['gc', '--data-dir', dir, '--at', '2026-03-02', '--json']);
+    const parsed = JSON.parse(json.stdout) as { dry_run: boolean; total_affected: number };
+    assert.equal(parsed.dry_run, true);
+    assert.equal(parsed.total_affected, 2);
+    assert.equal(
+      mnemo(['stats', '--data-dir', dir, '--json']).stdout.includes('"total": 3'),
+      true,
+      'the dry runs forgot nothing',
+    );
+  });
+
+  it('search, stats, gc --apply and restore', () => {
+    const found = mnemo(['search', 'who', 'is', 'ralph?', '--data-dir', dir, '--at', '2026-01-02']);
+    assert.equal(found.code, 0, found.stderr);
+    assert.ok(found.stdout.includes(ids.ralph ?? '?'));
+    assert.match(found.stdout, /1 of 1 matches/);
+
+    const stats = mnemo(['stats', '--data-dir', dir, '--at', '2026-01-02']);
+    assert.equal(stats.code, 0);
+    assert.match(stats.stdout, /memories\s+3 \(3 active, 0 promoted, 0 archived\)/);
+    assert.match(stats.stdout, /promotable\s+1/);
+
+    const applied = mnemo([
+      'gc',
+      '--apply',
+      '--limit',
+      '1',
+      '--data-dir',
+      dir,
+      '--at',
+      '2026-03-02',
+    ]);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /Forgot 1 of 3 memories/);
+    const forgottenId = applied.stdout.split('\n')[1]?.split(/\s+/)[0] ?? '';
+    assert.ok([ids.ralph, ids.wifi].includes(forgottenId));
+    assert.match(mnemo(['stats', '--data-dir', dir, '--json']).stdout, /"total": 2/);
+
+    const restored = mnemo(['restore', forgottenId, '--data-dir', dir, '--at', '2026-03-02']);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.equal(restored.stdout.trim(), `${forgottenId} is active.`);
+    assert.match(mnemo(['stats', '--data-dir', dir, '--json']).stdout, /"total": 3/);
+
+    const missing = mnemo(['restore', 'no-such-id', '--data-dir', dir]);
+    assert.equal(missing.code, 1);
+    assert.match(
+      missing.stderr,
+      /memory_id "no-such-id" is neither a live memory nor in forgotten\.jsonl/,
+    );
+  });
+
+  it('bad settings and an unusable data dir give one clear line and exit 1', () => {
+    const model = mnemo(['stats', '--data-dir', dir], { MNEMO_DECAY_MODEL: 'linear' });
+    assert.equal(model.code, 1);
+    assert.equal(model.stdout, '');
+    assert.match(
+      model.stderr,
+      /MNEMO_DECAY_MODEL must be one of power_law, exponential, two_component \(got "linear"\)/,
+    );
+
+    const halfLife = mnemo(['stats', '--data-dir', dir], { MNEMO_HALFLIFE_DAYS: 'soon' });
+    assert.equal(halfLife.code, 1);
+    assert.match(halfLife.stderr, /MNEMO_HALFLIFE_DAYS must be/);
+
+    const at = mnemo(['gc', '--data-dir', dir, '--at', 'next friday']);
+    assert.equal(at.code, 1);
+    assert.match(at.stderr, /--at must be epoch seconds or an ISO date/);
+
+    const file = path.join(dir, 'memories.jsonl');
+    const blocked = mnemo(['stats', '--data-dir', path.join(file, 'sub')]);
+    assert.equal(blocked.code, 1);
+    assert.match(blocked.stderr, /cannot use the data dir .*--data-dir or MNEMO_DATA_DIR/);
+  });
+
+  it('uses MNEMO_DATA_DIR, then XDG_DATA_HOME/mnemo', () => {
+    const xdg = makeHome();
+    const viaXdg = mnemo(['stats'], { XDG_DATA_HOME: xdg });
+    assert.equal(viaXdg.code, 0, viaXdg.stderr);
+    assert.ok(viaXdg.stdout.includes(path.join(xdg, 'mnemo')));
+    assert.ok(fs.statSync(path.join(xdg, 'mnemo')).isDirectory());
+    const viaEnv = mnemo(['stats'], { MNEMO_DATA_DIR: dir, XDG_DATA_HOME: xdg });
+    assert.match(viaEnv.stdout, /memories\s+3/);
+  });
+
+  it('mnemo stdio writes only protocol messages to stdout, logs to stderr', async () => {
+    const child = spawn(process.execPath, [CLI_PATH, 'stdio', '--data-dir', dir], {
+      env: { PATH: process.env.PATH ?? '', HOME: makeHome(), MNEMO_LOG_LEVEL: 'debug' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'search_memory', arguments: { query: 'ralph' } },
+    });
+    await new Promise<void>((resolve) => {
+      const check = () => (stdout.split('\n').filter(Boolean).length >= 2 ? resolve() : undefined);
+      child.stdout.on('data', check);
+      check();
+    });
+    child.stdin.end();
+    assert.equal(await exited, 0, 'stdio exits cleanly when its input ends');
+    const lines = stdout.split('\n').filter(Boolean);
+    for (const line of lines)
+      assert.equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, '2.0');
+    assert.match(stderr, /mnemo stdio ready/);
+  });
+});
