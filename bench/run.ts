@@ -1,0 +1,179 @@
+// npm run bench [-- --sizes 1000,10000 --json FILE --ops 200]
+// mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (DESIGN.md, 7).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { ServerSpec } from './lib/client.js';
+import { ServerSession } from './lib/client.js';
+import { buildVocabulary, ContentGenerator } from './lib/content.js';
+import { summarize } from './lib/percentile.js';
+import {
+  checkTargets,
+  machine,
+  resultsTable,
+  type ServerResult,
+  targetsList,
+} from './lib/report.js';
+import { writeMnemoStore, writeServerMemoryStore } from './lib/stores.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MNEMO_CLI = path.join(ROOT, 'dist/cli.js');
+const PEER_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+/** server-memory rewrites and rereads its whole file on every call: fewer calls from here. */
+const PEER_SLOW_SIZE = 100_000;
+const PEER_SLOW_OPS = 20;
+
+type ToolCall = [tool: string, args: Record<string, unknown>];
+
+/** How to run, fill and call one server. */
+interface Contender {
+  name: string;
+  spec(dir: string): ServerSpec;
+  prefill(dir: string, texts: readonly string[]): void;
+  save(text: string, i: number): ToolCall;
+  search(query: string): ToolCall;
+}
+
+const mnemo: Contender = {
+  name: 'mnemo',
+  spec: (dir) => ({
+    command: process.execPath,
+    args: [MNEMO_CLI, 'stdio', '--data-dir', dir],
+    env: { MNEMO_LOG_LEVEL: 'warn' },
+  }),
+  prefill: (dir, texts) =>
+    writeMnemoStore(path.join(dir, 'memories.jsonl'), texts, Math.floor(Date.now() / 1000)),
+  save: (text) => ['save_memory', { content: text }],
+  search: (query) => ['search_memory', { query, top_k: 10 }],
+};
+
+const serverMemory: Contender = {
+  name: 'server-memory',
+  spec: (dir) => ({
+    command: process.execPath,
+    args: [PEER_CLI],
+    env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') },
+  }),
+  prefill: (dir, texts) => writeServerMemoryStore(path.join(dir, 'memory.jsonl'), texts),
+  save: (text, i) => [
+    'create_entities',
+    { entities: [{ name: `saved-${i}`, entityType: 'memory', observations: [text] }] },
+  ],
+  search: (query) => ['search_nodes', { query }],
+};
+
+interface Workload {
+  size: number;
+  texts: readonly string[];
+  saves: readonly string[];
+  queries: readonly string[];
+}
+
+async function timeAll(session: ServerSession, calls: readonly ToolCall[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const [tool, args] of calls) out.push(await session.time(tool, args));
+  return out;
+}
+
+/** Fills a fresh store, then: cold start, searches, saves, peak RSS. */
+async function measure(contender: Contender, work: Workload, ops: number): Promise<ServerResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${contender.name}-`));
+  try {
+    contender.prefill(dir, work.texts);
+    const session = await ServerSession.start(contender.spec(dir));
+    try {
+      const [firstTool, firstArgs] = contender.search(work.queries[0] as string);
+      await session.time(firstTool, firstArgs);
+      const coldStartMs = session.sinceSpawnMs();
+      const searches = work.queries.slice(0, ops).map((q) => contender.search(q));
+      const saves = work.saves.slice(0, ops).map((t, i) => contender.save(t, i));
+      const search = summarize(await timeAll(session, searches));
+      const save = summarize(await timeAll(session, saves));
+      return {
+        size: work.size,
+        server: contender.name,
+        save,
+        search,
+        spawnToInitMs: session.spawnToInitMs,
+        coldStartMs,
+        peakRssMb: session.peakRssMb(),
+      };
+    } finally {
+      await session.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1000,10000,100000' },
+      json: { type: 'string' },
+      ops: { type: 'string', default: '200' },
+    },
+  });
+  const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
+  const ops = Number(values.ops);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(ops) || ops < 1) {
+    throw new Error('--sizes takes whole numbers, e.g. 1000,10000; --ops a whole number');
+  }
+  return { sizes, ops, json: values.json };
+}
+
+function notes(vocabularySize: number, ops: number): string[] {
+  const slow = PEER_SLOW_SIZE.toLocaleString('en-US');
+  return [
+    '',
+    `- Same content for both: synthetic sentences of 10-40 words, Zipf vocabulary of ${vocabularySize} words; stores pre-filled on disk (fsynced) before each spawn.`,
+    '- cold start: spawn to the answer of the first search; spawn→init: spawn to the end of the MCP initialize handshake.',
+    `- search: ${ops} queries of 1-3 content words; mnemo search_memory top_k 10, server-memory search_nodes (substring match of the whole query, returns every match).`,
+    `- save: ${ops} new sentences; mnemo save_memory fdatasyncs each; server-memory create_entities rewrites its whole file (no fsync).`,
+    `- At ${slow} memories server-memory gets ${PEER_SLOW_OPS} searches and ${PEER_SLOW_OPS} saves only (so its p99 is its maximum).`,
+    "- Percentiles are nearest-rank, in ms per MCP round trip; peak RSS is the child's VmHWM.",
+  ];
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const { sizes, ops, json } = options();
+  if (!fs.existsSync(MNEMO_CLI)) throw new Error('dist/cli.js is missing: run npm run build');
+  const vocabulary = buildVocabulary();
+  const corpus = new ContentGenerator(vocabulary, 1).sentences(Math.max(...sizes));
+  const saves = new ContentGenerator(vocabulary, 2).sentences(ops);
+  const queries = new ContentGenerator(vocabulary, 3).queries(ops);
+  const m = machine();
+  const machineLine = `${m.cpu}, ${m.cores} cores, ${m.ramGb} GB RAM, Node ${m.node}, ${os.platform()} ${os.release()}`;
+
+  const results: ServerResult[] = [];
+  for (const size of sizes) {
+    const work: Workload = { size, texts: corpus.slice(0, size), saves, queries };
+    for (const contender of [mnemo, serverMemory]) {
+      const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;
+      process.stderr.write(`${contender.name} at ${size}: ${n} searches, ${n} saves...\n`);
+      results.push(await measure(contender, work, n));
+    }
+  }
+
+  const targets = checkTargets(results);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`Machine: ${machineLine}\n`);
+  console.log(resultsTable(results));
+  console.log(notes(vocabulary.words.length, ops).join('\n'));
+  console.log(
+    `\nTargets for mnemo at 100,000 memories (DESIGN.md, section 7):\n${targetsList(targets)}`,
+  );
+  console.log(`\nFull bench: ${seconds.toFixed(0)} s.`);
+  if (json) {
+    const report = { machine: m, sizes, ops, results, targets, seconds };
+    fs.writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error((error as Error).stack ?? String(error));
+  process.exitCode = 1;
+});
