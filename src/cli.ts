@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { MemoryError } from './memory/errors.js';
-import { openMemory } from './memory/open.js';
+import { type OpenedMemory, openMemory } from './memory/open.js';
 import type { GcCandidate } from './memory/service.js';
 import { createServer } from './server.js';
 import { StoreError } from './storage/store.js';
@@ -130,11 +130,12 @@ function clockFor(config: Config): () => number {
 
 async function withMemory<T>(
   config: Config,
-  fn: (opened: Awaited<ReturnType<typeof openMemory>>) => Promise<T> | T,
+  fn: (opened: OpenedMemory) => Promise<T> | T,
 ): Promise<T> {
   const logger = createLogger(config.logLevel);
-  const opened = await openMemory(config, { logger, clock: clockFor(config) });
+  const opened = openMemory(config, { logger, clock: clockFor(config) });
   try {
+    await opened.ready;
     return await fn(opened);
   } finally {
     opened.close();
@@ -143,8 +144,22 @@ async function withMemory<T>(
 
 async function runStdio(config: Config): Promise<number> {
   const logger = createLogger(config.logLevel);
-  const clock = clockFor(config);
-  const opened = await openMemory(config, { logger, clock });
+  const started = performance.now();
+  // The store loads in the background: the handshake and tools/list are answered at once,
+  // and tool calls wait for the load.
+  const opened = openMemory(config, { logger, clock: clockFor(config) });
+  opened.ready.then(
+    () =>
+      logger.info(
+        {
+          dataDir: config.dataDir,
+          memories: opened.store.memories.size,
+          ms: Math.round(performance.now() - started),
+        },
+        'memory store loaded',
+      ),
+    (error: Error) => logger.error({ dataDir: config.dataDir, err: error.message }, 'cannot load the memory store'),
+  );
   const server = createServer({ memory: opened.memory });
   const stop = () => {
     opened.close();
@@ -152,10 +167,7 @@ async function runStdio(config: Config): Promise<number> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  logger.info(
-    { dataDir: config.dataDir, memories: opened.store.memories.size, decay: config.decayModel },
-    'mnemo stdio ready',
-  );
+  logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
   await serveStdio(server);
   opened.close();
   return 0;
@@ -241,8 +253,8 @@ async function runSearch(
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  return withMemory(config, ({ memory }) => {
-    const found = memory.search({ query, top_k: topK, tags });
+  return withMemory(config, async ({ memory }) => {
+    const found = await memory.search({ query, top_k: topK, tags });
     if (values.json) {
       out(JSON.stringify(found, null, 2));
       return 0;
@@ -268,8 +280,8 @@ async function runSearch(
 }
 
 async function runStats(config: Config, values: Values, out: (s: string) => void): Promise<number> {
-  return withMemory(config, ({ memory }) => {
-    const s = memory.stats();
+  return withMemory(config, async ({ memory }) => {
+    const s = await memory.stats();
     if (values.json) {
       out(JSON.stringify(s, null, 2));
       return 0;

@@ -24,16 +24,21 @@ export function settingsFrom(config: Config): MemorySettings {
 export interface OpenedMemory {
   memory: MemoryService;
   store: MemoryStore;
+  /** Settles when the store has loaded; every service call waits for it. */
+  ready: Promise<void>;
   close(): void;
 }
 
-/** Opens the data dir of `config` and wires the store, the index and the service. */
-export async function openMemory(
+/**
+ * Wires the store, the index and the service over the data dir of `config`. Returns at once;
+ * the store loads in the background (a folder that cannot be used throws here).
+ */
+export function openMemory(
   config: Config,
   deps: { logger: Logger; clock: () => number },
-): Promise<OpenedMemory> {
+): OpenedMemory {
   const index = new LexicalIndex();
-  const store = await MemoryStore.open(
+  const store = MemoryStore.start(
     { dataDir: config.dataDir, logger: deps.logger, clock: deps.clock },
     [index],
   );
@@ -44,5 +49,5 @@ export async function openMemory(
     settings: settingsFrom(config),
     logger: deps.logger,
   });
-  return { memory, store, close: () => store.close() };
+  return { memory, store, ready: store.ready, close: () => store.close() };
 }

@@ -188,8 +188,8 @@ export class MemoryService {
     });
   }
 
-  search(input: SearchInput): { results: SearchHit[]; total: number; page: number } {
-    this.store.refresh();
+  async search(input: SearchInput): Promise<{ results: SearchHit[]; total: number; page: number }> {
+    await this.sync();
     const now = this.clock();
     const s = this.settings;
     const pageSize = input.page_size ?? input.top_k ?? 10;
@@ -223,7 +223,7 @@ export class MemoryService {
       let best = 0;
       for (const x of hits.scores) if (x > best) best = x;
       for (let i = 0; i < hits.ids.length; i++) {
-        const record = this.store.memories.get(hits.ids[i] as string);
+        const record = hits.docs[i];
         if (accept(record)) consider(record, (hits.scores[i] as number) / best);
       }
     } else {
@@ -366,15 +366,19 @@ export class MemoryService {
       };
     };
     if (!this.settings.autoReinforce) {
-      this.store.refresh();
+      await this.sync();
       return plan().result;
     }
     return this.store.transact(plan);
   }
 
   /** Active memories whose score fell under the forget threshold, weakest first. */
-  gcCandidates(limit?: number, archive = false): GcCandidate[] {
-    this.store.refresh();
+  async gcCandidates(limit?: number, archive = false): Promise<GcCandidate[]> {
+    await this.sync();
+    return this.collectGcCandidates(limit, archive);
+  }
+
+  private collectGcCandidates(limit: number | undefined, archive: boolean): GcCandidate[] {
     const now = this.clock();
     const out: GcCandidate[] = [];
     for (const record of this.store.memories.values()) {
@@ -412,9 +416,9 @@ export class MemoryService {
       memory_ids: candidates.map((c) => c.memory_id),
       candidates,
     });
-    if (dryRun) return summarize(this.gcCandidates(options.limit, archive));
+    if (dryRun) return summarize(await this.gcCandidates(options.limit, archive));
     return this.store.transact(() => {
-      const candidates = this.gcCandidates(options.limit, archive);
+      const candidates = this.collectGcCandidates(options.limit, archive);
       const records = candidates.map((c) => this.require(c.memory_id));
       const result = summarize(candidates);
       if (archive) {
@@ -424,8 +428,12 @@ export class MemoryService {
     });
   }
 
-  promotionCandidates(): PromotionCandidate[] {
-    this.store.refresh();
+  async promotionCandidates(): Promise<PromotionCandidate[]> {
+    await this.sync();
+    return this.collectPromotionCandidates();
+  }
+
+  private collectPromotionCandidates(): PromotionCandidate[] {
     const now = this.clock();
     const out: PromotionCandidate[] = [];
     for (const record of this.store.memories.values()) {
@@ -455,7 +463,7 @@ export class MemoryService {
         'memory_id',
       );
     }
-    this.store.refresh();
+    await this.sync();
     const now = this.clock();
     let candidates: PromotionCandidate[];
     if (options.memory_id) {
@@ -475,7 +483,7 @@ export class MemoryService {
       }
       candidates = [candidate ?? this.describeCandidate(record, now, 'forced')];
     } else {
-      candidates = this.promotionCandidates();
+      candidates = this.collectPromotionCandidates();
     }
     const summary = { candidates_found: candidates.length, candidates, dry_run: dryRun };
     if (dryRun) return { ...summary, promoted_count: 0, promoted: [] };
@@ -511,15 +519,15 @@ export class MemoryService {
     });
   }
 
-  open(memoryIds: string[]): {
+  async open(memoryIds: string[]): Promise<{
     memories: (MemoryRecord & {
       score: number;
       review_priority: number;
       relations: RelationRecord[];
     })[];
     not_found: string[];
-  } {
-    this.store.refresh();
+  }> {
+    await this.sync();
     const now = this.clock();
     const memories = [];
     const missing: string[] = [];
@@ -611,7 +619,7 @@ export class MemoryService {
     });
   }
 
-  stats(): {
+  async stats(): Promise<{
     total: number;
     by_status: Record<MemoryStatus, number>;
     score_quantiles: { p10: number; p25: number; p50: number; p75: number; p90: number } | null;
@@ -620,8 +628,8 @@ export class MemoryService {
     promotion_candidates: number;
     relations: number;
     store_bytes: Record<string, number>;
-  } {
-    this.store.refresh();
+  }> {
+    await this.sync();
     const now = this.clock();
     const byStatus: Record<MemoryStatus, number> = { active: 0, promoted: 0, archived: 0 };
     const scores: number[] = [];
@@ -663,6 +671,12 @@ export class MemoryService {
       if (record.status === status) return { result: { memory_id: memoryId, status } };
       return { result: { memory_id: memoryId, status }, memories: [{ ...record, status }] };
     });
+  }
+
+  /** Waits for the initial load, then picks up other processes' writes. */
+  private async sync(): Promise<void> {
+    await this.store.ready;
+    this.store.refresh();
   }
 
   private require(id: string, field = 'memory_id'): MemoryRecord {

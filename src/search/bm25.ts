@@ -3,9 +3,11 @@ export interface Bm25Params {
   b: number;
 }
 
-export interface LexicalHits {
+export interface LexicalHits<D = unknown> {
   ids: string[];
   scores: number[];
+  /** The payload each hit was added with. */
+  docs: D[];
 }
 
 /**
@@ -13,14 +15,15 @@ export interface LexicalHits {
  * small integer ordinals; postings are flat [ordinal, tf, ordinal, tf, ...] arrays. A removed
  * document leaves dead postings behind that searches skip and `vacuum` drops.
  */
-export class Bm25Index {
+export class Bm25Index<D = unknown> {
   private readonly k1: number;
   private readonly b: number;
   private readonly ordinalOf = new Map<string, number>();
   private ids: (string | null)[] = [];
   private lengths: number[] = [];
-  private postings = new Map<string, number[]>();
-  private readonly df = new Map<string, number>();
+  private docs: (D | undefined)[] = [];
+  /** Per term: its postings and its live document frequency. */
+  private postings = new Map<string, { list: number[]; df: number }>();
   private live = 0;
   private totalLength = 0;
   private scratch = new Float64Array(0);
@@ -36,25 +39,49 @@ export class Bm25Index {
     return this.live;
   }
 
-  add(id: string, tokens: readonly string[], previousTokens?: readonly string[]): void {
+  add(id: string, tokens: readonly string[], previousTokens?: readonly string[], doc?: D): void {
     if (this.ordinalOf.has(id)) this.remove(id, previousTokens ?? []);
     const ordinal = this.ids.length;
     this.ids.push(id);
+    this.docs.push(doc);
     this.lengths.push(tokens.length);
     this.ordinalOf.set(id, ordinal);
     this.live++;
     this.totalLength += tokens.length;
-    const counts = new Map<string, number>();
-    for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
-    for (const [term, tf] of counts) {
-      let list = this.postings.get(term);
-      if (!list) {
-        list = [];
-        this.postings.set(term, list);
+    const counts = tokens.length > 64 ? termCounts(tokens) : null;
+    for (let i = 0; i < tokens.length; i++) {
+      const term = tokens[i] as string;
+      let tf: number;
+      if (counts) {
+        const n = counts.get(term);
+        if (n === undefined) continue;
+        counts.delete(term);
+        tf = n;
+      } else {
+        if (tokens.indexOf(term) < i) continue;
+        tf = 1;
+        for (let j = i + 1; j < tokens.length; j++) if (tokens[j] === term) tf++;
       }
-      list.push(ordinal, tf);
-      this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      let entry = this.postings.get(term);
+      if (!entry) {
+        entry = { list: [], df: 0 };
+        this.postings.set(term, entry);
+      }
+      entry.list.push(ordinal, tf);
+      entry.df++;
     }
+  }
+
+  /** The payload a live document was added with. */
+  doc(id: string): D | undefined {
+    const ordinal = this.ordinalOf.get(id);
+    return ordinal === undefined ? undefined : this.docs[ordinal];
+  }
+
+  /** Replaces the payload of a document whose words did not change. */
+  setDoc(id: string, doc: D): void {
+    const ordinal = this.ordinalOf.get(id);
+    if (ordinal !== undefined) this.docs[ordinal] = doc;
   }
 
   /** `tokens` must be the ones the document was added with (to keep document frequencies). */
@@ -63,13 +90,13 @@ export class Bm25Index {
     if (ordinal === undefined) return;
     this.ordinalOf.delete(id);
     this.ids[ordinal] = null;
+    this.docs[ordinal] = undefined;
     this.totalLength -= this.lengths[ordinal] ?? 0;
     this.lengths[ordinal] = 0;
     this.live--;
     for (const term of new Set(tokens)) {
-      const n = (this.df.get(term) ?? 1) - 1;
-      if (n <= 0) this.df.delete(term);
-      else this.df.set(term, n);
+      const entry = this.postings.get(term);
+      if (entry) entry.df = Math.max(0, entry.df - 1);
     }
     if (this.ids.length > 1024 && this.ids.length > 2 * this.live) this.vacuum();
   }
@@ -78,15 +105,15 @@ export class Bm25Index {
     this.ordinalOf.clear();
     this.ids = [];
     this.lengths = [];
+    this.docs = [];
     this.postings = new Map();
-    this.df.clear();
     this.live = 0;
     this.totalLength = 0;
   }
 
   /** Every live document that shares a term with the query, with its BM25 score. */
-  search(queryTokens: readonly string[]): LexicalHits {
-    const hits: LexicalHits = { ids: [], scores: [] };
+  search(queryTokens: readonly string[]): LexicalHits<D> {
+    const hits: LexicalHits<D> = { ids: [], scores: [], docs: [] };
     if (this.live === 0) return hits;
     if (this.scratch.length < this.ids.length) {
       this.scratch = new Float64Array(Math.max(this.ids.length, this.scratch.length * 2));
@@ -96,9 +123,9 @@ export class Bm25Index {
     const avgLength = this.totalLength / this.live || 1;
     const { k1, b } = this;
     for (const term of new Set(queryTokens)) {
-      const list = this.postings.get(term);
-      const df = this.df.get(term);
-      if (!list || !df) continue;
+      const entry = this.postings.get(term);
+      if (!entry || entry.df === 0) continue;
+      const { list, df } = entry;
       const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
       for (let i = 0; i < list.length; i += 2) {
         const ordinal = list[i] as number;
@@ -112,6 +139,7 @@ export class Bm25Index {
     for (const ordinal of touched) {
       hits.ids.push(this.ids[ordinal] as string);
       hits.scores.push(acc[ordinal] as number);
+      hits.docs.push(this.docs[ordinal] as D);
       acc[ordinal] = 0;
     }
     return hits;
@@ -122,23 +150,33 @@ export class Bm25Index {
     const remap = new Int32Array(this.ids.length).fill(-1);
     const ids: string[] = [];
     const lengths: number[] = [];
+    const docs: (D | undefined)[] = [];
     this.ids.forEach((id, ordinal) => {
       if (id === null) return;
       remap[ordinal] = ids.length;
       this.ordinalOf.set(id, ids.length);
       ids.push(id);
       lengths.push(this.lengths[ordinal] as number);
+      docs.push(this.docs[ordinal]);
     });
-    for (const [term, list] of this.postings) {
+    for (const [term, entry] of this.postings) {
+      const list = entry.list;
       const next: number[] = [];
       for (let i = 0; i < list.length; i += 2) {
         const to = remap[list[i] as number] as number;
         if (to !== -1) next.push(to, list[i + 1] as number);
       }
       if (next.length === 0) this.postings.delete(term);
-      else this.postings.set(term, next);
+      else entry.list = next;
     }
     this.ids = ids;
     this.lengths = lengths;
+    this.docs = docs;
   }
+}
+
+function termCounts(tokens: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
 }

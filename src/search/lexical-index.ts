@@ -10,9 +10,30 @@ export function searchableText(
   return `${record.content}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}`;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const LOOSE_SPACE = /\s\s|[^\S ]/;
+
 /** Content compared for exact duplicates: NFC, case and runs of white space folded. */
 export function normalizeContent(content: string): string {
-  return content.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+  let s = NON_ASCII.test(content) ? content.normalize('NFC') : content;
+  s = s.trim();
+  if (LOOSE_SPACE.test(s)) s = s.replace(/\s+/g, ' ');
+  return s.toLowerCase();
+}
+
+/**
+ * A 53-bit hash of a string (two 32-bit FNV-1a style passes): a compact key for the duplicate
+ * lookup, which confirms every hit against the content itself.
+ */
+export function contentHash(text: string): number {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+  }
+  return (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
 }
 
 /**
@@ -20,20 +41,23 @@ export function normalizeContent(content: string): string {
  */
 export class LexicalIndex implements StoreListener {
   readonly tokenizer = new Tokenizer();
-  private readonly bm25 = new Bm25Index();
-  private readonly byContent = new Map<string, string>();
+  private readonly bm25 = new Bm25Index<MemoryRecord>();
+  private readonly byContent = new Map<number, string>();
 
   upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void {
     const text = searchableText(record);
     if (previous) {
       const before = searchableText(previous);
-      if (before === text) return;
+      if (before === text) {
+        this.bm25.setDoc(record.id, record);
+        return;
+      }
       this.dropContent(previous);
-      this.bm25.add(record.id, this.tokenizer.tokens(text), this.tokenizer.tokens(before));
+      this.bm25.add(record.id, this.tokenizer.tokens(text), this.tokenizer.tokens(before), record);
     } else {
-      this.bm25.add(record.id, this.tokenizer.tokens(text));
+      this.bm25.add(record.id, this.tokenizer.tokens(text), undefined, record);
     }
-    this.byContent.set(normalizeContent(record.content), record.id);
+    this.byContent.set(contentHash(normalizeContent(record.content)), record.id);
   }
 
   remove(previous: MemoryRecord): void {
@@ -46,17 +70,20 @@ export class LexicalIndex implements StoreListener {
     this.byContent.clear();
   }
 
-  search(query: string): LexicalHits {
+  search(query: string): LexicalHits<MemoryRecord> {
     return this.bm25.search(this.tokenizer.tokens(query));
   }
 
   /** The id of a live memory with the same normalized content, if any. */
   duplicateOf(content: string): string | undefined {
-    return this.byContent.get(normalizeContent(content));
+    const normalized = normalizeContent(content);
+    const id = this.byContent.get(contentHash(normalized));
+    const record = id === undefined ? undefined : this.bm25.doc(id);
+    return record && normalizeContent(record.content) === normalized ? id : undefined;
   }
 
   private dropContent(record: MemoryRecord): void {
-    const key = normalizeContent(record.content);
+    const key = contentHash(normalizeContent(record.content));
     if (this.byContent.get(key) === record.id) this.byContent.delete(key);
   }
 }

@@ -13,7 +13,8 @@ const STOP_WORDS = new Set(
   also us let lets get got`.split(/\s+/),
 );
 
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+// Anything but letters and digits separates words; "ralph's" gives ralph and s (a stop word).
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
 const STEM_CACHE_LIMIT = 100_000;
 
 /**
@@ -25,10 +26,7 @@ export class Tokenizer {
 
   tokens(text: string): string[] {
     const out: string[] = [];
-    for (const match of text.toLowerCase().matchAll(WORD)) {
-      let word = match[0];
-      const apostrophe = word.search(/['’]/);
-      if (apostrophe !== -1) word = word.slice(0, apostrophe);
+    for (const word of text.toLowerCase().split(SEPARATORS)) {
       if (word.length === 0 || STOP_WORDS.has(word)) continue;
       out.push(this.stem(word));
     }

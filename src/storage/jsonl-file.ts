@@ -4,6 +4,7 @@ import path from 'node:path';
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 const NEWLINE = 0x0a;
+const READ_CHUNK = 1 << 20;
 
 export interface BadLine {
   offset: number;
@@ -18,6 +19,17 @@ export interface ReadResult {
   corrupt: BadLine[];
   /** Bytes after the last newline: a write in progress, or one a crash cut short. */
   tail: BadLine | null;
+  /** `maxBytes` stopped the read early: call again for the rest. */
+  more: boolean;
+}
+
+export interface ReadOptions {
+  /** Takes each value as soon as it is parsed (then `values` stays empty). */
+  visit?: (value: unknown) => void;
+  /** Called before the first value when the file was replaced or truncated. */
+  onReset?: () => void;
+  /** Stop after about this many bytes (whole lines), leaving `more` set. */
+  maxBytes?: number;
 }
 
 /**
@@ -41,8 +53,8 @@ export class JsonlFile {
     return path.basename(this.path);
   }
 
-  readNew(): ReadResult {
-    const result: ReadResult = { reset: false, values: [], corrupt: [], tail: null };
+  readNew({ visit, onReset, maxBytes = Number.POSITIVE_INFINITY }: ReadOptions = {}): ReadResult {
+    const result: ReadResult = { reset: false, values: [], corrupt: [], tail: null, more: false };
     const stat = fs.statSync(this.path, { throwIfNoEntry: false });
     if (!stat) {
       if (this.ino !== -1) {
@@ -51,11 +63,15 @@ export class JsonlFile {
         this.offset = 0;
         this.lineCount = 0;
         result.reset = true;
+        onReset?.();
       }
       return result;
     }
     if (stat.ino !== this.ino || stat.size < this.offset) {
-      if (this.ino !== -1) result.reset = true;
+      if (this.ino !== -1) {
+        result.reset = true;
+        onReset?.();
+      }
       this.closeFd();
       this.fd = fs.openSync(this.path, 'a+', FILE_MODE);
       this.ino = fs.fstatSync(this.fd).ino;
@@ -64,32 +80,55 @@ export class JsonlFile {
     }
     const end = stat.size;
     if (end === this.offset || this.fd === null) return result;
-    const buf = Buffer.allocUnsafe(end - this.offset);
-    let read = 0;
-    while (read < buf.length) {
-      const n = fs.readSync(this.fd, buf, read, buf.length - read, this.offset + read);
-      if (n === 0) break;
-      read += n;
-    }
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(NEWLINE, start);
-      if (nl === -1 || nl >= read) break;
-      if (nl > start) {
-        const text = buf.toString('utf8', start, nl);
-        try {
-          result.values.push(JSON.parse(text));
-        } catch {
-          if (text.trim() !== '') result.corrupt.push({ offset: this.offset + start, text });
-        }
+    // Read and parse a chunk at a time, handing each value to `visit` (when given) as soon as it
+    // is parsed, so a large file never sits in memory whole, nor do all its parsed values.
+    let pos = this.offset;
+    let carry = Buffer.alloc(0);
+    while (pos + carry.length < end) {
+      const want = Math.min(READ_CHUNK, end - pos - carry.length);
+      const buf = Buffer.allocUnsafe(carry.length + want);
+      carry.copy(buf, 0);
+      let read = carry.length;
+      while (read < buf.length) {
+        const n = fs.readSync(this.fd, buf, read, buf.length - read, pos + read);
+        if (n === 0) break;
+        read += n;
       }
-      this.lineCount++;
-      start = nl + 1;
+      let start = 0;
+      for (;;) {
+        const nl = buf.indexOf(NEWLINE, start);
+        if (nl === -1 || nl >= read) break;
+        if (nl > start) {
+          const text = buf.toString('utf8', start, nl);
+          let value: unknown;
+          let ok = true;
+          try {
+            value = JSON.parse(text);
+          } catch {
+            ok = false;
+            if (text.trim() !== '') result.corrupt.push({ offset: pos + start, text });
+          }
+          if (ok) {
+            if (visit) visit(value);
+            else result.values.push(value);
+          }
+        }
+        this.lineCount++;
+        start = nl + 1;
+      }
+      pos += start;
+      carry = Buffer.from(buf.subarray(start, read));
+      if (read < buf.length) break;
+      if (pos - this.offset >= maxBytes && pos + carry.length < end) {
+        result.more = true;
+        carry = Buffer.alloc(0);
+        break;
+      }
     }
-    if (start < read) {
-      result.tail = { offset: this.offset + start, text: buf.toString('utf8', start, read) };
+    if (carry.length > 0) {
+      result.tail = { offset: pos, text: carry.toString('utf8') };
     }
-    this.offset += start;
+    this.offset = pos;
     return result;
   }
 

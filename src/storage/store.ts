@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type BadLine, DIR_MODE, JsonlFile, readAllLines } from './jsonl-file.js';
 import { DirLock } from './lock.js';
@@ -43,6 +44,8 @@ export interface StoreOptions {
   /** Compaction waits until a file has at least this many lines. */
   compactMinLines?: number;
 }
+
+const LOAD_SLICE_BYTES = 4 << 20;
 
 export const FILES = {
   memories: 'memories.jsonl',
@@ -90,13 +93,37 @@ export class MemoryStore {
     });
   }
 
-  /** Opens (creating if needed) a data dir, repairs a torn tail, quarantines bad lines. */
+  /**
+   * Opens (creating if needed) a data dir and resolves once it is loaded: a torn tail repaired,
+   * bad lines quarantined.
+   */
   static async open(options: StoreOptions, listeners: StoreListener[] = []): Promise<MemoryStore> {
+    const store = MemoryStore.start(options, listeners);
+    await store.ready;
+    return store;
+  }
+
+  /**
+   * Returns at once and loads in the background, a few megabytes per turn of the event loop,
+   * so a server can answer its handshake while a large store loads. Await `ready` before use;
+   * a folder that cannot be used throws here, at once.
+   */
+  static start(options: StoreOptions, listeners: StoreListener[] = []): MemoryStore {
     prepareDataDir(options.dataDir);
     const store = new MemoryStore(options);
     store.listeners.push(...listeners);
-    await store.lock.run(() => store.catchUp(true));
+    store.ready = store.load();
+    // Whoever awaits `ready` sees a failure; an early one must not crash the process first.
+    store.ready.catch(() => {});
     return store;
+  }
+
+  /** Settles when the initial load is done. */
+  ready: Promise<void> = Promise.resolve();
+
+  private async load(): Promise<void> {
+    while (!this.closed && this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
+    if (!this.closed) await this.lock.run(() => this.catchUp(true));
   }
 
   subscribe(listener: StoreListener): void {
@@ -135,6 +162,7 @@ export class MemoryStore {
    */
   async transact<T>(plan: () => Mutation<T>): Promise<T> {
     this.assertOpen();
+    await this.ready;
     return this.lock.run(() => {
       this.catchUp(true);
       const m = plan();
@@ -208,18 +236,23 @@ export class MemoryStore {
     if (this.closed) throw new StoreError('the memory store is closed');
   }
 
-  private catchUp(locked: boolean): void {
+  /** Reads what was appended since the last call; true when `maxBytes` left some unread. */
+  private catchUp(locked: boolean, maxBytes?: number): boolean {
+    let more = false;
     for (const kind of ['memories', 'relations'] as const) {
       const file = this.files[kind];
-      const read = file.readNew();
-      if (read.reset) {
-        this.resetKind(kind);
-        // Whoever replaced the file read it under the lock and quarantined its bad lines first.
-        for (let i = this.pendingCorrupt.length - 1; i >= 0; i--) {
-          if (this.pendingCorrupt[i]?.kind === kind) this.pendingCorrupt.splice(i, 1);
-        }
-      }
-      for (const value of read.values) this.applyLine(kind, value);
+      const read = file.readNew({
+        maxBytes,
+        visit: (value) => this.applyLine(kind, value),
+        onReset: () => {
+          this.resetKind(kind);
+          // Whoever replaced the file read it under the lock and quarantined its bad lines first.
+          for (let i = this.pendingCorrupt.length - 1; i >= 0; i--) {
+            if (this.pendingCorrupt[i]?.kind === kind) this.pendingCorrupt.splice(i, 1);
+          }
+        },
+      });
+      more ||= read.more;
       for (const line of read.corrupt) {
         this.pendingCorrupt.push({ kind, line, reason: 'unparsable JSON' });
       }
@@ -246,6 +279,7 @@ export class MemoryStore {
       for (const kind of kinds) this.rewrite(kind);
     }
     if (locked) this.compactIfStale();
+    return more;
   }
 
   private applyLine(kind: Kind, value: unknown): void {

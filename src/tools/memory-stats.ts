@@ -38,7 +38,7 @@ export function registerMemoryStats(server: McpServer, { memory }: ToolDeps): vo
       },
     },
     async () => {
-      const s = memory.stats();
+      const s = await memory.stats();
       return answer(
         s,
         `${s.total} memories (${s.by_status.active} active, ${s.by_status.promoted} promoted, ${s.by_status.archived} archived); ` +

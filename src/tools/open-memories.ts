@@ -55,7 +55,7 @@ export function registerOpenMemories(server: McpServer, { memory }: ToolDeps): v
       },
     },
     async ({ memory_ids }) => {
-      const opened = memory.open(memory_ids);
+      const opened = await memory.open(memory_ids);
       const text = [
         ...opened.memories.map((m) => `[${m.id}] (${m.status}, score ${m.score})\n${m.content}`),
         ...(opened.not_found.length ? [`Not found: ${opened.not_found.join(', ')}`] : []),

@@ -95,7 +95,7 @@ export function registerSearchMemory(server: McpServer, { memory }: ToolDeps): v
       },
     },
     async (input) => {
-      const found = memory.search(input);
+      const found = await memory.search(input);
       const lines = found.results.map(
         (r, i) =>
           `${i + 1}. [${r.memory_id}] ${r.content.replace(/\s+/g, ' ').slice(0, 160)} (score ${r.score}, relevance ${r.relevance}${r.review_candidate ? ', review' : ''})`,

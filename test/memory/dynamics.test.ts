@@ -51,7 +51,7 @@ describe('memory dynamics through the service', () => {
     const used = await t.memory.save({ content: 'used twice' });
     await t.memory.touch(used.memory_id);
     await t.memory.touch(used.memory_id);
-    const ids = t.memory.promotionCandidates().map((c) => c.memory_id);
+    const ids = (await t.memory.promotionCandidates()).map((c) => c.memory_id);
     assert.deepEqual(ids, [used.memory_id]);
     await assert.rejects(
       t.memory.promote({ memory_id: unused.memory_id, dry_run: true }),
@@ -109,7 +109,7 @@ describe('memory dynamics through the service', () => {
       t = await openTestMemory({ MNEMO_DECAY_MODEL: model });
       await t.memory.save({ content: 'model probe' });
       t.clock.advanceDays(3);
-      scores[model] = t.memory.search({ query: 'probe' }).results[0]?.score ?? -1;
+      scores[model] = (await t.memory.search({ query: 'probe' })).results[0]?.score ?? -1;
       t.close();
     }
     t = await openTestMemory();
@@ -126,7 +126,7 @@ describe('memory dynamics through the service', () => {
     await t.memory.save({ content: 'c' });
     await t.memory.touch(a.memory_id);
     await t.memory.touch(a.memory_id);
-    const s = t.memory.stats();
+    const s = await t.memory.stats();
     assert.equal(s.total, 3);
     assert.equal(s.by_status.active, 3);
     assert.equal(s.gc_candidates, 1);

@@ -13,13 +13,13 @@ describe('search_memory semantics', () => {
     });
     t.clock.advanceDays(40); // score well below the danger zone, still alive
     await t.memory.save({ content: 'Bought new hiking boots for the cabin trip.' });
-    const found = t.memory.search({ query: 'wifi password' });
+    const found = await t.memory.search({ query: 'wifi password' });
     assert.deepEqual(
       found.results.map((r) => r.memory_id),
       [old.memory_id],
     );
     assert.ok((found.results[0]?.score ?? 1) < 0.15);
-    const none = t.memory.search({ query: 'submarine' });
+    const none = await t.memory.search({ query: 'submarine' });
     assert.equal(none.total, 0);
     assert.deepEqual(none.results, []);
   });
@@ -29,7 +29,7 @@ describe('search_memory semantics', () => {
     const older = await t.memory.save({ content: 'Standup is at nine.' });
     t.clock.advanceDays(5);
     const newer = await t.memory.save({ content: 'Standup is at nine thirty.' });
-    const ids = t.memory.search({ query: 'standup' }).results.map((r) => r.memory_id);
+    const ids = (await t.memory.search({ query: 'standup' })).results.map((r) => r.memory_id);
     assert.deepEqual(ids, [newer.memory_id, older.memory_id]);
 
     const strong = await t.memory.save({
@@ -37,15 +37,15 @@ describe('search_memory semantics', () => {
     });
     t.clock.advanceDays(5);
     await t.memory.save({ content: 'Lunch menu, and a note about the budget' });
-    const first = t.memory.search({ query: 'budget review' }).results[0];
+    const first = (await t.memory.search({ query: 'budget review' })).results[0];
     assert.equal(first?.memory_id, strong.memory_id);
   });
 
   it('search never reinforces', async () => {
     t = await openTestMemory();
     const { memory_id } = await t.memory.save({ content: 'Ferns like shade.' });
-    t.memory.search({ query: 'ferns' });
-    t.memory.search({ query: 'ferns' });
+    await t.memory.search({ query: 'ferns' });
+    await t.memory.search({ query: 'ferns' });
     assert.equal(t.store.memories.get(memory_id)?.use_count, 0);
   });
 
@@ -66,7 +66,7 @@ describe('search_memory semantics', () => {
           .memory_id,
       );
     }
-    const page = t.memory.search({ query: 'tomato seedlings', top_k: 10 });
+    const page = await t.memory.search({ query: 'tomato seedlings', top_k: 10 });
     assert.equal(page.results.length, 10);
     const flags = page.results.map((r) => r.review_candidate);
     assert.deepEqual(flags, [false, false, true, false, false, true, false, false, true, false]);
@@ -76,7 +76,7 @@ describe('search_memory semantics', () => {
     }
     assert.equal(page.total, 16);
 
-    const off = t.memory.search({
+    const off = await t.memory.search({
       query: 'tomato seedlings',
       top_k: 10,
       include_review_candidates: false,
@@ -92,7 +92,7 @@ describe('search_memory semantics', () => {
     for (let i = 0; i < 20; i++) await t.memory.save({ content: `Paging item ${i}` });
     const seen: string[] = [];
     for (let page = 1; page <= 4; page++) {
-      const r = t.memory.search({ query: 'paging item', page_size: 7, page });
+      const r = await t.memory.search({ query: 'paging item', page_size: 7, page });
       seen.push(...r.results.map((x) => x.memory_id));
       assert.equal(r.page, page);
       assert.equal(r.total, 23);
@@ -109,17 +109,14 @@ describe('search_memory semantics', () => {
     const c = await t.memory.save({ content: `Alpha ${'long '.repeat(200)}`, tags: ['fun'] });
     await t.memory.archive(c.memory_id);
 
-    const ids = (input: Parameters<typeof t.memory.search>[0]) =>
-      t.memory
-        .search(input)
-        .results.map((r) => r.memory_id)
-        .sort();
-    assert.deepEqual(ids({ query: 'alpha', tags: ['fun'] }), [b.memory_id]);
-    assert.deepEqual(ids({ query: 'alpha', status: ['archived'] }), [c.memory_id]);
-    assert.deepEqual(ids({ query: 'alpha', window_days: 5 }), [b.memory_id]);
-    assert.deepEqual(ids({ query: 'alpha', min_score: 0.5 }), [b.memory_id]);
-    assert.deepEqual(ids({ query: 'alpha' }), [a.memory_id, b.memory_id].sort());
-    const cut = t.memory.search({ query: 'alpha', status: ['archived'], preview_length: 40 });
+    const ids = async (input: Parameters<typeof t.memory.search>[0]) =>
+      (await t.memory.search(input)).results.map((r) => r.memory_id).sort();
+    assert.deepEqual(await ids({ query: 'alpha', tags: ['fun'] }), [b.memory_id]);
+    assert.deepEqual(await ids({ query: 'alpha', status: ['archived'] }), [c.memory_id]);
+    assert.deepEqual(await ids({ query: 'alpha', window_days: 5 }), [b.memory_id]);
+    assert.deepEqual(await ids({ query: 'alpha', min_score: 0.5 }), [b.memory_id]);
+    assert.deepEqual(await ids({ query: 'alpha' }), [a.memory_id, b.memory_id].sort());
+    const cut = await t.memory.search({ query: 'alpha', status: ['archived'], preview_length: 40 });
     assert.equal(cut.results[0]?.content.length, 40);
   });
 
@@ -128,7 +125,7 @@ describe('search_memory semantics', () => {
     const old = await t.memory.save({ content: 'first' });
     t.clock.advanceDays(2);
     const fresh = await t.memory.save({ content: 'second' });
-    const r = t.memory.search({ include_review_candidates: false });
+    const r = await t.memory.search({ include_review_candidates: false });
     assert.deepEqual(
       r.results.map((x) => x.memory_id),
       [fresh.memory_id, old.memory_id],

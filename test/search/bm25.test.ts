@@ -44,9 +44,9 @@ describe('Bm25Index', () => {
   });
 
   it('finds nothing for unknown terms or an empty index', () => {
-    assert.deepEqual(build(corpus).search(['zebra']), { ids: [], scores: [] });
-    assert.deepEqual(build(corpus).search([]), { ids: [], scores: [] });
-    assert.deepEqual(new Bm25Index().search(['tea']), { ids: [], scores: [] });
+    assert.deepEqual(build(corpus).search(['zebra']), { ids: [], scores: [], docs: [] });
+    assert.deepEqual(build(corpus).search([]), { ids: [], scores: [], docs: [] });
+    assert.deepEqual(new Bm25Index().search(['tea']), { ids: [], scores: [], docs: [] });
   });
 
   it('weighs rarer terms more (idf)', () => {
@@ -203,7 +203,7 @@ describe('Bm25Index', () => {
     const index = build(corpus);
     index.clear();
     assert.equal(index.size, 0);
-    assert.deepEqual(index.search(['tea']), { ids: [], scores: [] });
+    assert.deepEqual(index.search(['tea']), { ids: [], scores: [], docs: [] });
     index.add('x', ['tea']);
     assert.deepEqual(index.search(['tea']).ids, ['x']);
   });
