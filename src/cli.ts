@@ -158,7 +158,8 @@ async function runStdio(config: Config): Promise<number> {
         },
         'memory store loaded',
       ),
-    (error: Error) => logger.error({ dataDir: config.dataDir, err: error.message }, 'cannot load the memory store'),
+    (error: Error) =>
+      logger.error({ dataDir: config.dataDir, err: error.message }, 'cannot load the memory store'),
   );
   const server = createServer({ memory: opened.memory });
   const stop = () => {

@@ -59,12 +59,9 @@ export const configSchema = z
     }),
     promoteThreshold: number('MNEMO_PROMOTE_THRESHOLD', 'set e.g. 0.65'),
     promoteMinUses: number('MNEMO_PROMOTE_MIN_USES', 'set e.g. 2').pipe(
-      z
-        .number()
-        .int()
-        .min(1, {
-          error: 'MNEMO_PROMOTE_MIN_USES must be 1 or more: a memory never used never promotes',
-        }),
+      z.number().int().min(1, {
+        error: 'MNEMO_PROMOTE_MIN_USES must be 1 or more: a memory never used never promotes',
+      }),
     ),
     promoteUseCount: number('MNEMO_PROMOTE_USE_COUNT', 'set e.g. 5').pipe(z.number().int().min(1)),
     promoteWindowDays: number('MNEMO_PROMOTE_WINDOW_DAYS', 'set e.g. 14').pipe(z.number().min(0)),

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { MemoryStore } from '../storage/store.js';
-import { type MemorySettings, MemoryService } from './service.js';
+import { MemoryService, type MemorySettings } from './service.js';
 
 export function settingsFrom(config: Config): MemorySettings {
   return {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { quantileSorted } from 'simple-statistics';
 import {
+  clampStrength,
   DAY,
   type DangerZone,
   type DecayParams,
-  clampStrength,
   decayScore,
   isCrossDomain,
   type PromotionParams,

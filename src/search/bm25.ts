@@ -11,9 +11,10 @@ export interface LexicalHits<D = unknown> {
 }
 
 /**
- * An incremental BM25 index (Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5))). Documents get
- * small integer ordinals; postings are flat [ordinal, tf, ordinal, tf, ...] arrays. A removed
- * document leaves dead postings behind that searches skip and `vacuum` drops.
+ * An incremental BM25 index (Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5))) over term ids
+ * (small integers from the Tokenizer's vocabulary). Documents get ordinals; a term's postings
+ * are a flat [ordinal, tf, ordinal, tf, ...] array. A removed document leaves dead postings
+ * behind that searches skip and `vacuum` drops.
  */
 export class Bm25Index<D = unknown> {
   private readonly k1: number;
@@ -22,8 +23,11 @@ export class Bm25Index<D = unknown> {
   private ids: (string | null)[] = [];
   private lengths: number[] = [];
   private docs: (D | undefined)[] = [];
-  /** Per term: its postings and its live document frequency. */
-  private postings = new Map<string, { list: number[]; df: number }>();
+  /** By term id: postings, and the number of live documents holding the term. */
+  private postings: (number[] | undefined)[] = [];
+  private df: number[] = [];
+  /** By term id: 1 + the ordinal of the last document that added the term. */
+  private lastAdder = new Int32Array(1024);
   private live = 0;
   private totalLength = 0;
   private scratch = new Float64Array(0);
@@ -39,36 +43,31 @@ export class Bm25Index<D = unknown> {
     return this.live;
   }
 
-  add(id: string, tokens: readonly string[], previousTokens?: readonly string[], doc?: D): void {
-    if (this.ordinalOf.has(id)) this.remove(id, previousTokens ?? []);
+  add(id: string, terms: readonly number[], previousTerms?: readonly number[], doc?: D): void {
+    if (this.ordinalOf.has(id)) this.remove(id, previousTerms ?? []);
     const ordinal = this.ids.length;
     this.ids.push(id);
     this.docs.push(doc);
-    this.lengths.push(tokens.length);
+    this.lengths.push(terms.length);
     this.ordinalOf.set(id, ordinal);
     this.live++;
-    this.totalLength += tokens.length;
-    const counts = tokens.length > 64 ? termCounts(tokens) : null;
-    for (let i = 0; i < tokens.length; i++) {
-      const term = tokens[i] as string;
-      let tf: number;
-      if (counts) {
-        const n = counts.get(term);
-        if (n === undefined) continue;
-        counts.delete(term);
-        tf = n;
-      } else {
-        if (tokens.indexOf(term) < i) continue;
-        tf = 1;
-        for (let j = i + 1; j < tokens.length; j++) if (tokens[j] === term) tf++;
+    this.totalLength += terms.length;
+    const stamp = ordinal + 1;
+    for (const term of terms) {
+      if (term >= this.lastAdder.length) this.growTo(term);
+      let list = this.postings[term];
+      if (this.lastAdder[term] === stamp && list) {
+        // This document's posting is the last one of the list: count one more occurrence.
+        list[list.length - 1] = (list[list.length - 1] as number) + 1;
+        continue;
       }
-      let entry = this.postings.get(term);
-      if (!entry) {
-        entry = { list: [], df: 0 };
-        this.postings.set(term, entry);
+      this.lastAdder[term] = stamp;
+      if (!list) {
+        list = [];
+        this.postings[term] = list;
       }
-      entry.list.push(ordinal, tf);
-      entry.df++;
+      list.push(ordinal, 1);
+      this.df[term] = (this.df[term] ?? 0) + 1;
     }
   }
 
@@ -84,8 +83,8 @@ export class Bm25Index<D = unknown> {
     if (ordinal !== undefined) this.docs[ordinal] = doc;
   }
 
-  /** `tokens` must be the ones the document was added with (to keep document frequencies). */
-  remove(id: string, tokens: readonly string[]): void {
+  /** `terms` must be the ones the document was added with (to keep document frequencies). */
+  remove(id: string, terms: readonly number[]): void {
     const ordinal = this.ordinalOf.get(id);
     if (ordinal === undefined) return;
     this.ordinalOf.delete(id);
@@ -94,9 +93,8 @@ export class Bm25Index<D = unknown> {
     this.totalLength -= this.lengths[ordinal] ?? 0;
     this.lengths[ordinal] = 0;
     this.live--;
-    for (const term of new Set(tokens)) {
-      const entry = this.postings.get(term);
-      if (entry) entry.df = Math.max(0, entry.df - 1);
+    for (const term of new Set(terms)) {
+      if ((this.df[term] ?? 0) > 0) this.df[term] = (this.df[term] as number) - 1;
     }
     if (this.ids.length > 1024 && this.ids.length > 2 * this.live) this.vacuum();
   }
@@ -106,13 +104,15 @@ export class Bm25Index<D = unknown> {
     this.ids = [];
     this.lengths = [];
     this.docs = [];
-    this.postings = new Map();
+    this.postings = [];
+    this.df = [];
+    this.lastAdder = new Int32Array(1024);
     this.live = 0;
     this.totalLength = 0;
   }
 
   /** Every live document that shares a term with the query, with its BM25 score. */
-  search(queryTokens: readonly string[]): LexicalHits<D> {
+  search(queryTerms: readonly number[]): LexicalHits<D> {
     const hits: LexicalHits<D> = { ids: [], scores: [], docs: [] };
     if (this.live === 0) return hits;
     if (this.scratch.length < this.ids.length) {
@@ -122,10 +122,10 @@ export class Bm25Index<D = unknown> {
     const touched: number[] = [];
     const avgLength = this.totalLength / this.live || 1;
     const { k1, b } = this;
-    for (const term of new Set(queryTokens)) {
-      const entry = this.postings.get(term);
-      if (!entry || entry.df === 0) continue;
-      const { list, df } = entry;
+    for (const term of new Set(queryTerms)) {
+      const list = this.postings[term];
+      const df = this.df[term] ?? 0;
+      if (!list || df === 0) continue;
       const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
       for (let i = 0; i < list.length; i += 2) {
         const ordinal = list[i] as number;
@@ -145,6 +145,12 @@ export class Bm25Index<D = unknown> {
     return hits;
   }
 
+  private growTo(term: number): void {
+    const next = new Int32Array(Math.max(term + 1, this.lastAdder.length * 2));
+    next.set(this.lastAdder);
+    this.lastAdder = next;
+  }
+
   /** Renumbers live documents and drops dead postings. */
   private vacuum(): void {
     const remap = new Int32Array(this.ids.length).fill(-1);
@@ -159,24 +165,19 @@ export class Bm25Index<D = unknown> {
       lengths.push(this.lengths[ordinal] as number);
       docs.push(this.docs[ordinal]);
     });
-    for (const [term, entry] of this.postings) {
-      const list = entry.list;
+    this.postings = this.postings.map((list) => {
+      if (!list) return undefined;
       const next: number[] = [];
       for (let i = 0; i < list.length; i += 2) {
         const to = remap[list[i] as number] as number;
         if (to !== -1) next.push(to, list[i + 1] as number);
       }
-      if (next.length === 0) this.postings.delete(term);
-      else entry.list = next;
-    }
+      return next.length > 0 ? next : undefined;
+    });
+    // Ordinals changed: a stamp must never match a renumbered document.
+    this.lastAdder.fill(0);
     this.ids = ids;
     this.lengths = lengths;
     this.docs = docs;
   }
-}
-
-function termCounts(tokens: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return counts;
 }

@@ -10,6 +10,7 @@ export function searchableText(
   return `${record.content}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}`;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a range over all of ASCII, on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
 const LOOSE_SPACE = /\s\s|[^\S ]/;
 
@@ -53,15 +54,20 @@ export class LexicalIndex implements StoreListener {
         return;
       }
       this.dropContent(previous);
-      this.bm25.add(record.id, this.tokenizer.tokens(text), this.tokenizer.tokens(before), record);
+      this.bm25.add(
+        record.id,
+        this.tokenizer.termIds(text),
+        this.tokenizer.termIds(before),
+        record,
+      );
     } else {
-      this.bm25.add(record.id, this.tokenizer.tokens(text), undefined, record);
+      this.bm25.add(record.id, this.tokenizer.termIds(text), undefined, record);
     }
     this.byContent.set(contentHash(normalizeContent(record.content)), record.id);
   }
 
   remove(previous: MemoryRecord): void {
-    this.bm25.remove(previous.id, this.tokenizer.tokens(searchableText(previous)));
+    this.bm25.remove(previous.id, this.tokenizer.termIds(searchableText(previous)));
     this.dropContent(previous);
   }
 
@@ -71,7 +77,7 @@ export class LexicalIndex implements StoreListener {
   }
 
   search(query: string): LexicalHits<MemoryRecord> {
-    return this.bm25.search(this.tokenizer.tokens(query));
+    return this.bm25.search(this.tokenizer.termIds(query, false));
   }
 
   /** The id of a live memory with the same normalized content, if any. */

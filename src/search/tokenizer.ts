@@ -15,34 +15,71 @@ const STOP_WORDS = new Set(
 
 // Anything but letters and digits separates words; "ralph's" gives ralph and s (a stop word).
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
-const STEM_CACHE_LIMIT = 100_000;
+const WORD_CACHE_LIMIT = 200_000;
+const STOP = -1;
 
 /**
  * Words for lexical search: lowercased, stop words out, Porter-stemmed, so that "who is
- * ralph?" and "Ralph's" meet on "ralph". One instance per index; its stem cache is bounded.
+ * ralph?" and "Ralph's" meet on "ralph". It also numbers the stems it has seen (the index's
+ * vocabulary), so the index works on small integers rather than strings.
  */
 export class Tokenizer {
-  private readonly stems = new Map<string, string>();
+  /** Lowercased word -> term id, or STOP. A cache: cleared when it grows too large. */
+  private readonly wordIds = new Map<string, number>();
+  /** Stem -> term id: the vocabulary, which only grows. */
+  private readonly stemIds = new Map<string, number>();
+  private readonly stems: string[] = [];
 
+  /** The stems of `text`, in order. */
   tokens(text: string): string[] {
     const out: string[] = [];
-    for (const word of text.toLowerCase().split(SEPARATORS)) {
-      if (word.length === 0 || STOP_WORDS.has(word)) continue;
-      out.push(this.stem(word));
+    for (const word of words(text)) {
+      if (!STOP_WORDS.has(word)) out.push(stemOf(word));
     }
     return out;
   }
 
-  private stem(word: string): string {
-    let stem = this.stems.get(word);
-    if (stem === undefined) {
-      // Digits and very short words stem to themselves.
-      stem = word.length <= 2 || /\d/.test(word) ? word : stemmer(word);
-      if (this.stems.size >= STEM_CACHE_LIMIT) this.stems.clear();
-      this.stems.set(word, stem);
+  /** Term ids of `text`; `learn` false leaves out stems the vocabulary does not have. */
+  termIds(text: string, learn = true): number[] {
+    const out: number[] = [];
+    for (const word of words(text)) {
+      let id = this.wordIds.get(word);
+      if (id === undefined) {
+        id = STOP_WORDS.has(word) ? STOP : this.stemId(stemOf(word), learn);
+        if (id === undefined) continue;
+        if (this.wordIds.size >= WORD_CACHE_LIMIT) this.wordIds.clear();
+        this.wordIds.set(word, id);
+      }
+      if (id !== STOP) out.push(id);
     }
-    return stem;
+    return out;
   }
+
+  get vocabularySize(): number {
+    return this.stems.length;
+  }
+
+  private stemId(stem: string, learn: boolean): number | undefined {
+    let id = this.stemIds.get(stem);
+    if (id === undefined && learn) {
+      id = this.stems.length;
+      this.stems.push(stem);
+      this.stemIds.set(stem, id);
+    }
+    return id;
+  }
+}
+
+function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(SEPARATORS)
+    .filter((w) => w.length > 0);
+}
+
+// Digits and very short words stem to themselves.
+function stemOf(word: string): string {
+  return word.length <= 2 || /\d/.test(word) ? word : stemmer(word);
 }
 
 export function isStopWord(word: string): boolean {

@@ -7,8 +7,8 @@ import { DirLock } from './lock.js';
 import {
   isTombstone,
   type MemoryRecord,
-  type RelationRecord,
   RecordError,
+  type RelationRecord,
   toMemoryRecord,
   toRelationRecord,
 } from './records.js';
@@ -45,7 +45,7 @@ export interface StoreOptions {
   compactMinLines?: number;
 }
 
-const LOAD_SLICE_BYTES = 4 << 20;
+const LOAD_SLICE_BYTES = 1 << 20;
 
 export const FILES = {
   memories: 'memories.jsonl',
@@ -122,6 +122,8 @@ export class MemoryStore {
   ready: Promise<void> = Promise.resolve();
 
   private async load(): Promise<void> {
+    // Not a byte before the caller has wired its server: the handshake must not wait.
+    await setImmediate();
     while (!this.closed && this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
     if (!this.closed) await this.lock.run(() => this.catchUp(true));
   }

@@ -1,6 +1,6 @@
+import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Readable, Writable } from 'node:stream';
 
 /** Serves `server` over stdin/stdout; resolves when the client closes the stream. */
 export async function serveStdio(
