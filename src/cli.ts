@@ -8,6 +8,7 @@ import { MemoryError } from './memory/errors.js';
 import { type OpenedMemory, openMemory } from './memory/open.js';
 import type { GcCandidate } from './memory/service.js';
 import { createServer } from './server.js';
+import { LockTimeoutError } from './storage/lock.js';
 import { StoreError } from './storage/store.js';
 import { serveStdio } from './transport/stdio.js';
 import { VERSION } from './version.js';

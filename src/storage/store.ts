@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type BadLine, DIR_MODE, JsonlFile, readAllLines } from './jsonl-file.js';
-import { DirLock } from './lock.js';
+import { DirLock, LockTimeoutError } from './lock.js';
 import {
   isTombstone,
   type MemoryRecord,
@@ -124,8 +124,16 @@ export class MemoryStore {
   private async load(): Promise<void> {
     // Not a byte before the caller has wired its server: the handshake must not wait.
     await setImmediate();
-    while (!this.closed && this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
-    if (!this.closed) await this.lock.run(() => this.catchUp(true));
+    try {
+      while (!this.closed && this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
+      if (!this.closed) await this.lock.run(() => this.catchUp(true));
+    } catch (error) {
+      if (error instanceof LockTimeoutError) throw error;
+      throw new StoreError(
+        `cannot load the data dir ${this.dataDir}: ${(error as Error).message}. ` +
+          'Fix the permissions of its files, or choose another folder with --data-dir or MNEMO_DATA_DIR',
+      );
+    }
   }
 
   subscribe(listener: StoreListener): void {

@@ -166,6 +166,15 @@ describe('the mnemo command', () => {
     const blocked = mnemo(['stats', '--data-dir', path.join(file, 'sub')]);
     assert.equal(blocked.code, 1);
     assert.match(blocked.stderr, /cannot use the data dir .*--data-dir or MNEMO_DATA_DIR/);
+
+    const unreadable = makeHome();
+    fs.mkdirSync(path.join(unreadable, 'memories.jsonl'));
+    const broken = mnemo(['stats', '--data-dir', unreadable]);
+    assert.equal(broken.code, 1);
+    assert.match(
+      broken.stderr,
+      /^mnemo: cannot load the data dir .*EISDIR.*--data-dir or MNEMO_DATA_DIR\n$/,
+    );
   });
 
   it('uses MNEMO_DATA_DIR, then XDG_DATA_HOME/mnemo', () => {
