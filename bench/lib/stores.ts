@@ -1,6 +1,6 @@
 // Pre-filled stores, written straight to disk in each server's own line format.
-import fs from 'node:fs';
-import type { MemoryRecord } from '../../src/storage/records.js';
+import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import { seededRandom } from './content.js';
 
 const DAY = 86_400;
@@ -23,43 +23,24 @@ export function mnemoRecords(texts: readonly string[], now: number, seed = 11): 
   return texts.map((content) => {
     const created = now - Math.floor(random() * 120 * DAY);
     const lastUsed = created + Math.floor(random() * (now - created));
-    return {
-      id: seededUuid(random),
-      content,
-      meta: { tags: [], source: null, context: null, extra: {} },
-      entities: [],
-      created_at: created,
+    return newMemoryRecord(seededUuid(random), content, created, {
       last_used: lastUsed,
       use_count: Math.floor(-Math.log(1 - random()) * 2),
       strength: random() < 0.1 ? 1 + Math.round(random() * 10) / 10 : 1,
-      status: 'active',
-      promoted_at: null,
-      promoted_to: null,
-      review_priority: 0,
-      review_count: 0,
-      last_review_at: null,
-      cross_domain_count: 0,
-    };
+    });
   });
 }
 
-/** Writes `lines` (JSON values) as JSON Lines, a few MB at a time, and fsyncs. */
+/**
+ * Writes `lines` (JSON values) as JSON Lines, synced to disk, so the first durable save of a
+ * server does not pay for flushing the whole pre-filled file.
+ */
 function writeJsonl(file: string, lines: Iterable<unknown>): void {
-  const fd = fs.openSync(file, 'w', 0o600);
+  const out = new JsonlFile(file);
   try {
-    let chunk = '';
-    for (const line of lines) {
-      chunk += `${JSON.stringify(line)}\n`;
-      if (chunk.length > 4 << 20) {
-        fs.writeSync(fd, chunk);
-        chunk = '';
-      }
-    }
-    if (chunk) fs.writeSync(fd, chunk);
-    // On disk before the server starts, so the first durable save does not pay for flushing it.
-    fs.fsyncSync(fd);
+    out.rewrite(lines);
   } finally {
-    fs.closeSync(fd);
+    out.close();
   }
 }
 

@@ -16,11 +16,12 @@ import {
 } from '../decay/index.js';
 import type { LexicalIndex } from '../search/lexical-index.js';
 import { combinedRank, interleave, topN } from '../search/ranking.js';
-import type {
-  MemoryRecord,
-  MemoryStatus,
-  RelationRecord,
-  RelationType,
+import {
+  type MemoryRecord,
+  type MemoryStatus,
+  newMemoryRecord,
+  type RelationRecord,
+  type RelationType,
 } from '../storage/records.js';
 import type { MemoryStore } from '../storage/store.js';
 import { MemoryError, notFound } from './errors.js';
@@ -162,9 +163,7 @@ export class MemoryService {
         };
         return { result: { memory_id: duplicate.id, deduplicated: true }, memories: [updated] };
       }
-      const record: MemoryRecord = {
-        id: randomUUID(),
-        content: input.content,
+      const record = newMemoryRecord(randomUUID(), input.content, now, {
         meta: {
           tags: dedupe(input.tags ?? []),
           source: input.source ?? null,
@@ -172,18 +171,8 @@ export class MemoryService {
           extra: input.meta ?? {},
         },
         entities: dedupe(input.entities ?? []),
-        created_at: now,
-        last_used: now,
-        use_count: 0,
         strength: clampStrength(input.strength ?? 1),
-        status: 'active',
-        promoted_at: null,
-        promoted_to: null,
-        review_priority: 0,
-        review_count: 0,
-        last_review_at: null,
-        cross_domain_count: 0,
-      };
+      });
       return { result: { memory_id: record.id, deduplicated: false }, memories: [record] };
     });
   }

@@ -53,6 +53,33 @@ export interface Tombstone {
   _deleted: true;
 }
 
+/** A memory made at `at`, never used yet; `fields` overrides any default. */
+export function newMemoryRecord(
+  id: string,
+  content: string,
+  at: number,
+  fields: Partial<MemoryRecord> = {},
+): MemoryRecord {
+  return {
+    id,
+    content,
+    meta: { tags: [], source: null, context: null, extra: {} },
+    entities: [],
+    created_at: at,
+    last_used: at,
+    use_count: 0,
+    strength: 1,
+    status: 'active',
+    promoted_at: null,
+    promoted_to: null,
+    review_priority: 0,
+    review_count: 0,
+    last_review_at: null,
+    cross_domain_count: 0,
+    ...fields,
+  };
+}
+
 export class RecordError extends Error {
   override name = 'RecordError';
 }

@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import lockfile from 'proper-lockfile';
 import { LockTimeoutError } from '../../src/storage/lock.js';
-import type { MemoryRecord, RelationRecord } from '../../src/storage/records.js';
+import {
+  type MemoryRecord,
+  newMemoryRecord,
+  type RelationRecord,
+} from '../../src/storage/records.js';
 import {
   FILES,
   MemoryStore,
@@ -59,24 +63,7 @@ async function openStore(
 }
 
 function memory(id: string, content: string, fields: Partial<MemoryRecord> = {}): MemoryRecord {
-  return {
-    id,
-    content,
-    meta: { tags: [], source: null, context: null, extra: {} },
-    entities: [],
-    created_at: T0,
-    last_used: T0,
-    use_count: 0,
-    strength: 1,
-    status: 'active',
-    promoted_at: null,
-    promoted_to: null,
-    review_priority: 0,
-    review_count: 0,
-    last_review_at: null,
-    cross_domain_count: 0,
-    ...fields,
-  };
+  return newMemoryRecord(id, content, T0, fields);
 }
 
 function relation(id: string, from: string, to: string): RelationRecord {
