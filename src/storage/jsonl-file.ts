@@ -202,8 +202,11 @@ export class JsonlFile {
 
   private openForWrite(): number {
     if (this.fd === null) {
+      const created = !fs.existsSync(this.path);
       this.fd = fs.openSync(this.path, 'a+', FILE_MODE);
       this.ino = fs.fstatSync(this.fd).ino;
+      // A new file's name is durable only once its folder is synced too.
+      if (created) syncDir(path.dirname(this.path));
     }
     return this.fd;
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { type BadLine, DIR_MODE, JsonlFile, readAllLines } from './jsonl-file.js';
+import { type BadLine, DIR_MODE, JsonlFile, readAllLines, syncDir } from './jsonl-file.js';
 import { DirLock, LockTimeoutError } from './lock.js';
 import {
   isTombstone,
@@ -395,7 +395,11 @@ function isJson(text: string): boolean {
 
 function prepareDataDir(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+    const made = fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+    // Every folder made here is durable once its parent is synced.
+    for (let d = dir; made !== undefined && d.startsWith(made); d = path.dirname(d)) {
+      syncDir(path.dirname(d));
+    }
     fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
