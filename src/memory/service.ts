@@ -209,12 +209,14 @@ export class MemoryService {
     };
     if (query) {
       const hits = this.index.search(query);
-      let best = 0;
-      for (const x of hits.scores) if (x > best) best = x;
       for (let i = 0; i < hits.ids.length; i++) {
         const record = hits.docs[i];
-        if (accept(record)) consider(record, (hits.scores[i] as number) / best);
+        if (accept(record)) consider(record, hits.scores[i] as number);
       }
+      // Relevance is relative to the best match that passed the filters.
+      let best = 0;
+      for (const x of relevance) if (x > best) best = x;
+      for (let i = 0; i < relevance.length; i++) relevance[i] = (relevance[i] as number) / best;
     } else {
       for (const record of this.store.memories.values()) if (accept(record)) consider(record, 1);
     }

@@ -116,6 +116,13 @@ describe('search_memory semantics', () => {
     assert.deepEqual(await ids({ query: 'alpha', window_days: 5 }), [b.memory_id]);
     assert.deepEqual(await ids({ query: 'alpha', min_score: 0.5 }), [b.memory_id]);
     assert.deepEqual(await ids({ query: 'alpha' }), [a.memory_id, b.memory_id].sort());
+    await t.memory.save({ content: 'Alpha alpha', tags: ['work'] }); // the best match overall
+    const onlyFun = await t.memory.search({ query: 'alpha', tags: ['fun'] });
+    assert.equal(
+      onlyFun.results[0]?.relevance,
+      1,
+      'relevance is relative to what passed the filters',
+    );
     const cut = await t.memory.search({ query: 'alpha', status: ['archived'], preview_length: 40 });
     assert.equal(cut.results[0]?.content.length, 40);
   });
