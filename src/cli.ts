@@ -92,6 +92,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (
       error instanceof ConfigError ||
       error instanceof StoreError ||
+      error instanceof LockTimeoutError ||
       error instanceof MemoryError
     ) {
       io.stderr.write(`mnemo: ${error.message}\n`);
