@@ -172,6 +172,8 @@ async function runStdio(config: Config): Promise<number> {
   process.once('SIGTERM', stop);
   logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
   await serveStdio(server);
+  // Let a load in progress, and the calls waiting on it, finish before the store closes.
+  await opened.ready.catch(() => {});
   opened.close();
   return 0;
 }

@@ -44,6 +44,7 @@ export class JsonlFile {
   private offset = 0;
   /** Complete lines consumed since the last reset (stale ones included). */
   lineCount = 0;
+  private closed = false;
 
   constructor(filePath: string) {
     this.path = filePath;
@@ -54,6 +55,7 @@ export class JsonlFile {
   }
 
   readNew({ visit, onReset, maxBytes = Number.POSITIVE_INFINITY }: ReadOptions = {}): ReadResult {
+    this.assertOpen();
     const result: ReadResult = { reset: false, values: [], corrupt: [], tail: null, more: false };
     const stat = fs.statSync(this.path, { throwIfNoEntry: false });
     if (!stat) {
@@ -134,6 +136,7 @@ export class JsonlFile {
 
   /** Appends lines and waits until they are on disk. The caller holds the data dir lock. */
   append(values: readonly unknown[]): void {
+    this.assertOpen();
     if (values.length === 0) return;
     const fd = this.openForWrite();
     let text = '';
@@ -164,6 +167,7 @@ export class JsonlFile {
 
   /** Replaces the file with `values`: temp file, fsync, rename, fsync of the folder. */
   rewrite(values: Iterable<unknown>): void {
+    this.assertOpen();
     const tmp = `${this.path}.${process.pid}.tmp`;
     const fd = fs.openSync(tmp, 'w', FILE_MODE);
     let lines = 0;
@@ -198,6 +202,12 @@ export class JsonlFile {
 
   close(): void {
     this.closeFd();
+    this.closed = true;
+  }
+
+  private assertOpen(): void {
+    // A closed file would read as if nothing were there: refuse rather than mislead.
+    if (this.closed) throw new Error(`${this.name} is closed`);
   }
 
   private openForWrite(): number {

@@ -125,10 +125,10 @@ export class MemoryStore {
     // Not a byte before the caller has wired its server: the handshake must not wait.
     await setImmediate();
     try {
-      while (!this.closed && this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
-      if (!this.closed) await this.lock.run(() => this.catchUp(true));
+      while (this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
+      await this.lock.run(() => this.catchUp(true));
     } catch (error) {
-      if (error instanceof LockTimeoutError) throw error;
+      if (error instanceof LockTimeoutError || error instanceof StoreError) throw error;
       throw new StoreError(
         `cannot load the data dir ${this.dataDir}: ${(error as Error).message}. ` +
           'Fix the permissions of its files, or choose another folder with --data-dir or MNEMO_DATA_DIR',
@@ -174,6 +174,8 @@ export class MemoryStore {
     this.assertOpen();
     await this.ready;
     return this.lock.run(() => {
+      // Closed while this call waited: its view may be partial; write nothing.
+      this.assertOpen();
       this.catchUp(true);
       const m = plan();
       const forgotten = m.forgotten ?? [];
@@ -224,6 +226,7 @@ export class MemoryStore {
 
   /** Rewrites both logs from their live records, if no other process holds the lock. */
   compactNow(): boolean {
+    this.assertOpen();
     return (
       this.lock.tryRun(() => {
         this.catchUp(true);
@@ -248,6 +251,7 @@ export class MemoryStore {
 
   /** Reads what was appended since the last call; true when `maxBytes` left some unread. */
   private catchUp(locked: boolean, maxBytes?: number): boolean {
+    this.assertOpen();
     let more = false;
     for (const kind of ['memories', 'relations'] as const) {
       const file = this.files[kind];

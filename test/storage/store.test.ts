@@ -649,3 +649,31 @@ describe('MemoryStore: a cortexgraph data dir', () => {
     );
   });
 });
+
+describe('MemoryStore: closed while loading', () => {
+  it('never writes from a partial load, and the file keeps every record', async (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, FILES.memories);
+    // Stale lines outnumber live ones, so a write would compact: from a partial view that would
+    // drop records. About 6 MB, so the load takes several slices.
+    const lines: MemoryRecord[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 6000; i++)
+        lines.push(memory(`m${i}`, `memory ${i} ${'x'.repeat(300)}`, { use_count: round }));
+    }
+    fs.writeFileSync(file, jsonl(...lines));
+    const before = fs.readFileSync(file);
+    const store = MemoryStore.start({
+      dataDir: dir,
+      logger: pino({ level: 'silent' }),
+      clock: () => T0,
+    });
+    const write = store.transact(() => ({ result: null, memories: [memory('new', 'new')] }));
+    store.close();
+    await assert.rejects(write, /closed/);
+    await assert.rejects(store.ready, /closed/);
+    assert.ok(fs.readFileSync(file).equals(before), 'the log is untouched');
+    const again = await openStore(t, dir);
+    assert.equal(again.memories.size, 6000);
+  });
+});
