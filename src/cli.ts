@@ -17,7 +17,7 @@ const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
 
 Usage:
   mnemo stdio                 serve the memory tools over stdin/stdout (for Claude Desktop)
-  mnemo gc [--apply] [--archive] [--limit N] [--at DATE]
+  mnemo gc [--dry-run | --apply] [--archive] [--limit N] [--at DATE]
                               list the memories that have faded below the forget threshold;
                               a dry run unless --apply (forgotten memories stay recoverable)
   mnemo search QUERY [--top-k N] [--tags a,b]
@@ -80,7 +80,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'stats':
         return await runStats(config, values, out);
       case 'restore':
-        return await runRestore(config, args, out);
+        return await runRestore(config, args, values, out);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -98,7 +98,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`mnemo: ${error.message}\n`);
       return 1;
     }
-    io.stderr.write(`mnemo: ${(error as Error).stack ?? String(error)}\n`);
+    // Unexpected: one line for the person, the stack only when asked for.
+    io.stderr.write(`mnemo: ${(error as Error).message ?? String(error)}\n`);
+    if (io.env.MNEMO_LOG_LEVEL === 'debug' || io.env.MNEMO_LOG_LEVEL === 'trace') {
+      io.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    }
     return 1;
   }
 }
@@ -112,6 +116,7 @@ function parse(argv: string[]) {
       'data-dir': { type: 'string' },
       at: { type: 'string' },
       apply: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
       archive: { type: 'boolean' },
       limit: { type: 'string' },
       'top-k': { type: 'string' },
@@ -187,6 +192,9 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 async function runGc(config: Config, values: Values, out: (s: string) => void): Promise<number> {
+  if (values.apply && values['dry-run']) {
+    throw new UsageError('--apply and --dry-run contradict each other: pick one');
+  }
   const apply = values.apply === true;
   const archive = values.archive === true;
   const limit = positiveInt(values.limit, '--limit');
@@ -315,13 +323,14 @@ async function runStats(config: Config, values: Values, out: (s: string) => void
 async function runRestore(
   config: Config,
   args: string[],
+  values: Values,
   out: (s: string) => void,
 ): Promise<number> {
   const [id] = args;
   if (!id) throw new UsageError('restore needs the ID of a memory, e.g. mnemo restore 7f3c…');
   return withMemory(config, async ({ memory }) => {
     const done = await memory.restore(id);
-    out(`${done.memory_id} is ${done.status}.`);
+    out(values.json ? JSON.stringify(done, null, 2) : `${done.memory_id} is ${done.status}.`);
     return 0;
   });
 }

@@ -13,6 +13,11 @@ const number = (name: string, fix: string) =>
     message: `${name} must be a finite number: ${fix}`,
   });
 
+const wholeNumber = (name: string, min: number, example: string) =>
+  number(name, `set ${example}`).refine((v) => Number.isInteger(v) && v >= min, {
+    message: `${name} must be a whole number of ${min} or more (${example})`,
+  });
+
 const bool = (name: string) =>
   z.union([z.boolean(), z.string()]).transform((v, ctx) => {
     if (typeof v === 'boolean') return v;
@@ -27,6 +32,9 @@ const bool = (name: string) =>
 export function parseInstant(value: string | number, name = 'MNEMO_NOW'): number {
   if (typeof value === 'number') return Math.floor(value);
   const s = value.trim();
+  // 20260301 reads as a date, not as epoch seconds in 1970.
+  const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
+  if (compact) return parseInstant(`${compact[1]}-${compact[2]}-${compact[3]}`, name);
   if (/^-?\d+(\.\d+)?$/.test(s)) return Math.floor(Number(s));
   const ms = Date.parse(s);
   if (Number.isNaN(ms)) {
@@ -58,13 +66,15 @@ export const configSchema = z
       message: 'MNEMO_FORGET_THRESHOLD must be 0 or more, e.g. 0.05',
     }),
     promoteThreshold: number('MNEMO_PROMOTE_THRESHOLD', 'set e.g. 0.65'),
-    promoteMinUses: number('MNEMO_PROMOTE_MIN_USES', 'set e.g. 2').pipe(
-      z.number().int().min(1, {
-        error: 'MNEMO_PROMOTE_MIN_USES must be 1 or more: a memory never used never promotes',
-      }),
+    promoteMinUses: wholeNumber(
+      'MNEMO_PROMOTE_MIN_USES',
+      1,
+      'e.g. 2; a memory never used never promotes',
     ),
-    promoteUseCount: number('MNEMO_PROMOTE_USE_COUNT', 'set e.g. 5').pipe(z.number().int().min(1)),
-    promoteWindowDays: number('MNEMO_PROMOTE_WINDOW_DAYS', 'set e.g. 14').pipe(z.number().min(0)),
+    promoteUseCount: wholeNumber('MNEMO_PROMOTE_USE_COUNT', 1, 'e.g. 5'),
+    promoteWindowDays: number('MNEMO_PROMOTE_WINDOW_DAYS', 'set e.g. 14').refine((v) => v >= 0, {
+      message: 'MNEMO_PROMOTE_WINDOW_DAYS must be 0 or more days, e.g. 14',
+    }),
     dangerZoneMin: number('MNEMO_DANGER_ZONE_MIN', 'set e.g. 0.15'),
     dangerZoneMax: number('MNEMO_DANGER_ZONE_MAX', 'set e.g. 0.35'),
     reviewBlendRatio: number('MNEMO_REVIEW_BLEND_RATIO', 'set e.g. 0.3').refine(

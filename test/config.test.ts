@@ -161,4 +161,21 @@ describe('loadConfig', () => {
       assert.match(configError({ MNEMO_AUTO_REINFORCE: 'maybe' }).message, /MNEMO_AUTO_REINFORCE/);
     });
   });
+
+  it('names the variable for every bad whole number or range, and reads 20260301 as a date', () => {
+    assert.match(
+      configError({ MNEMO_PROMOTE_USE_COUNT: '0' }).message,
+      /^MNEMO_PROMOTE_USE_COUNT must be a whole number of 1 or more/,
+    );
+    assert.match(
+      configError({ MNEMO_PROMOTE_MIN_USES: '1.5' }).message,
+      /^MNEMO_PROMOTE_MIN_USES must be a whole number of 1 or more/,
+    );
+    assert.match(configError({ MNEMO_PROMOTE_MIN_USES: '0' }).message, /never used never promotes/);
+    assert.match(
+      configError({ MNEMO_PROMOTE_WINDOW_DAYS: '-1' }).message,
+      /^MNEMO_PROMOTE_WINDOW_DAYS must be 0 or more days/,
+    );
+    assert.equal(load({}, { at: '20260301' }).now, Date.UTC(2026, 2, 1) / 1000);
+  });
 });

@@ -148,17 +148,24 @@ export class MemoryService {
       const duplicateId = this.index.duplicateOf(input.content);
       const duplicate = duplicateId ? this.store.memories.get(duplicateId) : undefined;
       if (duplicate && duplicate.status !== 'archived') {
-        const tags = union(duplicate.meta.tags, input.tags ?? []);
+        // Saving it again is a use; what the new save adds is kept, nothing it says is lost.
+        const reinforced = reinforce(
+          duplicate,
+          now,
+          { kind: 'touch' },
+          this.settings.decay,
+          this.settings.dangerZone,
+        );
         const updated: MemoryRecord = {
           ...duplicate,
-          ...reinforce(
-            duplicate,
-            now,
-            { kind: 'touch' },
-            this.settings.decay,
-            this.settings.dangerZone,
-          ),
-          meta: { ...duplicate.meta, tags },
+          ...reinforced,
+          strength: Math.max(reinforced.strength, clampStrength(input.strength ?? 1)),
+          meta: {
+            tags: union(duplicate.meta.tags, input.tags ?? []),
+            source: duplicate.meta.source ?? input.source ?? null,
+            context: duplicate.meta.context ?? input.context ?? null,
+            extra: { ...duplicate.meta.extra, ...input.meta },
+          },
           entities: union(duplicate.entities, input.entities ?? []),
         };
         return { result: { memory_id: duplicate.id, deduplicated: true }, memories: [updated] };

@@ -76,7 +76,9 @@ export class DirLock {
         onCompromised: () => {},
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return null;
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOENT: another process took over a stale lock between our stat and our update of it.
+      if (code === 'ELOCKED' || code === 'ENOENT') return null;
       throw error;
     }
   }

@@ -98,6 +98,9 @@ const epoch = (v: unknown, fallback: number): number => {
   return fallback;
 };
 
+const finite = (v: unknown, fallback: number): number =>
+  typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
@@ -115,8 +118,8 @@ export function toMemoryRecord(raw: unknown): MemoryRecord {
   const status = MEMORY_STATUSES.includes(raw.status as MemoryStatus)
     ? (raw.status as MemoryStatus)
     : 'active';
-  const strength =
-    typeof raw.strength === 'number' && Number.isFinite(raw.strength) ? raw.strength : 1;
+  // Hand edits can bring anything: keep numbers finite and strength within 1..2.
+  const strength = Math.min(2, Math.max(1, finite(raw.strength, 1)));
   return {
     id,
     content,
@@ -129,15 +132,15 @@ export function toMemoryRecord(raw: unknown): MemoryRecord {
     entities: strings(raw.entities),
     created_at: created,
     last_used: epoch(raw.last_used, created),
-    use_count: typeof raw.use_count === 'number' ? Math.max(0, Math.floor(raw.use_count)) : 0,
+    use_count: Math.max(0, Math.floor(finite(raw.use_count, 0))),
     strength,
     status,
     promoted_at: raw.promoted_at == null ? null : epoch(raw.promoted_at, created),
     promoted_to: typeof raw.promoted_to === 'string' ? raw.promoted_to : null,
-    review_priority: typeof raw.review_priority === 'number' ? raw.review_priority : 0,
-    review_count: typeof raw.review_count === 'number' ? raw.review_count : 0,
+    review_priority: finite(raw.review_priority, 0),
+    review_count: Math.max(0, Math.floor(finite(raw.review_count, 0))),
     last_review_at: raw.last_review_at == null ? null : epoch(raw.last_review_at, created),
-    cross_domain_count: typeof raw.cross_domain_count === 'number' ? raw.cross_domain_count : 0,
+    cross_domain_count: Math.max(0, Math.floor(finite(raw.cross_domain_count, 0))),
   };
 }
 
@@ -155,7 +158,7 @@ export function toRelationRecord(raw: unknown): RelationRecord {
     relation_type: RELATION_TYPES.includes(raw.relation_type as RelationType)
       ? (raw.relation_type as RelationType)
       : 'related',
-    strength: typeof raw.strength === 'number' ? raw.strength : 1,
+    strength: finite(raw.strength, 1),
     created_at: epoch(raw.created_at, 0),
     metadata: isObject(raw.metadata) ? raw.metadata : {},
   };

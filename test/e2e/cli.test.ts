@@ -94,6 +94,16 @@ describe('the mnemo command', () => {
       /^Would forget 2 of 3 memories \(score below 0\.05 at 2026-03-02 00:00 UTC\)\. Run `mnemo gc --apply` to do it\.$/,
     );
 
+    const explicit = mnemo(['gc', '--dry-run', '--data-dir', dir, '--at', '20260302']);
+    assert.equal(
+      explicit.stdout,
+      later.stdout,
+      '--dry-run and the compact date give the same dry run',
+    );
+    const both = mnemo(['gc', '--dry-run', '--apply', '--data-dir', dir]);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--apply and --dry-run contradict each other/);
+
     const json = mnemo(['gc', '--data-dir', dir, '--at', '2026-03-02', '--json']);
     const parsed = JSON.parse(json.stdout) as { dry_run: boolean; total_affected: number };
     assert.equal(parsed.dry_run, true);
@@ -135,6 +145,8 @@ describe('the mnemo command', () => {
     const restored = mnemo(['restore', forgottenId, '--data-dir', dir, '--at', '2026-03-02']);
     assert.equal(restored.code, 0, restored.stderr);
     assert.equal(restored.stdout.trim(), `${forgottenId} is active.`);
+    const json = mnemo(['restore', forgottenId, '--json', '--data-dir', dir]);
+    assert.deepEqual(JSON.parse(json.stdout), { memory_id: forgottenId, status: 'active' });
     assert.match(mnemo(['stats', '--data-dir', dir, '--json']).stdout, /"total": 3/);
 
     const missing = mnemo(['restore', 'no-such-id', '--data-dir', dir]);

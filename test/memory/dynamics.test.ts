@@ -134,4 +134,24 @@ describe('memory dynamics through the service', () => {
     assert.ok(s.score_quantiles && s.score_quantiles.p10 < s.score_quantiles.p90);
     assert.ok((s.store_bytes['memories.jsonl'] ?? 0) > 0);
   });
+
+  it('saving the same content again reinforces it and keeps what the new save adds', async () => {
+    t = await openTestMemory();
+    const first = await t.memory.save({ content: 'Tea at four', tags: ['habits'] });
+    const again = await t.memory.save({
+      content: 'tea  at FOUR',
+      tags: ['home'],
+      source: 'diary',
+      meta: { mood: 'calm' },
+      strength: 1.5,
+    });
+    assert.deepEqual(again, { memory_id: first.memory_id, deduplicated: true });
+    const record = t.store.memories.get(first.memory_id);
+    assert.deepEqual(record?.meta.tags, ['habits', 'home']);
+    assert.equal(record?.meta.source, 'diary');
+    assert.deepEqual(record?.meta.extra, { mood: 'calm' });
+    assert.equal(record?.strength, 1.5);
+    assert.equal(record?.use_count, 1);
+    assert.equal(t.store.memories.size, 1);
+  });
 });

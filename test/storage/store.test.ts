@@ -677,3 +677,17 @@ describe('MemoryStore: closed while loading', () => {
     assert.equal(again.memories.size, 6000);
   });
 });
+
+describe('MemoryStore: hand-edited numbers', () => {
+  it('keeps numbers finite and strength within 1..2', async (t) => {
+    const dir = tempDir(t);
+    const line = JSON.stringify(memory('n', 'numbers'))
+      .replace('"use_count":0', '"use_count":1e400')
+      .replace('"strength":1', '"strength":7');
+    fs.writeFileSync(path.join(dir, FILES.memories), `${line}\n`);
+    const store = await openStore(t, dir);
+    const record = store.memories.get('n');
+    assert.equal(record?.use_count, 0);
+    assert.equal(record?.strength, 2);
+  });
+});
