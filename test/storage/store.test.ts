@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import lockfile from 'proper-lockfile';
 import { LockTimeoutError } from '../../src/storage/lock.js';
 import {
   type MemoryRecord,
@@ -341,8 +341,14 @@ describe('MemoryStore: compaction', () => {
     const dir = tempDir(t);
     const store = await openStore(t, dir, { lockWaitMs: 200 });
     await store.transact(() => ({ result: null, memories: [memory('a', 'x')] }));
+    // Another live process's lock (this test runner's parent stands in for it).
     const lockPath = path.join(dir, FILES.lock);
-    const release = lockfile.lockSync(dir, { lockfilePath: lockPath, realpath: false });
+    fs.mkdirSync(lockPath);
+    fs.writeFileSync(
+      path.join(lockPath, 'owner'),
+      JSON.stringify({ pid: process.ppid, host: os.hostname() }),
+    );
+    const release = () => fs.rmSync(lockPath, { recursive: true, force: true });
     try {
       const inode = fs.statSync(path.join(dir, FILES.memories)).ino;
       assert.equal(store.compactNow(), false);
@@ -358,17 +364,30 @@ describe('MemoryStore: compaction', () => {
     assert.equal(store.compactNow(), true);
   });
 
-  it('takes over a lock left by a process that died', async (t) => {
+  it('takes over at once a lock whose owner process is gone', async (t) => {
     const dir = tempDir(t);
     const lockPath = path.join(dir, FILES.lock);
     fs.mkdirSync(lockPath);
-    const longAgo = new Date(Date.now() - 60_000);
-    fs.utimesSync(lockPath, longAgo, longAgo);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const pid = Number(dead.stdout.toString());
+    fs.writeFileSync(path.join(lockPath, 'owner'), JSON.stringify({ pid, host: os.hostname() }));
     const started = performance.now();
     const store = await openStore(t, dir, { lockWaitMs: 2_000 });
     await store.transact(() => ({ result: null, memories: [memory('a', 'after a crash')] }));
     assert.ok(performance.now() - started < 1_000, 'no wait for a stale lock');
     assert.equal(store.memories.get('a')?.content, 'after a crash');
+  });
+
+  it('takes over an unsigned lock (its maker died before signing) once it is old', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, FILES.lock);
+    fs.mkdirSync(lockPath);
+    const longAgo = new Date(Date.now() - 60_000);
+    fs.utimesSync(lockPath, longAgo, longAgo);
+    const store = await openStore(t, dir, { lockWaitMs: 2_000 });
+    await store.transact(() => ({ result: null, memories: [memory('a', 'x')] }));
+    assert.equal(store.memories.size, 1);
+    assert.equal(fs.existsSync(lockPath), false, 'released after the write');
   });
 });
 
