@@ -41,36 +41,56 @@ const TWO_COMPONENT_WEIGHT = 0.7;
 const TWO_COMPONENT_FAST_HALFLIFE = 12 * 3600;
 const TWO_COMPONENT_SLOW_HALFLIFE = 7 * DAY;
 
-/** Fraction of a memory's weight left after `dt` seconds without use, 1 at dt = 0. */
-export function decayFactor(
-  dt: number,
+/**
+ * The decay curve of `params`: the fraction of a memory's weight left after `dt` seconds without
+ * use, 1 at dt = 0. Its constants are worked out once, as search scores thousands per query.
+ */
+export function decayCurve(
   params: Pick<DecayParams, 'model' | 'halfLifeDays'>,
-): number {
-  const elapsed = Math.max(0, dt);
+): (dt: number) => number {
   const halfLife = params.halfLifeDays * DAY;
   switch (params.model) {
     case 'power_law': {
       // t0 is chosen so that (1 + H/t0)^-alpha = 1/2 at the half-life H.
       const t0 = halfLife / (2 ** (1 / POWER_LAW_ALPHA) - 1);
-      return (1 + elapsed / t0) ** -POWER_LAW_ALPHA;
+      return (dt) => (1 + Math.max(0, dt) / t0) ** -POWER_LAW_ALPHA;
     }
-    case 'exponential':
-      return Math.exp((-Math.LN2 / halfLife) * elapsed);
+    case 'exponential': {
+      const lambda = Math.LN2 / halfLife;
+      return (dt) => Math.exp(-lambda * Math.max(0, dt));
+    }
     case 'two_component': {
-      const fast = Math.exp((-Math.LN2 / TWO_COMPONENT_FAST_HALFLIFE) * elapsed);
-      const slow = Math.exp((-Math.LN2 / TWO_COMPONENT_SLOW_HALFLIFE) * elapsed);
-      return TWO_COMPONENT_WEIGHT * fast + (1 - TWO_COMPONENT_WEIGHT) * slow;
+      const fast = Math.LN2 / TWO_COMPONENT_FAST_HALFLIFE;
+      const slow = Math.LN2 / TWO_COMPONENT_SLOW_HALFLIFE;
+      return (dt) => {
+        const t = Math.max(0, dt);
+        return (
+          TWO_COMPONENT_WEIGHT * Math.exp(-fast * t) +
+          (1 - TWO_COMPONENT_WEIGHT) * Math.exp(-slow * t)
+        );
+      };
     }
   }
 }
 
+export function decayFactor(
+  dt: number,
+  params: Pick<DecayParams, 'model' | 'halfLifeDays'>,
+): number {
+  return decayCurve(params)(dt);
+}
+
+/** score = (use_count + 1)^beta * decay(now - last_used) * strength, with `params` fixed. */
+export function decayScorer(params: DecayParams): (memory: MemoryDynamics, now: number) => number {
+  const curve = decayCurve(params);
+  const beta = params.beta;
+  return (memory, now) =>
+    (memory.use_count + 1) ** beta * curve(now - memory.last_used) * memory.strength;
+}
+
 /** score = (use_count + 1)^beta * decay(now - last_used) * strength */
 export function decayScore(memory: MemoryDynamics, now: number, params: DecayParams): number {
-  return (
-    (memory.use_count + 1) ** params.beta *
-    decayFactor(now - memory.last_used, params) *
-    memory.strength
-  );
+  return decayScorer(params)(memory, now);
 }
 
 /** 0 outside the danger zone; inside, an arch that peaks (1) at the zone's middle. */

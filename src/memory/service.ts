@@ -6,7 +6,7 @@ import {
   DAY,
   type DangerZone,
   type DecayParams,
-  decayScore,
+  decayScorer,
   isCrossDomain,
   type PromotionParams,
   promotionVerdict,
@@ -121,12 +121,14 @@ export class MemoryService {
   readonly settings: MemorySettings;
   private readonly logger: Logger;
   private notes: NoteWriter | undefined;
+  private readonly scoreAt: (record: MemoryRecord, now: number) => number;
 
   constructor(deps: MemoryServiceDeps) {
     this.store = deps.store;
     this.index = deps.index;
     this.clock = deps.clock;
     this.settings = deps.settings;
+    this.scoreAt = decayScorer(deps.settings.decay);
     this.logger = deps.logger;
   }
 
@@ -139,7 +141,7 @@ export class MemoryService {
   }
 
   score(record: MemoryRecord, now = this.clock()): number {
-    return decayScore(record, now, this.settings.decay);
+    return this.scoreAt(record, now);
   }
 
   async save(input: SaveInput): Promise<{ memory_id: string; deduplicated: boolean }> {
@@ -197,36 +199,27 @@ export class MemoryService {
     const query = input.query?.trim() ?? '';
 
     // Candidates: every live memory that matches the query's words (all of them, when there is
-    // no query), past the filters.
+    // no query), past the filters. This loop runs for thousands of memories per query.
+    const hits = query ? this.index.search(query) : null;
+    const pool = hits ? hits.docs : [...this.store.memories.values()];
     const records: MemoryRecord[] = [];
     const relevance: number[] = [];
     const scores: number[] = [];
-    const accept = (record: MemoryRecord | undefined): record is MemoryRecord => {
-      if (!record || !statuses.has(record.status)) return false;
-      if (since !== null && record.last_used < since) return false;
-      if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) return false;
-      return true;
-    };
-    const consider = (record: MemoryRecord, rel: number) => {
-      const score = this.score(record, now);
-      if (minScore !== null && score < minScore) return;
+    for (let i = 0; i < pool.length; i++) {
+      const record = pool[i];
+      if (!record || !statuses.has(record.status)) continue;
+      if (since !== null && record.last_used < since) continue;
+      if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) continue;
+      const score = this.scoreAt(record, now);
+      if (minScore !== null && score < minScore) continue;
       records.push(record);
-      relevance.push(rel);
+      relevance.push(hits ? (hits.scores[i] as number) : 1);
       scores.push(score);
-    };
-    if (query) {
-      const hits = this.index.search(query);
-      for (let i = 0; i < hits.ids.length; i++) {
-        const record = hits.docs[i];
-        if (accept(record)) consider(record, hits.scores[i] as number);
-      }
-      // Relevance is relative to the best match that passed the filters.
-      let best = 0;
-      for (const x of relevance) if (x > best) best = x;
-      for (let i = 0; i < relevance.length; i++) relevance[i] = (relevance[i] as number) / best;
-    } else {
-      for (const record of this.store.memories.values()) if (accept(record)) consider(record, 1);
     }
+    // Relevance is relative to the best match that passed the filters.
+    let best = 0;
+    for (const x of relevance) if (x > best) best = x;
+    for (let i = 0; i < relevance.length; i++) relevance[i] = (relevance[i] as number) / best;
 
     const ranks = new Float64Array(records.length);
     for (let i = 0; i < records.length; i++) {
@@ -237,12 +230,14 @@ export class MemoryService {
     const slots =
       input.include_review_candidates === false ? 0 : Math.floor(pageSize * s.reviewBlendRatio);
     let review: number[] = [];
+    let firstPrimary: number[] = [];
     if (slots > 0) {
-      const firstPrimary = new Set(topN(ranks, pageSize - slots).map((r) => r.index));
+      firstPrimary = topN(ranks, pageSize - slots).map((r) => r.index);
+      const inFirst = new Set(firstPrimary);
       const urgency = new Float64Array(records.length);
       for (let i = 0; i < records.length; i++) {
         const p = reviewPriority(scores[i] as number, s.dangerZone);
-        urgency[i] = p > 0 && !firstPrimary.has(i) ? p * (relevance[i] as number) : -1;
+        urgency[i] = p > 0 && !inFirst.has(i) ? p * (relevance[i] as number) : -1;
       }
       review = topN(urgency, slots, (i) => (urgency[i] as number) > 0).map((r) => r.index);
     }
@@ -250,9 +245,13 @@ export class MemoryService {
     const firstCount = pageSize - review.length;
     const offset = page <= 1 ? 0 : firstCount + (page - 2) * pageSize;
     const count = page <= 1 ? firstCount : pageSize;
-    const primary = topN(ranks, offset + count, (i) => !reviewSet.has(i))
-      .slice(offset)
-      .map((r) => r.index);
+    // Page 1 with every review slot filled is exactly the first primaries found above.
+    const primary =
+      page <= 1 && slots > 0 && review.length === slots
+        ? firstPrimary
+        : topN(ranks, offset + count, (i) => !reviewSet.has(i))
+            .slice(offset)
+            .map((r) => r.index);
     const order = page <= 1 ? interleave(primary, review) : primary;
 
     const previewLength = input.preview_length ?? 300;
