@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type CliClient, makeTempDir, removeDir, startClient } from './helpers.js';
+
+const keys = (value: unknown) => Object.keys(value as Record<string, unknown>).sort();
+
+describe('every tool over a real stdio session with the built CLI', () => {
+  let dir: string;
+  let c: CliClient;
+  before(async () => {
+    dir = makeTempDir();
+    c = await startClient(dir, { env: { MNEMO_NOW: '2026-01-01' } });
+  });
+  after(async () => {
+    await c.close();
+    removeDir(dir);
+  });
+
+  it('answers each with structuredContent of the documented shape', async () => {
+    const { tools } = await c.client.listTools();
+    assert.equal(tools.length, 12);
+
+    const a = await c.ok<{ memory_id: string }>('save_memory', {
+      content: 'Ralph the cat sleeps on the rug',
+      tags: ['pets'],
+    });
+    assert.deepEqual(keys(a), ['deduplicated', 'memory_id']);
+    const b = await c.ok<{ memory_id: string }>('save_memory', {
+      content: 'The rug came from Lisbon',
+      tags: ['home'],
+    });
+
+    const found = await c.ok<{ results: unknown[] }>('search_memory', { query: 'who is ralph?' });
+    assert.deepEqual(keys(found), ['page', 'results', 'total']);
+    assert.deepEqual(keys(found.results[0]), [
+      'age_days',
+      'content',
+      'last_used',
+      'memory_id',
+      'relevance',
+      'review_candidate',
+      'review_priority',
+      'score',
+      'tags',
+      'use_count',
+    ]);
+    assert.deepEqual(keys(await c.ok('touch_memory', { memory_id: a.memory_id })), [
+      'memory_id',
+      'new_score',
+      'old_score',
+      'strength',
+      'use_count',
+    ]);
+    const observed = await c.ok<{ results: unknown[] }>('observe_memory_usage', {
+      memory_ids: [a.memory_id],
+      context_tags: ['travel'],
+    });
+    assert.deepEqual(keys(observed), ['not_found', 'reinforced', 'results']);
+    assert.deepEqual(keys(observed.results[0]), [
+      'cross_domain',
+      'memory_id',
+      'review_priority',
+      'strength',
+      'use_count',
+    ]);
+    assert.deepEqual(
+      keys(
+        await c.ok('create_relation', {
+          from_memory_id: a.memory_id,
+          to_memory_id: b.memory_id,
+          relation_type: 'related',
+        }),
+      ),
+      ['relation_id'],
+    );
+    const opened = await c.ok<{ memories: unknown[] }>('open_memories', {
+      memory_ids: [a.memory_id],
+    });
+    assert.deepEqual(keys(opened), ['memories', 'not_found']);
+    assert.ok(keys(opened.memories[0]).includes('relations'));
+    assert.deepEqual(keys(await c.ok('gc', {})), [
+      'archived_count',
+      'candidates',
+      'dry_run',
+      'memory_ids',
+      'removed_count',
+      'total_affected',
+    ]);
+    assert.deepEqual(keys(await c.ok('promote_memory', { auto_detect: true, dry_run: true })), [
+      'candidates',
+      'candidates_found',
+      'dry_run',
+      'promoted',
+      'promoted_count',
+    ]);
+    assert.deepEqual(await c.ok('archive_memory', { memory_id: b.memory_id }), {
+      memory_id: b.memory_id,
+      status: 'archived',
+    });
+    assert.deepEqual(await c.ok('restore_memory', { memory_id: b.memory_id }), {
+      memory_id: b.memory_id,
+      status: 'active',
+    });
+    assert.deepEqual(await c.ok('delete_memory', { memory_id: b.memory_id }), {
+      memory_id: b.memory_id,
+      status: 'deleted',
+    });
+    assert.deepEqual(keys(await c.ok('memory_stats')), [
+      'by_status',
+      'danger_zone_count',
+      'gc_candidates',
+      'promotion_candidates',
+      'relations',
+      'score_quantiles',
+      'store_bytes',
+      'total',
+    ]);
+  });
+});
