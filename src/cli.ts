@@ -10,6 +10,8 @@ import type { GcCandidate } from './memory/service.js';
 import { createServer } from './server.js';
 import { LockTimeoutError } from './storage/lock.js';
 import { StoreError } from './storage/store.js';
+import { isLoopbackAddress } from './transport/hosts.js';
+import { createHttpApp, listen } from './transport/http.js';
 import { serveStdio } from './transport/stdio.js';
 import { VERSION } from './version.js';
 
@@ -17,6 +19,9 @@ const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
 
 Usage:
   mnemo stdio                 serve the memory tools over stdin/stdout (for Claude Desktop)
+  mnemo serve [--host H] [--port P]
+                              serve them over streamable HTTP at POST /mcp (default
+                              127.0.0.1:7744), behind MNEMO_AUTH_TOKEN; GET /health
   mnemo gc [--dry-run | --apply] [--archive] [--limit N] [--at DATE]
                               list the memories that have faded below the forget threshold;
                               a dry run unless --apply (forgotten memories stay recoverable)
@@ -68,11 +73,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     const config = loadConfig({
       env: io.env,
-      flags: { dataDir: values['data-dir'], at: values.at },
+      flags: { dataDir: values['data-dir'], at: values.at, host: values.host, port: values.port },
     });
     switch (command) {
       case 'stdio':
         return await runStdio(config);
+      case 'serve':
+        return await runServe(config, out);
       case 'gc':
         return await runGc(config, values, out);
       case 'search':
@@ -114,6 +121,8 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       'data-dir': { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
       at: { type: 'string' },
       apply: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
@@ -178,6 +187,60 @@ async function runStdio(config: Config): Promise<number> {
   logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
   await serveStdio(server);
   // Let a load in progress, and the calls waiting on it, finish before the store closes.
+  await opened.ready.catch(() => {});
+  opened.close();
+  return 0;
+}
+
+async function runServe(config: Config, out: (s: string) => void): Promise<number> {
+  if (!isLoopbackAddress(config.httpHost) && config.authToken === undefined) {
+    throw new ConfigError(
+      `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32), or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
+    );
+  }
+  const logger = createLogger(config.logLevel);
+  const opened = openMemory(config, { logger, clock: clockFor(config) });
+  let loaded = false;
+  opened.ready.then(
+    () => {
+      loaded = true;
+    },
+    (error: Error) => logger.error({ err: error.message }, 'cannot load the memory store'),
+  );
+  const app = createHttpApp({
+    createMcpServer: () => createServer({ memory: opened.memory }),
+    authToken: config.authToken,
+    allowedHosts: config.allowedHosts,
+    bodyLimit: config.httpBodyLimit,
+    logger,
+    health: () => ({
+      status: 'ok',
+      version: VERSION,
+      store: loaded ? 'ready' : 'loading',
+      memories: loaded ? opened.store.memories.size : null,
+      upstreams: [],
+    }),
+  });
+  let running: Awaited<ReturnType<typeof listen>>;
+  try {
+    running = await listen(app, config.httpHost, config.httpPort);
+  } catch (error) {
+    opened.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      code === 'EADDRINUSE'
+        ? `port ${config.httpPort} on ${config.httpHost} is in use: stop what runs there, or pick another with --port or MNEMO_HTTP_PORT`
+        : `cannot listen on ${config.httpHost}:${config.httpPort}: ${(error as Error).message}`,
+    );
+  }
+  out(`mnemo serve: ${running.url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
+  logger.info({ url: running.url, auth: config.authToken !== undefined }, 'mnemo serve listening');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  logger.info('stopping: draining requests in flight');
+  await running.close(5_000);
   await opened.ready.catch(() => {});
   opened.close();
   return 0;

@@ -87,6 +87,22 @@ export const configSchema = z
     ),
     autoReinforce: bool('MNEMO_AUTO_REINFORCE'),
     now: z.number().int().optional(),
+    httpHost: z.string().min(1, 'MNEMO_HTTP_HOST must not be empty: e.g. 127.0.0.1'),
+    httpPort: number('MNEMO_HTTP_PORT', 'set e.g. 7744').refine(
+      (v) => Number.isInteger(v) && v >= 0 && v <= 65535,
+      { message: 'MNEMO_HTTP_PORT must be a port number from 0 to 65535, e.g. 7744' },
+    ),
+    authToken: z
+      .string()
+      .min(
+        16,
+        'MNEMO_AUTH_TOKEN is too short: use at least 16 random characters (e.g. openssl rand -hex 32)',
+      )
+      .optional(),
+    allowedHosts: z.array(z.string()),
+    httpBodyLimit: z
+      .string()
+      .regex(/^\d+(b|kb|mb)$/i, 'MNEMO_HTTP_BODY_LIMIT must be a size such as 1mb or 512kb'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     }),
@@ -97,7 +113,10 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 
-export const ENV_VARS: Record<Exclude<keyof Config, 'dataDir' | 'now'>, string> = {
+export const ENV_VARS: Record<
+  Exclude<keyof Config, 'dataDir' | 'now' | 'authToken' | 'allowedHosts'>,
+  string
+> = {
   decayModel: 'MNEMO_DECAY_MODEL',
   halfLifeDays: 'MNEMO_HALFLIFE_DAYS',
   beta: 'MNEMO_DECAY_BETA',
@@ -112,6 +131,9 @@ export const ENV_VARS: Record<Exclude<keyof Config, 'dataDir' | 'now'>, string> 
   searchDecayWeight: 'MNEMO_SEARCH_DECAY_WEIGHT',
   autoReinforce: 'MNEMO_AUTO_REINFORCE',
   logLevel: 'MNEMO_LOG_LEVEL',
+  httpHost: 'MNEMO_HTTP_HOST',
+  httpPort: 'MNEMO_HTTP_PORT',
+  httpBodyLimit: 'MNEMO_HTTP_BODY_LIMIT',
 };
 
 export const DEFAULTS = {
@@ -129,6 +151,9 @@ export const DEFAULTS = {
   searchDecayWeight: 0.3,
   autoReinforce: true,
   logLevel: 'info',
+  httpHost: '127.0.0.1',
+  httpPort: 7744,
+  httpBodyLimit: '1mb',
 } as const;
 
 export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
@@ -139,7 +164,12 @@ export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): str
 export interface ConfigSources {
   env: NodeJS.ProcessEnv;
   /** Flags win over the environment. */
-  flags?: { dataDir?: string | undefined; at?: string | undefined };
+  flags?: {
+    dataDir?: string | undefined;
+    at?: string | undefined;
+    host?: string | undefined;
+    port?: string | undefined;
+  };
   home?: string;
 }
 
@@ -154,6 +184,14 @@ export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
   raw.dataDir = path.resolve(
     flags.dataDir ?? (env.MNEMO_DATA_DIR?.trim() || defaultDataDir(env, home)),
   );
+  if (flags.host !== undefined) raw.httpHost = flags.host;
+  if (flags.port !== undefined) raw.httpPort = flags.port;
+  const token = env.MNEMO_AUTH_TOKEN?.trim();
+  if (token) raw.authToken = token;
+  raw.allowedHosts = (env.MNEMO_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   const at = flags.at ?? env.MNEMO_NOW;
   if (at !== undefined && at.trim() !== '') {
     raw.now = parseInstant(at, flags.at !== undefined ? '--at' : 'MNEMO_NOW');

@@ -1,0 +1,187 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { presentedToken, tokenMatches } from './auth.js';
+import { hostName, isAllowedHost } from './hosts.js';
+
+/** The one error type of the HTTP edge; `sendError` turns it into a response. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly rpcCode = -32000,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpDeps {
+  /** A fresh MCP server for one request: the endpoint is stateless (see the README). */
+  createMcpServer(): McpServer;
+  /** Required for every /mcp call when set. */
+  authToken?: string | undefined;
+  /** Host names allowed besides loopback; `*.example.com` matches subdomains. */
+  allowedHosts: readonly string[];
+  /** Largest request body, e.g. '1mb'. */
+  bodyLimit: string;
+  logger: Logger;
+  health(): Record<string, unknown>;
+}
+
+const rpcError = (code: number, message: string) => ({
+  jsonrpc: '2.0',
+  error: { code, message },
+  id: null,
+});
+
+/**
+ * The HTTP face of mnemo: `POST /mcp` (streamable HTTP, JSON responses, no sessions) behind
+ * host checks and bearer auth, and `GET /health` without auth.
+ */
+export function createHttpApp(deps: HttpDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(audit(deps.logger));
+
+  // DNS rebinding: only known Host names, and a browser Origin only from one of them.
+  app.use((req, _res, next) => {
+    if (!isAllowedHost(req.headers.host ?? '', deps.allowedHosts)) {
+      throw new HttpError(403, 'this Host is not allowed: add it to MNEMO_ALLOWED_HOSTS');
+    }
+    const origin = req.headers.origin;
+    if (
+      origin !== undefined &&
+      origin !== 'null' &&
+      !isAllowedHost(hostName(origin), deps.allowedHosts)
+    ) {
+      throw new HttpError(403, 'this Origin is not allowed: add its host to MNEMO_ALLOWED_HOSTS');
+    }
+    next();
+  });
+
+  app.get('/health', (_req, res) => {
+    res.json(deps.health());
+  });
+
+  app.use('/mcp', (req, _res, next) => {
+    if (deps.authToken === undefined) return next();
+    if (!tokenMatches(presentedToken(req.headers.authorization), deps.authToken)) {
+      throw new HttpError(
+        401,
+        'missing or wrong token: send Authorization: Bearer <token>',
+        -32001,
+        {
+          'WWW-Authenticate': 'Bearer',
+        },
+      );
+    }
+    next();
+  });
+
+  app.post('/mcp', express.json({ limit: deps.bodyLimit }), async (req, res) => {
+    const server = deps.createMcpServer();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  app.all('/mcp', () => {
+    throw new HttpError(405, 'use POST: this endpoint answers with JSON and keeps no SSE stream');
+  });
+
+  app.use(() => {
+    throw new HttpError(404, 'not found: the MCP endpoint is POST /mcp');
+  });
+
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    sendError(res, error, deps.logger);
+  });
+  return app;
+}
+
+function sendError(res: Response, error: unknown, logger: Logger): void {
+  if (res.headersSent) return;
+  const type = (error as { type?: string }).type;
+  if (type === 'entity.too.large') {
+    res.status(413).json(rpcError(-32600, 'request body too large'));
+  } else if (type === 'entity.parse.failed') {
+    res.status(400).json(rpcError(-32700, 'parse error: the body is not valid JSON'));
+  } else if (error instanceof HttpError) {
+    res.set(error.headers).status(error.status).json(rpcError(error.rpcCode, error.message));
+  } else {
+    // Internals stay in the log.
+    logger.error({ err: (error as Error)?.message }, 'request failed');
+    res.status(500).json(rpcError(-32603, 'internal error'));
+  }
+}
+
+/** One line per request: route, JSON-RPC method and tool name, status, time. Never payloads. */
+function audit(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = performance.now();
+    res.on('finish', () => {
+      const body = req.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+      const method = typeof body?.method === 'string' ? body.method : undefined;
+      const tool =
+        method === 'tools/call' && typeof body?.params?.name === 'string'
+          ? body.params.name
+          : undefined;
+      logger.info(
+        {
+          label: 'mnemo',
+          route: `${req.method} ${req.path}`,
+          method,
+          tool,
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'call',
+      );
+    });
+    next();
+  };
+}
+
+export interface RunningHttp {
+  url: string;
+  server: Server;
+  /** Stops accepting, lets requests in flight finish (up to `drainMs`), then drops the rest. */
+  close(drainMs?: number): Promise<void>;
+}
+
+export async function listen(
+  app: express.Express,
+  host: string,
+  port: number,
+): Promise<RunningHttp> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    server,
+    close(drainMs = 5_000) {
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

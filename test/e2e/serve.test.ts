@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { after, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';
+
+const TOKEN = 'e2e-token-0123456789abcdef';
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) removeDir(d);
+});
+const env = (extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '',
+  MNEMO_LOG_LEVEL: 'warn',
+  ...extra,
+});
+
+describe('mnemo serve', () => {
+  it('refuses a non-loopback address without a token, saying what to set', () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const r = spawnSync(
+      process.execPath,
+      [CLI_PATH, 'serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', dir],
+      {
+        encoding: 'utf8',
+        env: env(),
+      },
+    );
+    assert.equal(r.status, 1);
+    assert.match(
+      r.stderr,
+      /refusing to listen on 0\.0\.0\.0 without a token: set MNEMO_AUTH_TOKEN/,
+    );
+  });
+
+  it('serves the tools with a token, and on SIGTERM drains, keeps every answered write, exits 0', async () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+      env: env({ MNEMO_AUTH_TOKEN: TOKEN }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      child.on('exit', () => reject(new Error(`serve exited early: ${out}`)));
+    });
+    const client = new Client({ name: 'serve-e2e', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await client.callTool({
+        name: 'save_memory',
+        arguments: { content: `served memory ${i}` },
+      });
+      ids.push((r.structuredContent as { memory_id: string }).memory_id);
+    }
+    await client.close();
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+
+    const stats = spawnSync(process.execPath, [CLI_PATH, 'stats', '--json', '--data-dir', dir], {
+      encoding: 'utf8',
+      env: env(),
+    });
+    assert.equal(JSON.parse(stats.stdout).total, 20);
+  });
+});

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pino from 'pino';
+import { createServer } from '../../src/server.js';
+import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
+import { openTestMemory, type TestMemory } from '../support.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+
+/** A raw request, so a test can send any Host, header or body. */
+function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: options.method ?? 'POST', headers: options.headers },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  },
+});
+const jsonHeaders = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+describe('POST /mcp over streamable HTTP', () => {
+  let t: TestMemory;
+  let server: RunningHttp;
+  const logged: Record<string, unknown>[] = [];
+  before(async () => {
+    t = await openTestMemory();
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => void logged.push(JSON.parse(line)) },
+    );
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: t.memory }),
+      authToken: TOKEN,
+      allowedHosts: ['*.trycloudflare.com'],
+      bodyLimit: '64kb',
+      logger,
+      health: () => ({ status: 'ok', upstreams: [] }),
+    });
+    server = await listen(app, '127.0.0.1', 0);
+  });
+  after(async () => {
+    await server.close(100);
+    t.close();
+  });
+
+  it('an SDK client with a bearer token lists and calls the memory tools', async () => {
+    const client = new Client({ name: 'http-test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 12);
+    const saved = await client.callTool({
+      name: 'save_memory',
+      arguments: { content: 'Ralph sleeps on the rug' },
+    });
+    const id = (saved.structuredContent as { memory_id: string }).memory_id;
+    const found = await client.callTool({
+      name: 'search_memory',
+      arguments: { query: 'who is ralph' },
+    });
+    assert.equal(
+      (found.structuredContent as { results: { memory_id: string }[] }).results[0]?.memory_id,
+      id,
+    );
+    await client.close();
+  });
+
+  it('accepts a bare token too', async () => {
+    const res = await request(`${server.url}/mcp`, {
+      headers: { ...jsonHeaders, authorization: TOKEN },
+      body: initialize,
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers['content-type'] ?? '', /application\/json/);
+    assert.equal(JSON.parse(res.body).result.serverInfo.name, 'mnemo');
+  });
+
+  for (const [label, authorization] of [
+    ['no token', undefined],
+    ['a wrong token', 'Bearer not-the-token-at-all'],
+    ['a malformed header', 'Basic dXNlcjpwYXNz'],
+  ] as const) {
+    it(`answers 401 with WWW-Authenticate for ${label}, leaking nothing`, async () => {
+      const headers: Record<string, string> = { ...jsonHeaders };
+      if (authorization) headers.authorization = authorization;
+      const res = await request(`${server.url}/mcp`, { headers, body: initialize });
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['www-authenticate'], 'Bearer');
+      assert.equal(JSON.parse(res.body).error.code, -32001);
+      assert.ok(!res.body.includes(TOKEN));
+    });
+  }
+
+  it('answers 403 to a foreign Host or Origin, and allows a listed wildcard host', async () => {
+    const headers = { ...jsonHeaders, authorization: `Bearer ${TOKEN}` };
+    const foreign = await request(`${server.url}/mcp`, {
+      headers: { ...headers, host: 'evil.example.com' },
+      body: initialize,
+    });
+    assert.equal(foreign.status, 403);
+    assert.match(JSON.parse(foreign.body).error.message, /MNEMO_ALLOWED_HOSTS/);
+    const origin = await request(`${server.url}/mcp`, {
+      headers: { ...headers, origin: 'https://evil.example.com' },
+      body: initialize,
+    });
+    assert.equal(origin.status, 403);
+    const tunnel = await request(`${server.url}/mcp`, {
+      headers: {
+        ...headers,
+        host: 'quiet-fox.trycloudflare.com',
+        origin: 'https://quiet-fox.trycloudflare.com',
+      },
+      body: initialize,
+    });
+    assert.equal(tunnel.status, 200);
+  });
+
+  it('answers 413 past the body cap and a JSON-RPC parse error to invalid JSON', async () => {
+    const headers = { ...jsonHeaders, authorization: `Bearer ${TOKEN}` };
+    const big = await request(`${server.url}/mcp`, {
+      headers,
+      body: JSON.stringify({ pad: 'x'.repeat(70_000) }),
+    });
+    assert.equal(big.status, 413);
+    const bad = await request(`${server.url}/mcp`, { headers, body: '{"jsonrpc": "2.0", ' });
+    assert.equal(bad.status, 400);
+    assert.equal(JSON.parse(bad.body).error.code, -32700);
+  });
+
+  it('serves /health without auth, and GET /mcp answers 405', async () => {
+    const health = await request(`${server.url}/health`, { method: 'GET' });
+    assert.equal(health.status, 200);
+    assert.deepEqual(JSON.parse(health.body), { status: 'ok', upstreams: [] });
+    const get = await request(`${server.url}/mcp`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(get.status, 405);
+  });
+
+  it('logs one audit line per call, with the tool but no payload or token', async () => {
+    const marker = 'audit-marker-payload';
+    const res = await request(`${server.url}/mcp`, {
+      headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'save_memory', arguments: { content: marker } },
+      }),
+    });
+    assert.equal(res.status, 200);
+    const line = logged.filter((l) => l.msg === 'call').at(-1);
+    assert.equal(line?.tool, 'save_memory');
+    assert.equal(line?.status, 200);
+    assert.equal(typeof line?.ms, 'number');
+    const all = JSON.stringify(logged);
+    assert.ok(!all.includes(marker), 'no payload in the log');
+    assert.ok(!all.includes(TOKEN), 'no token in the log');
+  });
+});
