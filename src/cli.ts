@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { loadGatewayConfig } from './gateway/config.js';
+import { createGateway } from './gateway/proxy.js';
 import { createLogger } from './logger.js';
 import { MemoryError } from './memory/errors.js';
 import { type OpenedMemory, openMemory } from './memory/open.js';
@@ -198,6 +200,9 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
       `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32), or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
     );
   }
+  // A bad gateway config stops the start before anything is opened.
+  const servers =
+    config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
   const logger = createLogger(config.logLevel);
   const opened = openMemory(config, { logger, clock: clockFor(config) });
   let loaded = false;
@@ -207,7 +212,9 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
     },
     (error: Error) => logger.error({ err: error.message }, 'cannot load the memory store'),
   );
+  const gateway = servers === undefined ? undefined : createGateway({ servers, logger });
   const app = createHttpApp({
+    ...(gateway ? { gateway } : {}),
     createMcpServer: () => createServer({ memory: opened.memory }),
     authToken: config.authToken,
     allowedHosts: config.allowedHosts,
@@ -218,7 +225,7 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
       version: VERSION,
       store: loaded ? 'ready' : 'loading',
       memories: loaded ? opened.store.memories.size : null,
-      upstreams: [],
+      upstreams: gateway?.health() ?? [],
     }),
   });
   let running: Awaited<ReturnType<typeof listen>>;
@@ -226,6 +233,7 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
     running = await listen(app, config.httpHost, config.httpPort);
   } catch (error) {
     opened.close();
+    await gateway?.close();
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
       code === 'EADDRINUSE'
@@ -241,6 +249,7 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
   });
   logger.info('stopping: draining requests in flight');
   await running.close(5_000);
+  await gateway?.close();
   await opened.ready.catch(() => {});
   opened.close();
   return 0;

@@ -103,6 +103,7 @@ export const configSchema = z
     httpBodyLimit: z
       .string()
       .regex(/^\d+(b|kb|mb)$/i, 'MNEMO_HTTP_BODY_LIMIT must be a size such as 1mb or 512kb'),
+    gatewayConfig: z.string().min(1).optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     }),
@@ -114,7 +115,7 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 
 export const ENV_VARS: Record<
-  Exclude<keyof Config, 'dataDir' | 'now' | 'authToken' | 'allowedHosts'>,
+  Exclude<keyof Config, 'dataDir' | 'now' | 'authToken' | 'allowedHosts' | 'gatewayConfig'>,
   string
 > = {
   decayModel: 'MNEMO_DECAY_MODEL',
@@ -192,6 +193,8 @@ export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
     .split(',')
     .map((h) => h.trim())
     .filter(Boolean);
+  const gatewayConfig = env.MNEMO_GATEWAY_CONFIG?.trim();
+  if (gatewayConfig) raw.gatewayConfig = path.resolve(gatewayConfig);
   const at = flags.at ?? env.MNEMO_NOW;
   if (at !== undefined && at.trim() !== '') {
     raw.now = parseInstant(at, flags.at !== undefined ? '--at' : 'MNEMO_NOW');

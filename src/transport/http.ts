@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { presentedToken, tokenMatches } from './auth.js';
@@ -30,6 +31,13 @@ export interface HttpDeps {
   bodyLimit: string;
   logger: Logger;
   health(): Record<string, unknown>;
+  /** The upstreams of the gateway, each at POST /mcp/<label>. */
+  gateway?: {
+    has(label: string): boolean;
+    /** That upstream's own token: it opens its route and no other. */
+    tokenFor(label: string): string | undefined;
+    createServer(label: string): { connect(t: Transport): Promise<void>; close(): Promise<void> };
+  };
 }
 
 const rpcError = (code: number, message: string) => ({
@@ -67,33 +75,45 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json(deps.health());
   });
 
-  app.use('/mcp', (req, _res, next) => {
-    if (deps.authToken === undefined) return next();
-    if (!tokenMatches(presentedToken(req.headers.authorization), deps.authToken)) {
+  // Before the /mcp auth below, which would also match /mcp/<label>: here the upstream's own
+  // token is accepted besides the global one. Auth comes first so no label leaks.
+  app.post('/mcp/:label', (req, _res, next) => {
+    const label = req.params.label;
+    const own = deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
+    const accepted = [deps.authToken, own].filter((t): t is string => t !== undefined);
+    const presented = presentedToken(req.headers.authorization);
+    // Every accepted token is compared, so the timing does not tell which one matched.
+    const matches = accepted.map((t) => tokenMatches(presented, t));
+    if (accepted.length > 0 && !matches.includes(true)) throw unauthorized();
+    if (!deps.gateway?.has(label)) {
       throw new HttpError(
-        401,
-        'missing or wrong token: send Authorization: Bearer <token>',
-        -32001,
-        {
-          'WWW-Authenticate': 'Bearer',
-        },
+        404,
+        `no upstream is labelled "${label}": see GET /health for the labels`,
       );
     }
     next();
   });
 
+  app.post('/mcp/:label', express.json({ limit: deps.bodyLimit }), async (req, res) => {
+    const label = req.params.label as string;
+    res.locals.label = label;
+    await serveOnce(
+      (deps.gateway as NonNullable<HttpDeps['gateway']>).createServer(label),
+      req,
+      res,
+    );
+  });
+
+  app.use('/mcp', (req, _res, next) => {
+    if (deps.authToken === undefined) return next();
+    if (!tokenMatches(presentedToken(req.headers.authorization), deps.authToken)) {
+      throw unauthorized();
+    }
+    next();
+  });
+
   app.post('/mcp', express.json({ limit: deps.bodyLimit }), async (req, res) => {
-    const server = deps.createMcpServer();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await serveOnce(deps.createMcpServer(), req, res);
   });
 
   app.all('/mcp', () => {
@@ -108,6 +128,29 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     sendError(res, error, deps.logger);
   });
   return app;
+}
+
+const unauthorized = () =>
+  new HttpError(401, 'missing or wrong token: send Authorization: Bearer <token>', -32001, {
+    'WWW-Authenticate': 'Bearer',
+  });
+
+/** Serves one request with a server made for it: stateless, JSON responses, no SSE. */
+async function serveOnce(
+  server: { connect(t: Transport): Promise<void>; close(): Promise<void> },
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
 }
 
 function sendError(res: Response, error: unknown, logger: Logger): void {
@@ -139,7 +182,7 @@ function audit(logger: Logger) {
           : undefined;
       logger.info(
         {
-          label: 'mnemo',
+          label: (res.locals.label as string | undefined) ?? 'mnemo',
           route: `${req.method} ${req.path}`,
           method,
           tool,

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from '../config.js';
+
+/**
+ * The gateway's upstreams, read from a file in the shape Claude Desktop uses:
+ * `{"mcpServers": {"<label>": {"command", "args", "env", "cwd"} | {"url", "headers"}}}`, each
+ * entry with an optional `token` that opens only that upstream's route.
+ */
+
+const token = z
+  .string()
+  .min(16, 'token is too short: use at least 16 random characters (e.g. openssl rand -hex 32)')
+  .optional();
+
+const stdioSpec = z.object({
+  command: z.string().min(1, 'command must not be empty'),
+  args: z.array(z.string(), { error: 'args must be a list of strings' }).default([]),
+  env: z.record(z.string(), z.string(), { error: 'env must map names to strings' }).optional(),
+  cwd: z.string().min(1, 'cwd must not be empty').optional(),
+  token,
+});
+
+const urlSpec = z.object({
+  url: z.url({ error: 'url must be an http(s) URL, e.g. https://host/mcp' }),
+  headers: z
+    .record(z.string(), z.string(), { error: 'headers must map names to strings' })
+    .optional(),
+  token,
+});
+
+export type StdioUpstreamSpec = z.infer<typeof stdioSpec>;
+export type UrlUpstreamSpec = z.infer<typeof urlSpec>;
+export type UpstreamSpec = StdioUpstreamSpec | UrlUpstreamSpec;
+
+export const LABEL_PATTERN = /^[a-z0-9_-]+$/;
+
+/** Checks a parsed config file; throws ConfigError naming the label and the field to fix. */
+export function parseGatewayConfig(
+  raw: unknown,
+  source = 'the gateway config',
+): Record<string, UpstreamSpec> {
+  const servers = (raw as { mcpServers?: unknown } | null)?.mcpServers;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) {
+    throw new ConfigError(
+      `${source} needs an "mcpServers" object: {"mcpServers": {"<label>": {...}}}`,
+    );
+  }
+  const out: Record<string, UpstreamSpec> = {};
+  const problems: string[] = [];
+  for (const [label, entry] of Object.entries(servers)) {
+    if (!LABEL_PATTERN.test(label)) {
+      problems.push(
+        `mcpServers."${label}": a label may only hold a-z, 0-9, _ and - (it becomes the path /mcp/<label>)`,
+      );
+      continue;
+    }
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`mcpServers.${label}: must be an object with "command" or "url"`);
+      continue;
+    }
+    const hasCommand = 'command' in entry;
+    const hasUrl = 'url' in entry;
+    if (hasCommand === hasUrl) {
+      problems.push(
+        `mcpServers.${label}: needs exactly one of "command" (a stdio server) or "url" (streamable HTTP)`,
+      );
+      continue;
+    }
+    const parsed = (hasCommand ? stdioSpec : urlSpec).safeParse(entry);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const field = issue.path.map(String).join('.');
+        problems.push(`mcpServers.${label}${field ? `.${field}` : ''}: ${issue.message}`);
+      }
+      continue;
+    }
+    out[label] = parsed.data;
+  }
+  if (problems.length > 0) throw new ConfigError(`${source}:\n${problems.join('\n')}`);
+  return out;
+}
+
+/** Reads and checks the file at `file` (MNEMO_GATEWAY_CONFIG). */
+export function loadGatewayConfig(file: string): Record<string, UpstreamSpec> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `cannot read the gateway config ${file} (MNEMO_GATEWAY_CONFIG): ${(error as Error).message}`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(
+      `the gateway config ${file} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  return parseGatewayConfig(raw, `the gateway config ${file}`);
+}
+
+export function isStdioSpec(spec: UpstreamSpec): spec is StdioUpstreamSpec {
+  return 'command' in spec;
+}

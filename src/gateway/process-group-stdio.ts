@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface ProcessGroupStdioParams {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** How long close() waits after closing stdin, then after SIGTERM. */
+  graceMs?: number;
+}
+
+const GROUPS = process.platform !== 'win32';
+
+/**
+ * The SDK's StdioClientTransport, but the child leads its own process group, so whatever it
+ * starts (npx, shells, workers) ends with it: close() ends stdin, then sends SIGTERM and at
+ * last SIGKILL to the whole group, and a group whose leader died is sent SIGTERM too.
+ */
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The child's stderr, available before start() so no early line is lost. */
+  readonly stderr = new PassThrough();
+  private child: ChildProcess | undefined;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(private readonly params: ProcessGroupStdioParams) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error('ProcessGroupStdioTransport already started');
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, this.params.args ?? [], {
+        env: { ...getDefaultEnvironment(), ...this.params.env },
+        cwd: this.params.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: GROUPS,
+        shell: false,
+        windowsHide: true,
+      });
+      this.child = child;
+      child.on('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on('spawn', () => resolve());
+      child.on('close', () => {
+        if (this.child === child) this.child = undefined;
+        // Helpers the leader left behind go with it.
+        signalGroup(child, 'SIGTERM');
+        this.onclose?.();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        this.buffer.append(chunk);
+        for (;;) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = this.buffer.readMessage();
+          } catch (error) {
+            this.onerror?.(error as Error);
+            continue;
+          }
+          if (message === null) break;
+          this.onmessage?.(message);
+        }
+      });
+      child.stderr?.pipe(this.stderr);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin) {
+        reject(new Error('Not connected'));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    this.buffer.clear();
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const grace = this.params.graceMs ?? 2_000;
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const waited = () =>
+      Promise.race([exited, new Promise<void>((r) => setTimeout(r, grace).unref())]);
+    try {
+      child.stdin?.end();
+    } catch {
+      // already closed
+    }
+    await waited();
+    if (child.exitCode === null && child.signalCode === null) {
+      signalGroup(child, 'SIGTERM');
+      await waited();
+    }
+    if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGKILL');
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    if (GROUPS) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    // The group is gone already.
+  }
+}
