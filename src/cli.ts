@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { loadGatewayConfig } from './gateway/config.js';
+import { ManifestFile, type ManifestServer } from './gateway/manifest.js';
 import { createGateway } from './gateway/proxy.js';
 import { createLogger } from './logger.js';
 import { MemoryError } from './memory/errors.js';
@@ -219,6 +220,7 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
     authToken: config.authToken,
     allowedHosts: config.allowedHosts,
     bodyLimit: config.httpBodyLimit,
+    rateLimitPerMinute: config.rateLimitPerMinute,
     logger,
     health: () => ({
       status: 'ok',
@@ -243,16 +245,41 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
   }
   out(`mnemo serve: ${running.url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
   logger.info({ url: running.url, auth: config.authToken !== undefined }, 'mnemo serve listening');
+  const manifest = new ManifestFile(config.gatewayManifest);
+  const publicUrl = config.publicUrl;
+  if (publicUrl !== undefined) {
+    await manifest.publish(publicUrl, manifestEntries(publicUrl, config, gateway));
+    logger.info({ manifest: config.gatewayManifest, publicUrl }, 'gateway.json written');
+  }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
   logger.info('stopping: draining requests in flight');
+  if (publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});
   await running.close(5_000);
   await gateway?.close();
   await opened.ready.catch(() => {});
   opened.close();
   return 0;
+}
+
+/** What a remote agent needs to reach mnemo and each upstream at `publicUrl`. */
+function manifestEntries(
+  publicUrl: string,
+  config: Config,
+  gateway: { labels(): string[]; tokenFor(label: string): string | undefined } | undefined,
+): ManifestServer[] {
+  const bearer = (token: string | undefined): Record<string, string> =>
+    token === undefined ? {} : { authorization: `Bearer ${token}` };
+  return [
+    { label: 'mnemo', url: `${publicUrl}/mcp`, headers: bearer(config.authToken) },
+    ...(gateway?.labels() ?? []).map((label) => ({
+      label,
+      url: `${publicUrl}/mcp/${label}`,
+      headers: bearer(gateway?.tokenFor(label) ?? config.authToken),
+    })),
+  ];
 }
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {

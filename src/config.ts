@@ -104,6 +104,20 @@ export const configSchema = z
       .string()
       .regex(/^\d+(b|kb|mb)$/i, 'MNEMO_HTTP_BODY_LIMIT must be a size such as 1mb or 512kb'),
     gatewayConfig: z.string().min(1).optional(),
+    rateLimitPerMinute: number('MNEMO_RATE_LIMIT', 'set calls a minute, e.g. 600').refine(
+      (v) => Number.isInteger(v) && v >= 0,
+      {
+        message:
+          'MNEMO_RATE_LIMIT must be a whole number of calls a minute (0 turns it off), e.g. 600',
+      },
+    ),
+    publicUrl: z
+      .url({
+        protocol: /^https?$/,
+        error: 'MNEMO_PUBLIC_URL must be an http(s) URL, e.g. https://name.trycloudflare.com',
+      })
+      .optional(),
+    gatewayManifest: z.string().min(1),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     }),
@@ -115,7 +129,16 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 
 export const ENV_VARS: Record<
-  Exclude<keyof Config, 'dataDir' | 'now' | 'authToken' | 'allowedHosts' | 'gatewayConfig'>,
+  Exclude<
+    keyof Config,
+    | 'dataDir'
+    | 'now'
+    | 'authToken'
+    | 'allowedHosts'
+    | 'gatewayConfig'
+    | 'publicUrl'
+    | 'gatewayManifest'
+  >,
   string
 > = {
   decayModel: 'MNEMO_DECAY_MODEL',
@@ -135,6 +158,7 @@ export const ENV_VARS: Record<
   httpHost: 'MNEMO_HTTP_HOST',
   httpPort: 'MNEMO_HTTP_PORT',
   httpBodyLimit: 'MNEMO_HTTP_BODY_LIMIT',
+  rateLimitPerMinute: 'MNEMO_RATE_LIMIT',
 };
 
 export const DEFAULTS = {
@@ -155,6 +179,7 @@ export const DEFAULTS = {
   httpHost: '127.0.0.1',
   httpPort: 7744,
   httpBodyLimit: '1mb',
+  rateLimitPerMinute: 600,
 } as const;
 
 export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
@@ -193,6 +218,11 @@ export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
     .split(',')
     .map((h) => h.trim())
     .filter(Boolean);
+  const publicUrl = env.MNEMO_PUBLIC_URL?.trim();
+  if (publicUrl) raw.publicUrl = publicUrl.replace(/\/+$/, '');
+  raw.gatewayManifest = path.resolve(
+    env.MNEMO_GATEWAY_MANIFEST?.trim() || path.join(raw.dataDir as string, 'gateway.json'),
+  );
   const gatewayConfig = env.MNEMO_GATEWAY_CONFIG?.trim();
   if (gatewayConfig) raw.gatewayConfig = path.resolve(gatewayConfig);
   const at = flags.at ?? env.MNEMO_NOW;

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
@@ -31,6 +33,8 @@ export interface HttpDeps {
   bodyLimit: string;
   logger: Logger;
   health(): Record<string, unknown>;
+  /** Calls a minute allowed per token (per address without one); 0 turns the limit off. */
+  rateLimitPerMinute?: number;
   /** The upstreams of the gateway, each at POST /mcp/<label>. */
   gateway?: {
     has(label: string): boolean;
@@ -74,6 +78,29 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.get('/health', (_req, res) => {
     res.json(deps.health());
   });
+
+  // Per token, so one leaked tunnel URL cannot flood the store; keyed by a hash, never the token.
+  const perMinute = deps.rateLimitPerMinute ?? 600;
+  if (perMinute > 0) {
+    app.use(
+      '/mcp',
+      rateLimit({
+        windowMs: 60_000,
+        limit: perMinute,
+        standardHeaders: 'draft-8',
+        legacyHeaders: false,
+        keyGenerator: (req) => {
+          const token = presentedToken(req.headers.authorization);
+          return token
+            ? `token:${createHash('sha256').update(token).digest('hex')}`
+            : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+        },
+        handler: () => {
+          throw new HttpError(429, `more than ${perMinute} calls a minute: slow down and retry`);
+        },
+      }),
+    );
+  }
 
   // Before the /mcp auth below, which would also match /mcp/<label>: here the upstream's own
   // token is accepted besides the global one. Auth comes first so no label leaks.

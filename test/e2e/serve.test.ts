@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -39,7 +41,10 @@ describe('mnemo serve', () => {
     const dir = makeTempDir();
     dirs.push(dir);
     const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
-      env: env({ MNEMO_AUTH_TOKEN: TOKEN }),
+      env: env({
+        MNEMO_AUTH_TOKEN: TOKEN,
+        MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com/',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -67,8 +72,24 @@ describe('mnemo serve', () => {
       ids.push((r.structuredContent as { memory_id: string }).memory_id);
     }
     await client.close();
+    // MNEMO_PUBLIC_URL was set: gateway.json names this instance, readable by its owner only.
+    const manifestFile = path.join(dir, 'gateway.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    assert.deepEqual(manifest.servers, [
+      {
+        label: 'mnemo',
+        url: 'https://quiet-fox.trycloudflare.com/mcp',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      },
+    ]);
+    assert.equal(fs.statSync(manifestFile).mode & 0o777, 0o600);
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
+    assert.deepEqual(
+      JSON.parse(fs.readFileSync(manifestFile, 'utf8')).servers,
+      [],
+      'withdrawn on a clean stop',
+    );
 
     const stats = spawnSync(process.execPath, [CLI_PATH, 'stats', '--json', '--data-dir', dir], {
       encoding: 'utf8',

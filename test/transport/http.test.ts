@@ -190,3 +190,41 @@ describe('POST /mcp over streamable HTTP', () => {
     assert.ok(!all.includes(TOKEN), 'no token in the log');
   });
 });
+
+describe('rate limit', () => {
+  it('answers 429 past the calls a minute of one token, and counts tokens apart', async (t) => {
+    const m = await openTestMemory();
+    t.after(() => m.close());
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: m.memory }),
+      authToken: TOKEN,
+      allowedHosts: [],
+      bodyLimit: '64kb',
+      logger: pino({ level: 'silent' }),
+      health: () => ({}),
+      rateLimitPerMinute: 3,
+    });
+    const s = await listen(app, '127.0.0.1', 0);
+    t.after(() => s.close(100));
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await request(`${s.url}/mcp`, {
+        headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+        body: initialize,
+      });
+      statuses.push(r.status);
+      if (r.status === 429)
+        assert.match(JSON.parse(r.body).error.message, /more than 3 calls a minute/);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    const other = await request(`${s.url}/mcp`, {
+      headers: { ...jsonHeaders, authorization: 'Bearer another-token-000000' },
+      body: initialize,
+    });
+    assert.equal(
+      other.status,
+      401,
+      'another token has its own budget (and is then refused as wrong)',
+    );
+  });
+});
