@@ -6,6 +6,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { loadGatewayConfig } from './gateway/config.js';
 import { ManifestFile, type ManifestServer } from './gateway/manifest.js';
 import { createGateway } from './gateway/proxy.js';
+import { QuickTunnel } from './gateway/tunnel.js';
 import { createLogger } from './logger.js';
 import { MemoryError } from './memory/errors.js';
 import { type OpenedMemory, openMemory } from './memory/open.js';
@@ -13,7 +14,7 @@ import type { GcCandidate } from './memory/service.js';
 import { createServer } from './server.js';
 import { LockTimeoutError } from './storage/lock.js';
 import { StoreError } from './storage/store.js';
-import { isLoopbackAddress } from './transport/hosts.js';
+import { hostName, isLoopbackAddress } from './transport/hosts.js';
 import { createHttpApp, listen } from './transport/http.js';
 import { serveStdio } from './transport/stdio.js';
 import { VERSION } from './version.js';
@@ -22,7 +23,7 @@ const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
 
 Usage:
   mnemo stdio                 serve the memory tools over stdin/stdout (for Claude Desktop)
-  mnemo serve [--host H] [--port P]
+  mnemo serve [--host H] [--port P] [--tunnel]
                               serve them over streamable HTTP at POST /mcp (default
                               127.0.0.1:7744), behind MNEMO_AUTH_TOKEN; GET /health
   mnemo gc [--dry-run | --apply] [--archive] [--limit N] [--at DATE]
@@ -82,7 +83,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'stdio':
         return await runStdio(config);
       case 'serve':
-        return await runServe(config, out);
+        return await runServe(config, values.tunnel === true, out);
       case 'gc':
         return await runGc(config, values, out);
       case 'search':
@@ -125,6 +126,7 @@ function parse(argv: string[]) {
     options: {
       'data-dir': { type: 'string' },
       host: { type: 'string' },
+      tunnel: { type: 'boolean' },
       port: { type: 'string' },
       at: { type: 'string' },
       apply: { type: 'boolean' },
@@ -195,12 +197,23 @@ async function runStdio(config: Config): Promise<number> {
   return 0;
 }
 
-async function runServe(config: Config, out: (s: string) => void): Promise<number> {
+async function runServe(
+  config: Config,
+  withTunnel: boolean,
+  out: (s: string) => void,
+): Promise<number> {
+  if (withTunnel && config.authToken === undefined) {
+    throw new ConfigError(
+      'refusing to open a public tunnel without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32)',
+    );
+  }
   if (!isLoopbackAddress(config.httpHost) && config.authToken === undefined) {
     throw new ConfigError(
       `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32), or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
     );
   }
+  // The tunnel adds its host once it knows it.
+  const allowedHosts = [...config.allowedHosts];
   // A bad gateway config stops the start before anything is opened.
   const servers =
     config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
@@ -218,7 +231,7 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
     ...(gateway ? { gateway } : {}),
     createMcpServer: () => createServer({ memory: opened.memory }),
     authToken: config.authToken,
-    allowedHosts: config.allowedHosts,
+    allowedHosts,
     bodyLimit: config.httpBodyLimit,
     rateLimitPerMinute: config.rateLimitPerMinute,
     logger,
@@ -246,16 +259,36 @@ async function runServe(config: Config, out: (s: string) => void): Promise<numbe
   out(`mnemo serve: ${running.url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
   logger.info({ url: running.url, auth: config.authToken !== undefined }, 'mnemo serve listening');
   const manifest = new ManifestFile(config.gatewayManifest);
-  const publicUrl = config.publicUrl;
-  if (publicUrl !== undefined) {
-    await manifest.publish(publicUrl, manifestEntries(publicUrl, config, gateway));
-    logger.info({ manifest: config.gatewayManifest, publicUrl }, 'gateway.json written');
+  let publicUrl = config.publicUrl;
+  const publish = async (url: string, previous: string | undefined) => {
+    if (previous !== undefined) await manifest.withdraw(previous);
+    publicUrl = url;
+    await manifest.publish(url, manifestEntries(url, config, gateway));
+    logger.info({ manifest: config.gatewayManifest, publicUrl: url }, 'gateway.json written');
+  };
+  if (publicUrl !== undefined) await publish(publicUrl, undefined);
+  let tunnel: QuickTunnel | undefined;
+  if (withTunnel) {
+    const port = new URL(running.url).port;
+    tunnel = new QuickTunnel({
+      command: config.cloudflared,
+      target: `http://127.0.0.1:${port}`,
+      logger,
+      restartMs: config.tunnelRestartMs,
+      onUrl: async (url, previous) => {
+        allowedHosts.push(hostName(url));
+        await publish(url, previous ?? publicUrl);
+        out(`mnemo serve: ${url}/mcp (tunnel)`);
+      },
+    });
+    tunnel.start();
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
   logger.info('stopping: draining requests in flight');
+  await tunnel?.stop();
   if (publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});
   await running.close(5_000);
   await gateway?.close();

@@ -118,6 +118,10 @@ export const configSchema = z
       })
       .optional(),
     gatewayManifest: z.string().min(1),
+    cloudflared: z.string().min(1, 'MNEMO_CLOUDFLARED must not be empty: a path to cloudflared'),
+    tunnelRestartMs: number('MNEMO_TUNNEL_RESTART_MS', 'set e.g. 1000').refine((v) => v >= 10, {
+      message: 'MNEMO_TUNNEL_RESTART_MS must be 10 or more milliseconds, e.g. 1000',
+    }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     }),
@@ -159,6 +163,8 @@ export const ENV_VARS: Record<
   httpPort: 'MNEMO_HTTP_PORT',
   httpBodyLimit: 'MNEMO_HTTP_BODY_LIMIT',
   rateLimitPerMinute: 'MNEMO_RATE_LIMIT',
+  cloudflared: 'MNEMO_CLOUDFLARED',
+  tunnelRestartMs: 'MNEMO_TUNNEL_RESTART_MS',
 };
 
 export const DEFAULTS = {
@@ -180,6 +186,8 @@ export const DEFAULTS = {
   httpPort: 7744,
   httpBodyLimit: '1mb',
   rateLimitPerMinute: 600,
+  cloudflared: 'cloudflared',
+  tunnelRestartMs: 1000,
 } as const;
 
 export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Logger } from 'pino';
+
+const QUICK_TUNNEL_URL = /https:\/\/[a-z0-9-]+\.trycloudflare\.com/;
+
+export interface TunnelOptions {
+  /** The cloudflared binary (MNEMO_CLOUDFLARED). */
+  command: string;
+  /** The local URL to expose, e.g. http://127.0.0.1:7744. */
+  target: string;
+  logger: Logger;
+  /** Told each new public URL, with the one it replaces. */
+  onUrl(url: string, previous: string | undefined): Promise<void> | void;
+  /** First restart delay; it doubles up to `maxRestartMs`. */
+  restartMs?: number;
+  maxRestartMs?: number;
+}
+
+/**
+ * A Cloudflare quick tunnel: runs `cloudflared tunnel --url <target>` in its own process group,
+ * reads the https://*.trycloudflare.com URL it prints, and when cloudflared exits starts it
+ * again (with backoff) and reports the new URL.
+ */
+export class QuickTunnel {
+  private child: ChildProcess | undefined;
+  private current: string | undefined;
+  private stopping = false;
+  private delay: number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: TunnelOptions) {
+    this.delay = options.restartMs ?? 1_000;
+  }
+
+  get url(): string | undefined {
+    return this.current;
+  }
+
+  start(): void {
+    const { command, target, logger } = this.options;
+    const child = spawn(command, ['tunnel', '--url', target], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.child = child;
+    const startedAt = performance.now();
+    let buffer = '';
+    const read = (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      let nl = buffer.indexOf('\n');
+      while (nl !== -1) {
+        this.onLine(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf('\n');
+      }
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
+    child.on('error', (error) => {
+      logger.error(
+        { command, err: error.message },
+        'cannot start cloudflared: install it or set MNEMO_CLOUDFLARED',
+      );
+    });
+    child.on('exit', (code, signal) => {
+      if (this.child === child) this.child = undefined;
+      if (this.stopping) return;
+      // A tunnel that lived a while restarts promptly; one that keeps dying backs off.
+      if (performance.now() - startedAt > 60_000) this.delay = this.options.restartMs ?? 1_000;
+      logger.warn({ code, signal, restartInMs: this.delay }, 'cloudflared exited; restarting');
+      this.timer = setTimeout(() => this.start(), this.delay);
+      this.delay = Math.min(this.delay * 2, this.options.maxRestartMs ?? 30_000);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.pid === undefined) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      child.kill('SIGTERM');
+    }
+    const timeout = setTimeout(() => {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {}
+    }, 3_000);
+    await exited;
+    clearTimeout(timeout);
+  }
+
+  private onLine(line: string): void {
+    const match = QUICK_TUNNEL_URL.exec(line);
+    if (!match || match[0] === this.current) return;
+    const previous = this.current;
+    this.current = match[0];
+    this.options.logger.info({ url: this.current }, 'tunnel ready');
+    Promise.resolve(this.options.onUrl(this.current, previous)).catch((error: Error) =>
+      this.options.logger.error({ err: error.message }, 'cannot publish the tunnel URL'),
+    );
+  }
+}
