@@ -287,6 +287,13 @@ async function runServe(
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  // A second signal does not wait for the drain (every answered write is on disk already).
+  const force = () => {
+    logger.warn('second signal: stopping now');
+    process.exit(1);
+  };
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
   logger.info('stopping: draining requests in flight');
   await tunnel?.stop();
   if (publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});

@@ -97,4 +97,79 @@ describe('mnemo serve', () => {
     });
     assert.equal(JSON.parse(stats.stdout).total, 20);
   });
+
+  for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
+    it(`${signal} while saves are in flight: every answered save is kept${signal === 'SIGTERM' ? ', exit 0' : ''}`, async () => {
+      const dir = makeTempDir();
+      dirs.push(dir);
+      const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+        env: env({ MNEMO_AUTH_TOKEN: TOKEN }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const url = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
+          if (m) resolve(m[1] as string);
+        });
+      });
+      const answered: string[] = [];
+      let sent = 0;
+      const save = async (i: number) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${TOKEN}`,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: i,
+            method: 'tools/call',
+            params: { name: 'save_memory', arguments: { content: `in flight ${i}` } },
+          }),
+        });
+        const body = (await res.json()) as {
+          result?: { structuredContent?: { memory_id: string } };
+        };
+        const id = body.result?.structuredContent?.memory_id;
+        if (id) answered.push(id);
+      };
+      // Keep 20 saves in flight; stop the server once 60 have been answered.
+      const stopped = new Promise<void>((resolve) => {
+        const worker = async (): Promise<void> => {
+          while (sent < 400) {
+            if (answered.length >= 60) {
+              if (child.exitCode === null && !child.killed) child.kill(signal);
+              resolve();
+              return;
+            }
+            await save(sent++).catch(() => {});
+          }
+          resolve();
+        };
+        for (let k = 0; k < 20; k++) void worker();
+      });
+      await stopped;
+      const code = await exited;
+      if (signal === 'SIGTERM') assert.equal(code, 0);
+      assert.ok(answered.length >= 60);
+      const stats = spawnSync(process.execPath, [CLI_PATH, 'open-check', '--data-dir', dir], {
+        encoding: 'utf8',
+        env: env(),
+      });
+      assert.equal(stats.status, 2, 'sanity: unknown command');
+      const search = spawnSync(process.execPath, [CLI_PATH, 'stats', '--json', '--data-dir', dir], {
+        encoding: 'utf8',
+        env: env(),
+      });
+      const total = JSON.parse(search.stdout).total as number;
+      assert.ok(total >= answered.length, `${total} stored, ${answered.length} answered`);
+      const memories = fs.readFileSync(path.join(dir, 'memories.jsonl'), 'utf8');
+      for (const id of answered) assert.ok(memories.includes(id), `answered save ${id} is on disk`);
+    });
+  }
 });
