@@ -226,7 +226,10 @@ async function runServe(
     },
     (error: Error) => logger.error({ err: error.message }, 'cannot load the memory store'),
   );
-  const gateway = servers === undefined ? undefined : createGateway({ servers, logger });
+  const gateway =
+    servers === undefined
+      ? undefined
+      : createGateway({ servers, logger, callTimeoutMs: config.gatewayTimeoutMs });
   const app = createHttpApp({
     ...(gateway ? { gateway } : {}),
     createMcpServer: () => createServer({ memory: opened.memory }),

@@ -118,6 +118,13 @@ export const configSchema = z
       })
       .optional(),
     gatewayManifest: z.string().min(1),
+    gatewayTimeoutMs: number('MNEMO_GATEWAY_TIMEOUT_MS', 'set e.g. 600000').refine(
+      (v) => v >= 1000,
+      {
+        message:
+          'MNEMO_GATEWAY_TIMEOUT_MS must be at least 1000 milliseconds, e.g. 600000 (10 minutes)',
+      },
+    ),
     cloudflared: z.string().min(1, 'MNEMO_CLOUDFLARED must not be empty: a path to cloudflared'),
     tunnelRestartMs: number('MNEMO_TUNNEL_RESTART_MS', 'set e.g. 1000').refine((v) => v >= 10, {
       message: 'MNEMO_TUNNEL_RESTART_MS must be 10 or more milliseconds, e.g. 1000',
@@ -163,6 +170,7 @@ export const ENV_VARS: Record<
   httpPort: 'MNEMO_HTTP_PORT',
   httpBodyLimit: 'MNEMO_HTTP_BODY_LIMIT',
   rateLimitPerMinute: 'MNEMO_RATE_LIMIT',
+  gatewayTimeoutMs: 'MNEMO_GATEWAY_TIMEOUT_MS',
   cloudflared: 'MNEMO_CLOUDFLARED',
   tunnelRestartMs: 'MNEMO_TUNNEL_RESTART_MS',
 };
@@ -186,6 +194,7 @@ export const DEFAULTS = {
   httpPort: 7744,
   httpBodyLimit: '1mb',
   rateLimitPerMinute: 600,
+  gatewayTimeoutMs: 600_000,
   cloudflared: 'cloudflared',
   tunnelRestartMs: 1000,
 } as const;
