@@ -121,14 +121,17 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
+  const upstreamPools = new Map<string, ServerPool>();
   app.post('/mcp/:label', express.json({ limit: deps.bodyLimit }), async (req, res) => {
     const label = req.params.label as string;
     res.locals.label = label;
-    await serveOnce(
-      (deps.gateway as NonNullable<HttpDeps['gateway']>).createServer(label),
-      req,
-      res,
-    );
+    let pool = upstreamPools.get(label);
+    if (!pool) {
+      const gateway = deps.gateway as NonNullable<HttpDeps['gateway']>;
+      pool = new ServerPool(() => gateway.createServer(label));
+      upstreamPools.set(label, pool);
+    }
+    await serveOnce(pool, req, res);
   });
 
   app.use('/mcp', (req, _res, next) => {
@@ -139,8 +142,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
+  const memoryPool = new ServerPool(() => deps.createMcpServer());
   app.post('/mcp', express.json({ limit: deps.bodyLimit }), async (req, res) => {
-    await serveOnce(deps.createMcpServer(), req, res);
+    await serveOnce(memoryPool, req, res);
   });
 
   app.all('/mcp', () => {
@@ -162,19 +166,39 @@ const unauthorized = () =>
     'WWW-Authenticate': 'Bearer',
   });
 
-/** Serves one request with a server made for it: stateless, JSON responses, no SSE. */
-async function serveOnce(
-  server: { connect(t: Transport): Promise<void>; close(): Promise<void> },
-  req: Request,
-  res: Response,
-): Promise<void> {
+type PooledServer = { connect(t: Transport): Promise<void>; close(): Promise<void> };
+
+/**
+ * MCP servers for one route, reused from request to request: building one (registering every
+ * tool and its schemas) costs milliseconds, more than serving a call. A server serves one
+ * request at a time; it is closed (which detaches its transport) before it is reused.
+ */
+class ServerPool {
+  private readonly idle: PooledServer[] = [];
+  constructor(
+    private readonly make: () => PooledServer,
+    private readonly keep = 32,
+  ) {}
+  take(): PooledServer {
+    return this.idle.pop() ?? this.make();
+  }
+  give(server: PooledServer): void {
+    if (this.idle.length < this.keep) this.idle.push(server);
+  }
+}
+
+/** Serves one request: stateless, JSON responses, no SSE. */
+async function serveOnce(pool: ServerPool, req: Request, res: Response): Promise<void> {
+  const server = pool.take();
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
   res.on('close', () => {
-    void transport.close();
-    void server.close();
+    server.close().then(
+      () => pool.give(server),
+      () => {},
+    );
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, req.body);
