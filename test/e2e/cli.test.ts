@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { INITIALIZE_REQUEST } from '../support.js';
 import { CLI_PATH, makeTempDir, removeDir, startClient } from './helpers.js';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -214,16 +215,7 @@ describe('the mnemo command', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    });
+    send(INITIALIZE_REQUEST);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({
       jsonrpc: '2.0',

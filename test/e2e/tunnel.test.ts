@@ -5,6 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { isAlive } from '../support.js';
 import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';
 
 const TOKEN = 'tunnel-token-0123456789abcdef';
@@ -13,15 +14,6 @@ const dirs: string[] = [];
 after(() => {
   for (const d of dirs) removeDir(d);
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('mnemo serve --tunnel (with a stand-in for cloudflared)', () => {
   it('publishes the tunnel URL, allows its host, and republishes when cloudflared comes back with a new one', async () => {
@@ -100,7 +92,7 @@ describe('mnemo serve --tunnel (with a stand-in for cloudflared)', () => {
     const pids = fs.readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
     assert.equal(pids.length, 2);
     assert.ok(
-      pids.every((p) => !alive(p)),
+      pids.every((p) => !isAlive(p)),
       'cloudflared stopped with mnemo',
     );
   });

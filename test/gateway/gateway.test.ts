@@ -12,7 +12,7 @@ import { createGateway, type Gateway } from '../../src/gateway/proxy.js';
 import { type Timers, Upstream, type UpstreamState } from '../../src/gateway/upstream.js';
 import { createServer } from '../../src/server.js';
 import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
-import { openTestMemory, type TestMemory } from '../support.js';
+import { isAlive, openTestMemory, type TestMemory } from '../support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'echo-upstream.ts');
@@ -222,15 +222,6 @@ describe('the gateway at /mcp/<label>', () => {
   });
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe('closing the gateway', () => {
   it("ends each stdio upstream's whole process group", async () => {
     const gateway = createGateway({
@@ -245,9 +236,9 @@ describe('closing the gateway', () => {
       Number(/\d+/.exec(text(await client.callTool({ name, arguments: { text: '' } })))?.[0]);
     const child = await pidOf('echo');
     const helper = await pidOf('spawn_helper');
-    assert.ok(alive(child) && alive(helper));
+    assert.ok(isAlive(child) && isAlive(helper));
     await gateway.close();
-    await eventually(() => !alive(child) && !alive(helper), 'the child and its helper to end');
+    await eventually(() => !isAlive(child) && !isAlive(helper), 'the child and its helper to end');
   });
 });
 

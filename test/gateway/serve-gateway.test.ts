@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI_PATH, makeTempDir, removeDir } from '../e2e/helpers.js';
+import { isAlive } from '../support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'echo-upstream.ts');
@@ -29,15 +30,6 @@ const env = (extra: Record<string, string>) => ({
   MNEMO_AUTH_TOKEN: TOKEN,
   ...extra,
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
   const deadline = performance.now() + 30_000;
@@ -109,6 +101,6 @@ describe('mnemo serve with MNEMO_GATEWAY_CONFIG', () => {
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
-    await eventually(() => !alive(upstreamPid), 'the upstream child to end');
+    await eventually(() => !isAlive(upstreamPid), 'the upstream child to end');
   });
 });
