@@ -3,10 +3,8 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { loadGatewayConfig } from './gateway/config.js';
-import { ManifestFile, type ManifestServer } from './gateway/manifest.js';
-import { createGateway } from './gateway/proxy.js';
-import { QuickTunnel } from './gateway/tunnel.js';
+import type { ManifestServer } from './gateway/manifest.js';
+import type { QuickTunnel } from './gateway/tunnel.js';
 import { createLogger } from './logger.js';
 import { MemoryError } from './memory/errors.js';
 import { type OpenedMemory, openMemory } from './memory/open.js';
@@ -15,7 +13,7 @@ import { createServer } from './server.js';
 import { LockTimeoutError } from './storage/lock.js';
 import { StoreError } from './storage/store.js';
 import { hostName, isLoopbackAddress } from './transport/hosts.js';
-import { createHttpApp, listen } from './transport/http.js';
+import type { listen } from './transport/http.js';
 import { serveStdio } from './transport/stdio.js';
 import { VERSION } from './version.js';
 
@@ -212,6 +210,16 @@ async function runServe(
       `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32), or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
     );
   }
+  // Loaded here, not at the top: `mnemo stdio` starts without express and the gateway.
+  const [{ loadGatewayConfig }, { ManifestFile }, { createGateway }, { QuickTunnel }, http] =
+    await Promise.all([
+      import('./gateway/config.js'),
+      import('./gateway/manifest.js'),
+      import('./gateway/proxy.js'),
+      import('./gateway/tunnel.js'),
+      import('./transport/http.js'),
+    ]);
+  const { createHttpApp, listen } = http;
   // The tunnel adds its host once it knows it.
   const allowedHosts = [...config.allowedHosts];
   // A bad gateway config stops the start before anything is opened.
