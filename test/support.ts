@@ -117,3 +117,17 @@ export const INITIALIZE_REQUEST = {
     clientInfo: { name: 'raw', version: '1' },
   },
 } as const;
+
+/** The fields of a search_memory result, as DESIGN section 4 lists them (sorted). */
+export const SEARCH_HIT_KEYS = [
+  'age_days',
+  'content',
+  'last_used',
+  'memory_id',
+  'relevance',
+  'review_candidate',
+  'review_priority',
+  'score',
+  'tags',
+  'use_count',
+];

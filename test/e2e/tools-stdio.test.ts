@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SEARCH_HIT_KEYS } from '../support.js';
 import { type CliClient, makeTempDir, removeDir, startClient } from './helpers.js';
 
 const keys = (value: unknown) => Object.keys(value as Record<string, unknown>).sort();
@@ -32,18 +33,7 @@ describe('every tool over a real stdio session with the built CLI', () => {
 
     const found = await c.ok<{ results: unknown[] }>('search_memory', { query: 'who is ralph?' });
     assert.deepEqual(keys(found), ['page', 'results', 'total']);
-    assert.deepEqual(keys(found.results[0]), [
-      'age_days',
-      'content',
-      'last_used',
-      'memory_id',
-      'relevance',
-      'review_candidate',
-      'review_priority',
-      'score',
-      'tags',
-      'use_count',
-    ]);
+    assert.deepEqual(keys(found.results[0]), SEARCH_HIT_KEYS);
     assert.deepEqual(keys(await c.ok('touch_memory', { memory_id: a.memory_id })), [
       'memory_id',
       'new_score',

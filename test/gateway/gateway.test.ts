@@ -12,7 +12,7 @@ import { createGateway, type Gateway } from '../../src/gateway/proxy.js';
 import { type Timers, Upstream, type UpstreamState } from '../../src/gateway/upstream.js';
 import { createServer } from '../../src/server.js';
 import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
-import { isAlive, openTestMemory, type TestMemory } from '../support.js';
+import { INITIALIZE_REQUEST, isAlive, openTestMemory, type TestMemory } from '../support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'echo-upstream.ts');
@@ -50,17 +50,6 @@ function post(url: string, authorization: string | undefined, body: unknown) {
     },
   );
 }
-
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-};
 
 /** Polls (bounded) until `check` holds; no fixed sleeps. */
 async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
@@ -161,21 +150,21 @@ describe('the gateway at /mcp/<label>', () => {
     const own = await connect('/mcp/echo', ECHO_TOKEN);
     assert.match(text(await own.callTool({ name: 'echo', arguments: { text: 'x' } })), /^x /);
     for (const route of ['/mcp', '/mcp/other', '/mcp/nope']) {
-      const res = await post(`${server.url}${route}`, `Bearer ${ECHO_TOKEN}`, initialize);
+      const res = await post(`${server.url}${route}`, `Bearer ${ECHO_TOKEN}`, INITIALIZE_REQUEST);
       assert.equal(res.status, 401, route);
       assert.equal(res.headers['www-authenticate'], 'Bearer');
       assert.ok(!res.body.includes(ECHO_TOKEN));
     }
     for (const authorization of [undefined, 'Bearer wrong-token-0123456789']) {
-      const res = await post(`${server.url}/mcp/echo`, authorization, initialize);
+      const res = await post(`${server.url}/mcp/echo`, authorization, INITIALIZE_REQUEST);
       assert.equal(res.status, 401);
     }
-    const other = await post(`${server.url}/mcp/other`, OTHER_TOKEN, initialize);
+    const other = await post(`${server.url}/mcp/other`, OTHER_TOKEN, INITIALIZE_REQUEST);
     assert.equal(other.status, 200);
   });
 
   it('answers 404 naming an unknown label', async () => {
-    const res = await post(`${server.url}/mcp/nope`, `Bearer ${TOKEN}`, initialize);
+    const res = await post(`${server.url}/mcp/nope`, `Bearer ${TOKEN}`, INITIALIZE_REQUEST);
     assert.equal(res.status, 404);
     assert.match(JSON.parse(res.body).error.message, /"nope"/);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { errorText, openTestClient, type TestClient } from '../support.js';
+import { errorText, openTestClient, SEARCH_HIT_KEYS, type TestClient } from '../support.js';
 
 const TOOLS = [
   'save_memory',
@@ -76,18 +76,7 @@ describe('MCP tools over a linked client', () => {
     assert.equal(found.page, 1);
     const hit = found.results[0];
     assert.ok(hit);
-    assert.deepEqual(Object.keys(hit).sort(), [
-      'age_days',
-      'content',
-      'last_used',
-      'memory_id',
-      'relevance',
-      'review_candidate',
-      'review_priority',
-      'score',
-      'tags',
-      'use_count',
-    ]);
+    assert.deepEqual(Object.keys(hit).sort(), SEARCH_HIT_KEYS);
     assert.equal(hit.memory_id, saved.memory_id);
     assert.equal(hit.review_candidate, false);
 

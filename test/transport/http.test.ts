@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import pino from 'pino';
 import { createServer } from '../../src/server.js';
 import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
-import { openTestMemory, type TestMemory } from '../support.js';
+import { INITIALIZE_REQUEST, openTestMemory, type TestMemory } from '../support.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
@@ -32,16 +32,7 @@ function request(
   });
 }
 
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-});
+const initialize = JSON.stringify(INITIALIZE_REQUEST);
 const jsonHeaders = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
