@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -15,6 +16,7 @@ import { StoreError } from './storage/store.js';
 import { hostName, isLoopbackAddress } from './transport/hosts.js';
 import type { listen } from './transport/http.js';
 import { serveStdio } from './transport/stdio.js';
+import { initVault, type VaultInit } from './vault/template.js';
 import { VERSION } from './version.js';
 
 const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
@@ -31,6 +33,11 @@ Usage:
                               search memories as search_memory does
   mnemo stats                 counts, score spread, review, gc and promotion candidates
   mnemo restore ID            bring back a memory that gc or delete forgot, or one archived
+  mnemo promote [ID] [--apply] [--force] [--at DATE]
+                              list the memories durable enough for the Obsidian vault and why
+                              each qualifies; a dry run unless --apply writes their notes
+  mnemo vault init [DIR]      make an Obsidian vault from the template (default the vault of
+                              MNEMO_VAULT_DIR, else <data dir>/vault); an existing one is kept
 
 Options (every command):
   --data-dir DIR              data folder (default $MNEMO_DATA_DIR, else $XDG_DATA_HOME/mnemo,
@@ -90,6 +97,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await runStats(config, values, out);
       case 'restore':
         return await runRestore(config, args, values, out);
+      case 'promote':
+        return await runPromote(config, args, values, out);
+      case 'vault':
+        return runVault(config, args, values, out);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -129,6 +140,7 @@ function parse(argv: string[]) {
       at: { type: 'string' },
       apply: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      force: { type: 'boolean' },
       archive: { type: 'boolean' },
       limit: { type: 'string' },
       'top-k': { type: 'string' },
@@ -157,7 +169,7 @@ async function withMemory<T>(
     await opened.ready;
     return await fn(opened);
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 
@@ -166,7 +178,7 @@ async function runStdio(config: Config): Promise<number> {
   const started = performance.now();
   // The store loads in the background: the handshake and tools/list are answered at once,
   // and tool calls wait for the load.
-  const opened = openMemory(config, { logger, clock: clockFor(config) });
+  const opened = openMemory(config, { logger, clock: clockFor(config), watchVault: true });
   opened.ready.then(
     () =>
       logger.info(
@@ -182,8 +194,7 @@ async function runStdio(config: Config): Promise<number> {
   );
   const server = createServer({ memory: opened.memory });
   const stop = () => {
-    opened.close();
-    process.exit(0);
+    void opened.close().finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -191,7 +202,7 @@ async function runStdio(config: Config): Promise<number> {
   await serveStdio(server);
   // Let a load in progress, and the calls waiting on it, finish before the store closes.
   await opened.ready.catch(() => {});
-  opened.close();
+  await opened.close();
   return 0;
 }
 
@@ -226,7 +237,7 @@ async function runServe(
   const servers =
     config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
   const logger = createLogger(config.logLevel);
-  const opened = openMemory(config, { logger, clock: clockFor(config) });
+  const opened = openMemory(config, { logger, clock: clockFor(config), watchVault: true });
   let loaded = false;
   opened.ready.then(
     () => {
@@ -258,7 +269,7 @@ async function runServe(
   try {
     running = await listen(app, config.httpHost, config.httpPort);
   } catch (error) {
-    opened.close();
+    await opened.close();
     await gateway?.close();
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
@@ -311,7 +322,7 @@ async function runServe(
   await running.close(5_000);
   await gateway?.close();
   await opened.ready.catch(() => {});
-  opened.close();
+  await opened.close();
   return 0;
 }
 
@@ -483,6 +494,89 @@ async function runRestore(
     out(values.json ? JSON.stringify(done, null, 2) : `${done.memory_id} is ${done.status}.`);
     return 0;
   });
+}
+
+async function runPromote(
+  config: Config,
+  args: string[],
+  values: Values,
+  out: (s: string) => void,
+): Promise<number> {
+  if (values.apply && values['dry-run']) {
+    throw new UsageError('--apply and --dry-run contradict each other: pick one');
+  }
+  const [id] = args;
+  if (values.force && !id) {
+    throw new UsageError('--force promotes one memory: give its ID, e.g. mnemo promote 7f3c… --force');
+  }
+  const apply = values.apply === true;
+  return withMemory(config, async ({ memory }) => {
+    const result = await memory.promote({
+      ...(id ? { memory_id: id } : { auto_detect: true }),
+      dry_run: !apply,
+      force: values.force === true,
+    });
+    if (values.json) {
+      out(JSON.stringify(result, null, 2));
+      return 0;
+    }
+    const paths = new Map(result.promoted.map((p) => [p.memory_id, p.path]));
+    if (result.candidates.length > 0) {
+      out(
+        table(
+          ['ID', 'SCORE', 'USES', 'AGE', apply ? 'NOTE' : 'WHY', 'PREVIEW'],
+          result.candidates.map((c) => [
+            c.memory_id,
+            c.score.toFixed(3),
+            String(c.use_count),
+            `${c.age_days}d`,
+            apply ? (paths.get(c.memory_id) ?? 'failed') : c.reason,
+            c.preview.length > 40 ? `${c.preview.slice(0, 39)}…` : c.preview,
+          ]),
+        ),
+      );
+    }
+    for (const f of result.failed) out(`${f.memory_id}: ${f.error}`);
+    out(
+      apply
+        ? `Promoted ${result.promoted_count} of ${result.candidates_found} to ${config.vaultDir}.`
+        : `${result.candidates_found} ${result.candidates_found === 1 ? 'memory qualifies' : 'memories qualify'} for the vault.` +
+            (result.candidates_found > 0
+              ? ` Run \`mnemo promote${id ? ` ${id}` : ''} --apply${values.force ? ' --force' : ''}\` to write ${result.candidates_found === 1 ? 'its note' : 'their notes'}.`
+              : ''),
+    );
+    return 0;
+  });
+}
+
+function runVault(config: Config, args: string[], values: Values, out: (s: string) => void): number {
+  const [sub, dir, ...rest] = args;
+  if (sub !== 'init' || rest.length > 0) {
+    throw new UsageError('vault takes one subcommand: mnemo vault init [DIR]');
+  }
+  const vault = path.resolve(dir ?? config.vaultDir);
+  let done: VaultInit;
+  try {
+    done = initVault(vault, config.vaultFolder);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      `cannot make the vault at ${vault}: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message}; pick a folder you can write`,
+    );
+  }
+  if (values.json) {
+    out(JSON.stringify(done, null, 2));
+    return 0;
+  }
+  out(
+    done.created
+      ? `Made a vault at ${vault} from the template. In Obsidian: Open folder as vault, and pick it.`
+      : `${vault} already holds files: used as it is, with ${done.folder}/ for mnemo's notes.`,
+  );
+  if (dir && path.resolve(dir) !== config.vaultDir) {
+    out(`Set MNEMO_VAULT_DIR=${vault} for mnemo to promote into it.`);
+  }
+  return 0;
 }
 
 function isEntryPoint(): boolean {

@@ -129,6 +129,24 @@ export const configSchema = z
     tunnelRestartMs: number('MNEMO_TUNNEL_RESTART_MS', 'set e.g. 1000').refine((v) => v >= 10, {
       message: 'MNEMO_TUNNEL_RESTART_MS must be 10 or more milliseconds, e.g. 1000',
     }),
+    vaultDir: z.string().min(1),
+    vaultFolder: z
+      .string()
+      .min(1, 'MNEMO_VAULT_FOLDER must not be empty: e.g. mnemo')
+      .refine(
+        (f) => {
+          const parts = f.split(/[\\/]+/).filter(Boolean);
+          return (
+            parts.length > 0 &&
+            !path.isAbsolute(f) &&
+            !parts.some((p) => p === '.' || p === '..' || p.startsWith('.'))
+          );
+        },
+        {
+          message:
+            'MNEMO_VAULT_FOLDER must be a folder name inside the vault, without .. or a leading dot, e.g. mnemo',
+        },
+      ),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     }),
@@ -149,6 +167,7 @@ export const ENV_VARS: Record<
     | 'gatewayConfig'
     | 'publicUrl'
     | 'gatewayManifest'
+    | 'vaultDir'
   >,
   string
 > = {
@@ -173,6 +192,7 @@ export const ENV_VARS: Record<
   gatewayTimeoutMs: 'MNEMO_GATEWAY_TIMEOUT_MS',
   cloudflared: 'MNEMO_CLOUDFLARED',
   tunnelRestartMs: 'MNEMO_TUNNEL_RESTART_MS',
+  vaultFolder: 'MNEMO_VAULT_FOLDER',
 };
 
 export const DEFAULTS = {
@@ -197,6 +217,7 @@ export const DEFAULTS = {
   gatewayTimeoutMs: 600_000,
   cloudflared: 'cloudflared',
   tunnelRestartMs: 1000,
+  vaultFolder: 'mnemo',
 } as const;
 
 export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
@@ -212,6 +233,7 @@ export interface ConfigSources {
     at?: string | undefined;
     host?: string | undefined;
     port?: string | undefined;
+    vaultDir?: string | undefined;
   };
   home?: string;
 }
@@ -239,6 +261,9 @@ export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
   if (publicUrl) raw.publicUrl = publicUrl.replace(/\/+$/, '');
   raw.gatewayManifest = path.resolve(
     env.MNEMO_GATEWAY_MANIFEST?.trim() || path.join(raw.dataDir as string, 'gateway.json'),
+  );
+  raw.vaultDir = path.resolve(
+    flags.vaultDir ?? (env.MNEMO_VAULT_DIR?.trim() || path.join(raw.dataDir as string, 'vault')),
   );
   const gatewayConfig = env.MNEMO_GATEWAY_CONFIG?.trim();
   if (gatewayConfig) raw.gatewayConfig = path.resolve(gatewayConfig);

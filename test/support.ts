@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
 import { type Config, loadConfig } from '../src/config.js';
-import { openMemory } from '../src/memory/open.js';
+import { type OpenedMemory, type OpenOptions, openMemory } from '../src/memory/open.js';
 import type { MemoryService } from '../src/memory/service.js';
 import { createServer } from '../src/server.js';
 import type { MemoryStore } from '../src/storage/store.js';
@@ -33,24 +33,35 @@ export interface TestMemory {
   memory: MemoryService;
   store: MemoryStore;
   config: Config;
-  close(): void;
+  opened: OpenedMemory;
+  /** The vault folder (made at the first promotion). */
+  vault: string;
+  close(): Promise<void>;
 }
 
 export async function openTestMemory(
   env: Record<string, string> = {},
   dir = tempDir(),
+  options: Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger'>> = {},
 ): Promise<TestMemory> {
   const clock = new TestClock();
   const config = loadConfig({ env: { ...env, MNEMO_DATA_DIR: dir }, home: dir });
-  const opened = await openMemory(config, { logger: pino({ level: 'silent' }), clock: clock.read });
+  const opened = openMemory(config, {
+    logger: options.logger ?? pino({ level: 'silent' }),
+    clock: clock.read,
+    ...(options.watchVault !== undefined ? { watchVault: options.watchVault } : {}),
+    ...(options.noteSettleMs !== undefined ? { noteSettleMs: options.noteSettleMs } : {}),
+  });
   return {
     dir,
     clock,
     config,
+    opened,
+    vault: config.vaultDir,
     memory: opened.memory,
     store: opened.store,
-    close() {
-      opened.close();
+    async close() {
+      await opened.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -64,8 +75,11 @@ export interface TestClient extends TestMemory {
 }
 
 /** A client linked in-process to a fresh mnemo server over an in-memory transport. */
-export async function openTestClient(env: Record<string, string> = {}): Promise<TestClient> {
-  const t = await openTestMemory(env);
+export async function openTestClient(
+  env: Record<string, string> = {},
+  options: Parameters<typeof openTestMemory>[2] = {},
+): Promise<TestClient> {
+  const t = await openTestMemory(env, tempDir(), options);
   const server = createServer({ memory: t.memory });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -84,10 +98,10 @@ export async function openTestClient(env: Record<string, string> = {}): Promise<
       }
       return result.structuredContent as T;
     },
-    close() {
-      void client.close();
-      void server.close();
-      t.close();
+    async close() {
+      await client.close();
+      await server.close();
+      await t.close();
     },
   };
 }

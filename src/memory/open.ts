@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { MemoryStore } from '../storage/store.js';
+import { VaultIndex } from '../vault/note-index.js';
+import { VaultWriter } from '../vault/writer.js';
+import { NoteSync } from './note-sync.js';
 import { MemoryService, type MemorySettings } from './service.js';
 
 export function settingsFrom(config: Config): MemorySettings {
@@ -26,28 +29,80 @@ export interface OpenedMemory {
   store: MemoryStore;
   /** Settles when the store has loaded; every service call waits for it. */
   ready: Promise<void>;
-  close(): void;
+  /** Settles when the vault's notes are indexed (at once when the vault is not watched). */
+  vaultReady: Promise<void>;
+  /** The index of the vault's notes, and what keeps memories in step with them. */
+  notes: VaultIndex;
+  noteSync: NoteSync;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  logger: Logger;
+  clock: () => number;
+  /**
+   * Index the vault and watch it, keeping promoted memories in step with their notes: for the
+   * long-running servers (stdio, serve), not for one-shot commands.
+   */
+  watchVault?: boolean;
+  /** How long a deleted note may stay away before its memory is active again (a rename). */
+  noteSettleMs?: number;
 }
 
 /**
- * Wires the store, the index and the service over the data dir of `config`. Returns at once;
- * the store loads in the background (a folder that cannot be used throws here).
+ * Wires the store, the indexes, the vault and the service over the data dir of `config`.
+ * Returns at once; the store loads and the vault is indexed in the background (a folder that
+ * cannot be used throws here).
  */
-export function openMemory(
-  config: Config,
-  deps: { logger: Logger; clock: () => number },
-): OpenedMemory {
+export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
+  const { logger, clock } = options;
   const index = new LexicalIndex();
-  const store = MemoryStore.start(
-    { dataDir: config.dataDir, logger: deps.logger, clock: deps.clock },
-    [index],
-  );
+  const store = MemoryStore.start({ dataDir: config.dataDir, logger, clock }, [index]);
+  let sync: NoteSync | undefined;
+  const notes = new VaultIndex({
+    vault: config.vaultDir,
+    logger,
+    onEvent: (event) => sync?.handle(event),
+  });
+  sync = new NoteSync({
+    store,
+    lexical: index,
+    notes,
+    logger,
+    clock,
+    ...(options.noteSettleMs !== undefined ? { settleMs: options.noteSettleMs } : {}),
+  });
+  const writer = new VaultWriter({
+    vault: config.vaultDir,
+    folder: config.vaultFolder,
+    locate: (id) => notes.notesOf(id)[0]?.path,
+  });
   const memory = new MemoryService({
     store,
     index,
-    clock: deps.clock,
+    clock,
     settings: settingsFrom(config),
-    logger: deps.logger,
+    logger,
+    vault: { writer, notes, sync },
   });
-  return { memory, store, ready: store.ready, close: () => store.close() };
+  const noteSync = sync;
+  const vaultReady = options.watchVault
+    ? notes
+        .start({ watch: true })
+        .then(() => noteSync.reconcileAll())
+        .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
+    : Promise.resolve();
+  return {
+    memory,
+    store,
+    ready: store.ready,
+    vaultReady,
+    notes,
+    noteSync,
+    close: async () => {
+      noteSync.close();
+      await notes.close();
+      store.close();
+    },
+  };
 }

@@ -24,7 +24,11 @@ import {
   type RelationType,
 } from '../storage/records.js';
 import type { MemoryStore } from '../storage/store.js';
+import type { VaultIndex } from '../vault/note-index.js';
+import { noteTitle } from '../vault/note.js';
+import type { VaultWriter, WrittenNote } from '../vault/writer.js';
 import { MemoryError, notFound } from './errors.js';
+import type { NoteSync } from './note-sync.js';
 
 export interface MemorySettings {
   decay: DecayParams;
@@ -36,12 +40,20 @@ export interface MemorySettings {
   autoReinforce: boolean;
 }
 
+/** The Obsidian vault: where promoted memories are written, and the index of its notes. */
+export interface VaultDeps {
+  writer: VaultWriter;
+  notes: VaultIndex;
+  sync: NoteSync;
+}
+
 export interface MemoryServiceDeps {
   store: MemoryStore;
   index: LexicalIndex;
   clock: () => number;
   settings: MemorySettings;
   logger: Logger;
+  vault?: VaultDeps;
 }
 
 export interface SaveInput {
@@ -99,10 +111,31 @@ export interface PromotionCandidate {
   preview: string;
 }
 
-/** Writes a promoted memory as a note; the Obsidian vault provides it. */
-export interface NoteWriter {
-  writeNote(record: MemoryRecord, related: MemoryRecord[]): string;
+export interface UnifiedInput {
+  query: string;
+  top_k?: number;
+  stm_weight?: number;
+  ltm_weight?: number;
+  preview_length?: number;
 }
+
+export interface UnifiedHit {
+  source: 'stm' | 'ltm';
+  memory_id?: string;
+  path?: string;
+  title: string;
+  content: string;
+  score: number;
+}
+
+export type PromoteResult = {
+  candidates_found: number;
+  promoted_count: number;
+  promoted: { memory_id: string; path: string }[];
+  failed: { memory_id: string; error: string }[];
+  candidates: PromotionCandidate[];
+  dry_run: boolean;
+};
 
 const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
 
@@ -120,7 +153,7 @@ export class MemoryService {
   private readonly clock: () => number;
   readonly settings: MemorySettings;
   private readonly logger: Logger;
-  private notes: NoteWriter | undefined;
+  private readonly vault: VaultDeps | undefined;
   private readonly scoreAt: (record: MemoryRecord, now: number) => number;
 
   constructor(deps: MemoryServiceDeps) {
@@ -130,10 +163,7 @@ export class MemoryService {
     this.settings = deps.settings;
     this.scoreAt = decayScorer(deps.settings.decay);
     this.logger = deps.logger;
-  }
-
-  setNoteWriter(notes: NoteWriter): void {
-    this.notes = notes;
+    this.vault = deps.vault;
   }
 
   now(): number {
@@ -260,7 +290,7 @@ export class MemoryService {
       const score = scores[i] as number;
       return {
         memory_id: record.id,
-        content: preview(record.content, previewLength),
+        content: preview(this.textOf(record), previewLength),
         tags: record.meta.tags,
         score: round(score),
         relevance: round(relevance[i] as number),
@@ -446,13 +476,7 @@ export class MemoryService {
     auto_detect?: boolean;
     dry_run?: boolean;
     force?: boolean;
-  }): Promise<{
-    candidates_found: number;
-    promoted_count: number;
-    promoted: { memory_id: string; path: string }[];
-    candidates: PromotionCandidate[];
-    dry_run: boolean;
-  }> {
+  }): Promise<PromoteResult> {
     const dryRun = options.dry_run ?? false;
     if (!options.memory_id && !options.auto_detect) {
       throw new MemoryError(
@@ -465,6 +489,12 @@ export class MemoryService {
     let candidates: PromotionCandidate[];
     if (options.memory_id) {
       const record = this.require(options.memory_id);
+      if (record.status === 'archived') {
+        throw new MemoryError(
+          `memory_id "${record.id}" is archived: restore_memory it first, then promote it`,
+          'memory_id',
+        );
+      }
       const candidate = this.promotionCandidate(record, now);
       if (!candidate && !options.force) {
         const verdict = promotionVerdict(
@@ -483,37 +513,138 @@ export class MemoryService {
       candidates = this.collectPromotionCandidates();
     }
     const summary = { candidates_found: candidates.length, candidates, dry_run: dryRun };
-    if (dryRun) return { ...summary, promoted_count: 0, promoted: [] };
-    const notes = this.notes;
-    if (!notes) {
+    if (dryRun) return { ...summary, promoted_count: 0, promoted: [], failed: [] };
+    const vault = this.vault;
+    if (!vault) {
       throw new MemoryError(
-        'promotion to the Obsidian vault is not available yet in this version of mnemo: call promote_memory with dry_run: true to see the candidates',
+        'this mnemo has no Obsidian vault to promote into: call promote_memory with dry_run: true to see the candidates',
         'dry_run',
       );
     }
-    return this.store.transact(() => {
+    let created: boolean;
+    try {
+      created = vault.writer.ensure();
+    } catch (error) {
+      throw new MemoryError(`${(error as Error).message}; the memories stay active`, 'memory_id');
+    }
+    const written: WrittenNote[] = [];
+    const result = await this.store.transact(() => {
       const at = this.clock();
       const promoted: { memory_id: string; path: string }[] = [];
+      const failed: { memory_id: string; error: string }[] = [];
       const updates: MemoryRecord[] = [];
       for (const candidate of candidates) {
-        const record = this.require(candidate.memory_id);
-        const related = this.store
-          .relationsOf(record.id)
-          .map((r) =>
-            this.store.memories.get(
-              r.from_memory_id === record.id ? r.to_memory_id : r.from_memory_id,
-            ),
-          )
-          .filter((r): r is MemoryRecord => r?.status === 'promoted');
-        const notePath = notes.writeNote(record, related);
-        updates.push({ ...record, status: 'promoted', promoted_at: at, promoted_to: notePath });
-        promoted.push({ memory_id: record.id, path: notePath });
+        const record = this.store.memories.get(candidate.memory_id);
+        if (!record || record.status === 'archived') continue;
+        const next: MemoryRecord = {
+          ...record,
+          status: 'promoted',
+          promoted_at: record.status === 'promoted' ? (record.promoted_at ?? at) : at,
+        };
+        // The note is on disk before the record says so: a crash in between leaves a note
+        // that names an active memory, which the vault watcher then promotes.
+        let note: WrittenNote;
+        try {
+          note = vault.writer.write(next, this.promotedNeighbours(record.id));
+        } catch (error) {
+          failed.push({ memory_id: record.id, error: (error as Error).message });
+          continue;
+        }
+        written.push(note);
+        updates.push({ ...next, promoted_to: note.path });
+        promoted.push({ memory_id: record.id, path: note.path });
+      }
+      if (promoted.length === 0 && failed.length > 0) {
+        throw new MemoryError(
+          `${failed[0]?.error}${failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''}; the memories stay active`,
+          'memory_id',
+        );
       }
       return {
-        result: { ...summary, promoted_count: promoted.length, promoted },
+        result: { ...summary, promoted_count: promoted.length, promoted, failed },
         memories: updates,
       };
     });
+    for (const note of written) vault.notes.upsert(note.path, note.text);
+    if (created) {
+      this.logger.info({ vault: vault.writer.vault }, 'vault made from the template');
+    }
+    void vault.notes.vaultCreated();
+    return result;
+  }
+
+  /**
+   * Memories and the vault's notes in one ranked list. Each side is scored by BM25 and divided
+   * by its own best match (the two corpora have different word statistics, so raw scores do
+   * not compare); a memory's relevance is then combined with its decay score as in search, and
+   * each side is multiplied by its weight. A memory whose note also matches is listed once,
+   * with its path.
+   */
+  async searchUnified(input: UnifiedInput): Promise<{ results: UnifiedHit[]; total: number }> {
+    const query = input.query.trim();
+    if (!query) {
+      throw new MemoryError('query is empty: pass the words to look for', 'query');
+    }
+    await this.sync();
+    if (this.vault) await this.vault.notes.ready;
+    const now = this.clock();
+    const topK = input.top_k ?? 10;
+    const stmWeight = input.stm_weight ?? 1;
+    const ltmWeight = input.ltm_weight ?? 0.7;
+    const previewLength = input.preview_length ?? 300;
+    const none = { ids: [], scores: [], docs: [] };
+    // A weight of 0 leaves that side out.
+    const stm = stmWeight > 0 ? this.index.search(query) : none;
+    const ltm = this.vault && ltmWeight > 0 ? this.vault.notes.search(query) : none;
+    const stmBest = maxOf(stm.scores);
+    const ltmBest = maxOf(ltm.scores);
+
+    const hits: UnifiedHit[] = [];
+    const byMemory = new Map<string, number>();
+    stm.docs.forEach((record, i) => {
+      if (record.status === 'archived') return;
+      const relevance = (stm.scores[i] as number) / stmBest;
+      const note = this.vault?.sync.noteOf(record);
+      byMemory.set(record.id, hits.length);
+      hits.push({
+        source: 'stm',
+        memory_id: record.id,
+        ...(record.status === 'promoted' && record.promoted_to
+          ? { path: record.promoted_to }
+          : {}),
+        title: note?.title ?? noteTitle(record.content),
+        content: preview(note?.body ?? record.content, previewLength),
+        score:
+          stmWeight *
+          combinedRank(relevance, this.scoreAt(record, now), this.settings.searchDecayWeight),
+      });
+    });
+    ltm.docs.forEach((note, i) => {
+      const score = (ltmWeight * (ltm.scores[i] as number)) / ltmBest;
+      const known = note.memoryId !== undefined ? byMemory.get(note.memoryId) : undefined;
+      const hit: UnifiedHit = {
+        source: 'ltm',
+        ...(note.memoryId !== undefined ? { memory_id: note.memoryId } : {}),
+        path: note.path,
+        title: note.title,
+        content: preview(note.body, previewLength),
+        score,
+      };
+      if (known === undefined) {
+        hits.push(hit);
+        return;
+      }
+      // The memory and its note both matched: one result, the better of the two.
+      const other = hits[known] as UnifiedHit;
+      if (score > other.score) hits[known] = hit;
+      else if (!other.path) other.path = note.path;
+    });
+    const ranks = Float64Array.from(hits, (h) => h.score);
+    const results = topN(ranks, topK).map(({ index }) => {
+      const hit = hits[index] as UnifiedHit;
+      return { ...hit, score: round(hit.score) };
+    });
+    return { results, total: hits.length };
   }
 
   async open(memoryIds: string[]): Promise<{
@@ -670,6 +801,22 @@ export class MemoryService {
     });
   }
 
+  /** A memory's text: its note's as a person left it once promoted, else its own. */
+  private textOf(record: MemoryRecord): string {
+    return this.vault?.sync.noteOf(record)?.body ?? record.content;
+  }
+
+  /** Promoted memories related to this one (either direction), for the note's links. */
+  private promotedNeighbours(id: string): MemoryRecord[] {
+    const out = new Map<string, MemoryRecord>();
+    for (const relation of this.store.relationsOf(id)) {
+      const other = relation.from_memory_id === id ? relation.to_memory_id : relation.from_memory_id;
+      const record = this.store.memories.get(other);
+      if (record?.status === 'promoted' && record.promoted_to) out.set(other, record);
+    }
+    return [...out.values()];
+  }
+
   /** Waits for the initial load, then picks up other processes' writes. */
   private async sync(): Promise<void> {
     await this.store.ready;
@@ -700,6 +847,12 @@ export class MemoryService {
 }
 
 const lower = (s: string) => s.toLowerCase();
+
+function maxOf(values: readonly number[]): number {
+  let best = 0;
+  for (const x of values) if (x > best) best = x;
+  return best;
+}
 
 function dedupe(values: readonly string[]): string[] {
   return [...new Set(values)];

@@ -44,11 +44,37 @@ export class LexicalIndex implements StoreListener {
   readonly tokenizer = new Tokenizer();
   private readonly bm25 = new Bm25Index<MemoryRecord>();
   private readonly byContent = new Map<number, string>();
+  /** By memory id: the text of its note, searched instead of the memory's own words. */
+  private readonly overlays = new Map<string, string>();
+
+  /**
+   * Makes search match a promoted memory by its note as a person edited it (or by its own words
+   * again, with undefined).
+   */
+  setOverlay(memoryId: string, text: string | undefined): void {
+    const record = this.bm25.doc(memoryId);
+    const before = record ? this.indexedText(record) : undefined;
+    if (text === undefined) this.overlays.delete(memoryId);
+    else this.overlays.set(memoryId, text);
+    if (!record || before === undefined) return;
+    const after = this.indexedText(record);
+    if (after === before) return;
+    this.bm25.add(
+      memoryId,
+      this.tokenizer.termIds(after),
+      this.tokenizer.termIds(before),
+      record,
+    );
+  }
+
+  hasOverlay(memoryId: string): boolean {
+    return this.overlays.has(memoryId);
+  }
 
   upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void {
-    const text = searchableText(record);
+    const text = this.indexedText(record);
     if (previous) {
-      const before = searchableText(previous);
+      const before = this.indexedText(previous);
       if (before === text) {
         this.bm25.setDoc(record.id, record);
         return;
@@ -67,8 +93,9 @@ export class LexicalIndex implements StoreListener {
   }
 
   remove(previous: MemoryRecord): void {
-    this.bm25.remove(previous.id, this.tokenizer.termIds(searchableText(previous)));
+    this.bm25.remove(previous.id, this.tokenizer.termIds(this.indexedText(previous)));
     this.dropContent(previous);
+    this.overlays.delete(previous.id);
   }
 
   reset(): void {
@@ -86,6 +113,10 @@ export class LexicalIndex implements StoreListener {
     const id = this.byContent.get(contentHash(normalized));
     const record = id === undefined ? undefined : this.bm25.doc(id);
     return record && normalizeContent(record.content) === normalized ? id : undefined;
+  }
+
+  private indexedText(record: MemoryRecord): string {
+    return this.overlays.get(record.id) ?? searchableText(record);
   }
 
   private dropContent(record: MemoryRecord): void {

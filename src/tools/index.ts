@@ -7,6 +7,7 @@ import { registerOpenMemories } from './open-memories.js';
 import { registerPromoteMemory } from './promote-memory.js';
 import { registerSaveMemory } from './save-memory.js';
 import { registerSearchMemory } from './search-memory.js';
+import { registerSearchUnified } from './search-unified.js';
 import type { ToolDeps } from './shared.js';
 import {
   registerArchiveMemory,
@@ -30,4 +31,5 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
   registerDeleteMemory(server, deps);
   registerCreateRelation(server, deps);
   registerMemoryStats(server, deps);
+  registerSearchUnified(server, deps);
 }

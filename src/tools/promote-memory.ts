@@ -9,8 +9,10 @@ export function registerPromoteMemory(server: McpServer, { memory }: ToolDeps): 
       title: 'Promote durable memories to long-term notes',
       description:
         'Graduates a memory that proved durable (high score after repeated use, or many uses soon after it was made) ' +
-        'into a Markdown note of the Obsidian vault. Pass memory_id for one memory, or auto_detect: true for every candidate; ' +
-        'dry_run lists candidates and why each qualifies; force promotes one that does not qualify yet.',
+        'into a Markdown note of the Obsidian vault, where a person can read and edit it; search keeps finding it, as edited. ' +
+        'Pass memory_id for one memory, or auto_detect: true for every candidate; ' +
+        'dry_run lists candidates and why each qualifies; force promotes one that does not qualify yet. ' +
+        'Promoting a memory that has a note already refreshes only its use counts and dates in that note.',
       inputSchema: {
         memory_id: memoryId().optional().describe('The memory to promote.'),
         auto_detect: z
@@ -26,7 +28,13 @@ export function registerPromoteMemory(server: McpServer, { memory }: ToolDeps): 
       outputSchema: {
         candidates_found: z.number(),
         promoted_count: z.number(),
-        promoted: z.array(z.object({ memory_id: z.string(), path: z.string() })),
+        promoted: z.array(
+          z.object({
+            memory_id: z.string(),
+            path: z.string().describe('The note, relative to the vault'),
+          }),
+        ),
+        failed: z.array(z.object({ memory_id: z.string(), error: z.string() })),
         candidates: z.array(
           z.object({
             memory_id: z.string(),
@@ -51,7 +59,8 @@ export function registerPromoteMemory(server: McpServer, { memory }: ToolDeps): 
       const text = done.dry_run
         ? `${done.candidates_found} candidate${done.candidates_found === 1 ? '' : 's'}:\n` +
           done.candidates.map((c) => `- ${c.memory_id}: ${c.reason}`).join('\n')
-        : `Promoted ${done.promoted_count}:\n${done.promoted.map((p) => `- ${p.memory_id} -> ${p.path}`).join('\n')}`;
+        : `Promoted ${done.promoted_count}:\n${done.promoted.map((p) => `- ${p.memory_id} -> ${p.path}`).join('\n')}` +
+          done.failed.map((f) => `\n- ${f.memory_id} failed: ${f.error}`).join('');
       return answer(done, text);
     },
   );

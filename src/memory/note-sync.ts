@@ -1,0 +1,214 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { LexicalIndex } from '../search/lexical-index.js';
+import type { MemoryRecord } from '../storage/records.js';
+import type { MemoryStore } from '../storage/store.js';
+import { type NoteEvent, noteText, type VaultIndex, type VaultNote } from '../vault/note-index.js';
+import { resolveInVault } from '../vault/paths.js';
+
+export interface NoteSyncDeps {
+  store: MemoryStore;
+  lexical: LexicalIndex;
+  notes: VaultIndex;
+  logger: Logger;
+  clock: () => number;
+  /**
+   * How long a removed note may stay away before its memory goes back to active. A rename is a
+   * remove and an add, in either order; this gives the add time to arrive.
+   */
+  settleMs?: number;
+}
+
+// Changed notes are reconciled together, a moment after the last change.
+const BATCH_MS = 50;
+
+/**
+ * Keeps memories and their notes in step, whichever side changed. The vault says which memories
+ * are promoted:
+ * - search matches a promoted memory by its note as the person left it;
+ * - a renamed or moved note keeps its memory (promoted_to follows);
+ * - a deleted note puts its memory back to active, and says so in the log;
+ * - a note that names an active memory (restored from the trash, or written just before a
+ *   crash) promotes it.
+ */
+export class NoteSync {
+  private readonly store: MemoryStore;
+  private readonly lexical: LexicalIndex;
+  private readonly notes: VaultIndex;
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly settleMs: number;
+  private readonly changed = new Set<string>();
+  private readonly removed = new Set<string>();
+  private changedTimer: NodeJS.Timeout | undefined;
+  private removedTimer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(deps: NoteSyncDeps) {
+    this.store = deps.store;
+    this.lexical = deps.lexical;
+    this.notes = deps.notes;
+    this.logger = deps.logger;
+    this.clock = deps.clock;
+    this.settleMs = deps.settleMs ?? 1000;
+  }
+
+  /** What the vault index calls for every note it adds, changes or drops. */
+  handle(event: NoteEvent): void {
+    if (event.kind === 'upsert') {
+      if (event.note.memoryId) this.changed.add(event.note.memoryId);
+      if (event.previous?.memoryId && event.previous.memoryId !== event.note.memoryId) {
+        this.changed.add(event.previous.memoryId);
+      }
+      this.changedTimer ??= unrefTimer(() => {
+        this.changedTimer = undefined;
+        void this.run([...this.drain(this.changed)]);
+      }, BATCH_MS);
+    } else if (event.previous.memoryId) {
+      this.removed.add(event.previous.memoryId);
+      if (this.removedTimer) clearTimeout(this.removedTimer);
+      this.removedTimer = unrefTimer(() => {
+        this.removedTimer = undefined;
+        void this.run([...this.drain(this.removed)]);
+      }, this.settleMs);
+    }
+  }
+
+  /** The note of a promoted memory, as it is in the vault now. */
+  noteOf(record: MemoryRecord): VaultNote | undefined {
+    if (record.status !== 'promoted' || !record.promoted_to) return undefined;
+    const note = this.notes.get(record.promoted_to);
+    return note?.memoryId === record.id ? note : undefined;
+  }
+
+  /** Checks every promoted memory against the vault: after the first scan. */
+  async reconcileAll(): Promise<void> {
+    await this.store.ready;
+    for (const record of this.store.memories.values()) {
+      if (record.status === 'promoted') this.changed.add(record.id);
+    }
+    await this.flush();
+  }
+
+  /** Reconciles every memory whose notes changed, without waiting; resolves when done. */
+  flush(): Promise<void> {
+    for (const timer of [this.changedTimer, this.removedTimer]) if (timer) clearTimeout(timer);
+    this.changedTimer = undefined;
+    this.removedTimer = undefined;
+    return this.run([...this.drain(this.changed), ...this.drain(this.removed)]);
+  }
+
+  close(): void {
+    for (const timer of [this.changedTimer, this.removedTimer]) if (timer) clearTimeout(timer);
+    this.changed.clear();
+    this.removed.clear();
+  }
+
+  private drain(set: Set<string>): string[] {
+    const ids = [...set];
+    set.clear();
+    return ids;
+  }
+
+  private run(ids: string[]): Promise<void> {
+    this.running = this.running.then(() => this.reconcileIds(ids));
+    return this.running;
+  }
+
+  private async reconcileIds(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    // Without the vault folder (unmounted, moved) nothing can be concluded about its notes.
+    if (!fs.existsSync(this.notes.vault)) return;
+    try {
+      await this.store.ready;
+      this.store.refresh();
+      // A first pass without the lock; the lock is taken only when a record must change, and
+      // the changes are worked out again under it (another process may have made them).
+      if (!ids.some((id) => this.reconcileId(id, false))) return;
+      await this.store.transact(() => {
+        const memories = ids
+          .map((id) => this.reconcileId(id, true))
+          .filter((r): r is MemoryRecord => r !== undefined);
+        return { result: undefined, memories };
+      });
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, 'cannot record note changes');
+    }
+  }
+
+  /** The memory as the vault says it should be, or undefined when it is right already. */
+  private reconcileId(id: string, log: boolean): MemoryRecord | undefined {
+    const record = this.store.memories.get(id);
+    if (!record) return undefined;
+    const notes = this.notes.notesOf(id);
+    if (record.status === 'archived') {
+      this.overlay(id, undefined);
+      return undefined;
+    }
+    if (record.status === 'active') {
+      const found = notes[0];
+      if (!found) {
+        this.overlay(id, undefined);
+        return undefined;
+      }
+      if (log) {
+        this.logger.info({ memory_id: id, note: found.path }, 'note in the vault: memory promoted');
+      }
+      this.overlay(id, found);
+      return {
+        ...record,
+        status: 'promoted',
+        promoted_to: found.path,
+        promoted_at: record.promoted_at ?? this.clock(),
+      };
+    }
+    const linked = this.noteOf(record);
+    if (linked) {
+      this.overlay(id, linked);
+      return undefined;
+    }
+    // A path from elsewhere (an imported cortexgraph file names notes by absolute path) is
+    // not this vault's to judge.
+    if (!record.promoted_to || path.isAbsolute(record.promoted_to)) return undefined;
+    if (this.exists(record.promoted_to)) return undefined;
+    const moved = notes[0];
+    if (moved) {
+      if (log) {
+        this.logger.info(
+          { memory_id: id, from: record.promoted_to, to: moved.path },
+          'note moved: promoted_to follows it',
+        );
+      }
+      this.overlay(id, moved);
+      return { ...record, promoted_to: moved.path };
+    }
+    if (log) {
+      this.logger.warn(
+        { memory_id: id, note: record.promoted_to },
+        'note deleted from the vault: the memory is active again',
+      );
+    }
+    this.overlay(id, undefined);
+    return { ...record, status: 'active', promoted_to: null };
+  }
+
+  private overlay(id: string, note: VaultNote | undefined): void {
+    if (note) this.lexical.setOverlay(id, noteText(note));
+    else if (this.lexical.hasOverlay(id)) this.lexical.setOverlay(id, undefined);
+  }
+
+  private exists(relative: string): boolean {
+    try {
+      return fs.existsSync(resolveInVault(this.notes.vault, relative));
+    } catch {
+      return false;
+    }
+  }
+}
+
+function unrefTimer(fn: () => void, ms: number): NodeJS.Timeout {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return timer;
+}

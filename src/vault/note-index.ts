@@ -1,0 +1,262 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import type { Logger } from 'pino';
+import { Bm25Index, type LexicalHits } from '../search/bm25.js';
+import { Tokenizer } from '../search/tokenizer.js';
+import { noteMemoryId, noteTags, parseNote } from './note.js';
+import { toVaultPath } from './paths.js';
+
+/** A Markdown note of the vault as it is on disk, whoever wrote it. */
+export interface VaultNote {
+  /** Vault-relative, with forward slashes: `mnemo/kitten.md`. */
+  path: string;
+  title: string;
+  /** The memory the note belongs to (its `memory_id` property), if any. */
+  memoryId: string | undefined;
+  tags: string[];
+  body: string;
+}
+
+export type NoteEvent =
+  | { kind: 'upsert'; note: VaultNote; previous: VaultNote | undefined }
+  | { kind: 'remove'; previous: VaultNote };
+
+export interface VaultIndexOptions {
+  vault: string;
+  logger: Logger;
+  onEvent?: (event: NoteEvent) => void;
+}
+
+const READ_CONCURRENCY = 16;
+// Folders no note lives in: Obsidian's settings and trash, git, and anything hidden.
+const SKIPPED_DIRS = new Set(['node_modules']);
+
+/** Whether a vault path is one the index skips: hidden files and folders, node_modules. */
+export function isSkipped(relative: string): boolean {
+  return relative
+    .split(/[\\/]/)
+    .some((part) => part.startsWith('.') || SKIPPED_DIRS.has(part));
+}
+
+/** The text of a note that search matches. */
+export function noteText(note: Pick<VaultNote, 'title' | 'tags' | 'body'>): string {
+  return `${note.title}\n${note.tags.join(' ')}\n${note.body}`;
+}
+
+/**
+ * An index of the vault's Markdown notes, built in the background (reads are async and run a few
+ * at a time, so tool calls are answered while it builds) and kept current by a chokidar watcher.
+ */
+export class VaultIndex {
+  readonly vault: string;
+  private readonly logger: Logger;
+  private readonly onEvent: ((event: NoteEvent) => void) | undefined;
+  private readonly notes = new Map<string, VaultNote>();
+  private readonly byMemory = new Map<string, Set<string>>();
+  private readonly tokenizer = new Tokenizer();
+  private readonly bm25 = new Bm25Index<VaultNote>();
+  /** Per path, the number of the latest read: an older read that ends later is dropped. */
+  private readonly reads = new Map<string, number>();
+  private readSeq = 0;
+  private watcher: FSWatcher | undefined;
+  private scanning: Promise<void> | undefined;
+  private wanted: { watch: boolean } | undefined;
+  private closed = false;
+
+  constructor(options: VaultIndexOptions) {
+    this.vault = path.resolve(options.vault);
+    this.logger = options.logger;
+    this.onEvent = options.onEvent;
+  }
+
+  get size(): number {
+    return this.notes.size;
+  }
+
+  /**
+   * Starts the scan (and the watcher, with `watch`) if the vault exists; resolves when the scan is
+   * done. Calling it again after the vault was made starts them then.
+   */
+  start({ watch: watching }: { watch: boolean }): Promise<void> {
+    this.wanted = { watch: watching };
+    if (this.scanning) return this.scanning;
+    if (this.closed || !fs.existsSync(this.vault)) return Promise.resolve();
+    if (watching) this.watch();
+    this.scanning = this.scan().catch((error: Error) => {
+      this.logger.warn({ vault: this.vault, err: error.message }, 'vault scan stopped');
+    });
+    return this.scanning;
+  }
+
+  /** Starts what `start` could not, now that the vault exists. */
+  vaultCreated(): Promise<void> {
+    return this.wanted ? this.start(this.wanted) : Promise.resolve();
+  }
+
+  /** Settles when the first scan is done (at once when none was started). */
+  get ready(): Promise<void> {
+    return this.scanning ?? Promise.resolve();
+  }
+
+  get(relative: string): VaultNote | undefined {
+    return this.notes.get(relative);
+  }
+
+  /** Notes whose memory_id is this memory's, in path order. */
+  notesOf(memoryId: string): VaultNote[] {
+    const paths = this.byMemory.get(memoryId);
+    if (!paths) return [];
+    return [...paths]
+      .sort()
+      .map((p) => this.notes.get(p))
+      .filter((n): n is VaultNote => n !== undefined);
+  }
+
+  search(query: string): LexicalHits<VaultNote> {
+    return this.bm25.search(this.tokenizer.termIds(query, false));
+  }
+
+  /** Reads one note again (or drops it when it is gone); what the watcher calls on a change. */
+  async refresh(relative: string): Promise<void> {
+    if (this.closed || isSkipped(relative) || !relative.toLowerCase().endsWith('.md')) return;
+    const seq = ++this.readSeq;
+    this.reads.set(relative, seq);
+    let text: string | undefined;
+    try {
+      text = await fs.promises.readFile(path.join(this.vault, relative), 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EISDIR') {
+        this.logger.warn({ note: relative, err: (error as Error).message }, 'cannot read note');
+        return;
+      }
+    }
+    if (this.closed || this.reads.get(relative) !== seq) return;
+    this.reads.delete(relative);
+    if (text === undefined) this.remove(relative);
+    else this.upsert(relative, text);
+  }
+
+  /** Indexes a note from its text, e.g. one mnemo has just written. */
+  upsert(relative: string, text: string): void {
+    const parsed = parseNote(text);
+    const note: VaultNote = {
+      path: relative,
+      title:
+        typeof parsed.properties.title === 'string' && parsed.properties.title.trim()
+          ? parsed.properties.title.trim()
+          : path.posix.basename(relative).replace(/\.md$/i, ''),
+      memoryId: noteMemoryId(parsed.properties),
+      tags: noteTags(parsed.properties),
+      body: parsed.body,
+    };
+    const previous = this.notes.get(relative);
+    if (previous && sameNote(previous, note)) return;
+    const before = previous ? this.tokenizer.termIds(noteText(previous)) : undefined;
+    this.bm25.add(relative, this.tokenizer.termIds(noteText(note)), before, note);
+    if (previous?.memoryId) this.byMemory.get(previous.memoryId)?.delete(relative);
+    this.notes.set(relative, note);
+    if (note.memoryId) {
+      let paths = this.byMemory.get(note.memoryId);
+      if (!paths) {
+        paths = new Set();
+        this.byMemory.set(note.memoryId, paths);
+      }
+      paths.add(relative);
+    }
+    this.onEvent?.({ kind: 'upsert', note, previous });
+  }
+
+  remove(relative: string): void {
+    const previous = this.notes.get(relative);
+    if (!previous) return;
+    this.bm25.remove(relative, this.tokenizer.termIds(noteText(previous)));
+    this.notes.delete(relative);
+    if (previous.memoryId) {
+      const paths = this.byMemory.get(previous.memoryId);
+      paths?.delete(relative);
+      if (paths?.size === 0) this.byMemory.delete(previous.memoryId);
+    }
+    this.onEvent?.({ kind: 'remove', previous });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  private watch(): void {
+    const watcher = watch(this.vault, {
+      ignoreInitial: true,
+      ignored: (file, stats) => {
+        const relative = path.relative(this.vault, file);
+        if (relative === '') return false;
+        if (isSkipped(relative)) return true;
+        return stats?.isFile() === true && !file.toLowerCase().endsWith('.md');
+      },
+    });
+    const onFile = (file: string) => void this.refresh(toVaultPath(this.vault, file));
+    watcher.on('add', onFile);
+    watcher.on('change', onFile);
+    watcher.on('unlink', onFile);
+    watcher.on('unlinkDir', (dir: string) => {
+      const prefix = `${toVaultPath(this.vault, dir)}/`;
+      for (const relative of [...this.notes.keys()]) {
+        if (relative.startsWith(prefix)) this.remove(relative);
+      }
+    });
+    watcher.on('error', (error) => {
+      this.logger.warn({ vault: this.vault, err: (error as Error).message }, 'vault watcher');
+    });
+    this.watcher = watcher;
+  }
+
+  private async scan(): Promise<void> {
+    const started = performance.now();
+    const queue = await this.listNotes();
+    const worker = async () => {
+      for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+        await this.refresh(next);
+      }
+    };
+    await Promise.all(Array.from({ length: READ_CONCURRENCY }, worker));
+    this.logger.info(
+      { vault: this.vault, notes: this.notes.size, ms: Math.round(performance.now() - started) },
+      'vault indexed',
+    );
+  }
+
+  private async listNotes(): Promise<string[]> {
+    const out: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries: fs.Dirent[];
+      try {
+        entries = await fs.promises.readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        this.logger.warn({ dir, err: (error as Error).message }, 'cannot list vault folder');
+        return;
+      }
+      for (const entry of entries) {
+        if (entry.name.startsWith('.') || SKIPPED_DIRS.has(entry.name)) continue;
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
+          out.push(toVaultPath(this.vault, full));
+        }
+      }
+    };
+    await walk(this.vault);
+    return out.reverse();
+  }
+}
+
+function sameNote(a: VaultNote, b: VaultNote): boolean {
+  return (
+    a.title === b.title &&
+    a.memoryId === b.memoryId &&
+    a.body === b.body &&
+    a.tags.join('\n') === b.tags.join('\n')
+  );
+}

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VaultPathError } from './paths.js';
+
+/** vault-template/ at the package root (from src/vault or dist/vault alike). */
+export const TEMPLATE_DIR = fileURLToPath(new URL('../../vault-template/', import.meta.url));
+
+// Kept in git so the empty folder exists; not part of a vault.
+const SKIP = new Set(['.gitkeep']);
+
+export interface VaultInit {
+  vault: string;
+  folder: string;
+  /** True when the vault was made from the template; false when an existing one was used. */
+  created: boolean;
+}
+
+/** Checks MNEMO_VAULT_FOLDER: a relative folder inside the vault, without `..`. */
+export function checkFolderName(folder: string): string {
+  const parts = folder.split(/[\\/]+/).filter(Boolean);
+  if (
+    parts.length === 0 ||
+    path.isAbsolute(folder) ||
+    parts.some((p) => p === '.' || p === '..' || p.startsWith('.'))
+  ) {
+    throw new VaultPathError(
+      `MNEMO_VAULT_FOLDER must be a folder name inside the vault, such as "mnemo" (got "${folder}")`,
+    );
+  }
+  return parts.join('/');
+}
+
+/**
+ * Makes sure `vault` is a vault with `folder` in it. A folder that does not exist or is empty is
+ * made from the template; an existing vault is used as it is and only `folder` is created in it.
+ * Never overwrites a file.
+ */
+export function initVault(vault: string, folder: string, template = TEMPLATE_DIR): VaultInit {
+  const name = checkFolderName(folder);
+  const created = isMissingOrEmpty(vault);
+  if (created) copyTree(template, vault);
+  fs.mkdirSync(path.join(vault, name), { recursive: true, mode: 0o700 });
+  return { vault, folder: name, created };
+}
+
+function isMissingOrEmpty(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
+function copyTree(from: string, to: string): void {
+  fs.mkdirSync(to, { recursive: true, mode: 0o700 });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    if (SKIP.has(entry.name)) continue;
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) copyTree(source, target);
+    else if (entry.isFile()) {
+      try {
+        fs.copyFileSync(source, target, fs.constants.COPYFILE_EXCL);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MemoryRecord } from '../storage/records.js';
+import {
+  type NoteProperties,
+  noteMemoryId,
+  noteTitle,
+  obsidianDateTime,
+  type OwnedKey,
+  parseNote,
+  type RelatedLink,
+  renderNote,
+  updateOwnedProperties,
+} from './note.js';
+import { resolveInVault, toVaultPath, VaultPathError } from './paths.js';
+import { candidateName, slugify } from './slug.js';
+import { initVault } from './template.js';
+
+export class VaultWriteError extends Error {
+  override name = 'VaultWriteError';
+}
+
+export interface WrittenNote {
+  /** Vault-relative path, e.g. `mnemo/kitten-asleep-on-the-rug.md`. */
+  path: string;
+  /** The note's text as it is now on disk. */
+  text: string;
+  /** True for a new note; false when an existing note of this memory had its properties updated. */
+  created: boolean;
+}
+
+export interface VaultWriterOptions {
+  vault: string;
+  folder: string;
+  /** Finds a note of this memory that was moved or renamed (the vault index knows). */
+  locate?: (memoryId: string) => string | undefined;
+}
+
+const MAX_NAMES = 10_000;
+
+/**
+ * Writes promoted memories as notes. A new note gets a file of its own (`wx`: never over another
+ * file). A memory that already has a note gets only mnemo's own properties updated; the body and
+ * the person's properties stay. A file that is not this memory's note is never touched.
+ */
+export class VaultWriter {
+  readonly vault: string;
+  readonly folder: string;
+  private readonly locate: ((memoryId: string) => string | undefined) | undefined;
+  private ready = false;
+
+  constructor(options: VaultWriterOptions) {
+    this.vault = path.resolve(options.vault);
+    this.folder = options.folder;
+    this.locate = options.locate;
+  }
+
+  /** Makes the vault from the template if needed; true when it was made now. */
+  ensure(): boolean {
+    if (this.ready) return false;
+    try {
+      const { created } = initVault(this.vault, this.folder);
+      this.ready = true;
+      return created;
+    } catch (error) {
+      throw this.writeError(error, this.vault);
+    }
+  }
+
+  /** `record` is the memory as promoted (promoted_at set); `related` are promoted neighbours. */
+  write(record: MemoryRecord, related: MemoryRecord[]): WrittenNote {
+    this.ensure();
+    const existing = this.findNoteOf(record);
+    if (existing) {
+      const text = this.updateProperties(existing, record);
+      return { path: toVaultPath(this.vault, existing), text, created: false };
+    }
+    const text = renderNote(
+      propertiesOf(record),
+      record.content,
+      related.flatMap((r): RelatedLink[] =>
+        r.promoted_to ? [{ path: r.promoted_to, title: noteTitle(r.content) }] : [],
+      ),
+    );
+    const folder = resolveInVault(this.vault, this.folder);
+    const slug = slugify(record.content);
+    for (let n = 1; n <= MAX_NAMES; n++) {
+      const target = resolveInVault(this.vault, path.join(this.folder, candidateName(slug, n)));
+      if (path.dirname(target) !== folder) {
+        throw new VaultPathError(`note name "${candidateName(slug, n)}" left the folder`);
+      }
+      try {
+        writeNew(target, text);
+        syncDir(folder);
+        return { path: toVaultPath(this.vault, target), text, created: true };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw this.writeError(error, target);
+        }
+      }
+    }
+    throw new VaultWriteError(`no free note name for "${slug}" in ${folder}`);
+  }
+
+  /** This memory's note: at promoted_to, or wherever the vault index saw it last. */
+  private findNoteOf(record: MemoryRecord): string | undefined {
+    const candidates = [record.promoted_to, this.locate?.(record.id)];
+    for (const relative of candidates) {
+      if (!relative) continue;
+      let absolute: string;
+      try {
+        absolute = resolveInVault(this.vault, relative);
+      } catch {
+        continue;
+      }
+      const text = readIfExists(absolute);
+      if (text !== undefined && noteMemoryId(parseNote(text).properties) === record.id) {
+        return absolute;
+      }
+    }
+    return undefined;
+  }
+
+  private updateProperties(absolute: string, record: MemoryRecord): string {
+    const text = fs.readFileSync(absolute, 'utf8');
+    const owned = propertiesOf(record);
+    const values: Partial<Record<OwnedKey, string | number>> = {
+      memory_id: owned.memory_id,
+      created: owned.created,
+      promoted: owned.promoted,
+      last_used: owned.last_used,
+      use_count: owned.use_count,
+      strength: owned.strength,
+    };
+    const updated = updateOwnedProperties(text, values);
+    // Properties a person made unreadable are left alone: the note is theirs to fix.
+    if (updated === undefined || updated === text) return text;
+    try {
+      replaceAtomically(absolute, updated);
+    } catch (error) {
+      throw this.writeError(error, absolute);
+    }
+    return updated;
+  }
+
+  private writeError(error: unknown, target: string): Error {
+    if (error instanceof VaultPathError || error instanceof VaultWriteError) return error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+        ? 'permission denied'
+        : code === 'ENOSPC'
+          ? 'the disk is full'
+          : code === 'ENOTDIR' || code === 'EEXIST'
+            ? 'a file is in the way of a folder'
+            : ((error as Error).message ?? String(error));
+    return new VaultWriteError(
+      `cannot write to the vault at ${target} (${why}): make ${this.vault} writable, or set MNEMO_VAULT_DIR to a vault you can write`,
+    );
+  }
+}
+
+export function propertiesOf(record: MemoryRecord): NoteProperties {
+  const properties: NoteProperties = {
+    title: noteTitle(record.content) || 'Memory',
+    memory_id: record.id,
+    tags: record.meta.tags.map((t) => t.replace(/^#/, '')),
+    created: obsidianDateTime(record.created_at),
+    promoted: obsidianDateTime(record.promoted_at ?? record.last_used),
+    last_used: obsidianDateTime(record.last_used),
+    use_count: record.use_count,
+    strength: record.strength,
+    ...(record.meta.source ? { source: record.meta.source } : {}),
+    entities: record.entities,
+  };
+  return properties;
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function writeNew(file: string, text: string): void {
+  const fd = fs.openSync(file, 'wx', 0o600);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Temp file (a dot file, which the vault index skips) + fsync + rename. */
+function replaceAtomically(file: string, text: string): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const fd = fs.openSync(temp, 'w', 0o600);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, file);
+  syncDir(path.dirname(file));
+}
+
+function syncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a folder; the note itself is synced.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import pino from 'pino';
+import { parseNote } from '../../src/vault/note.js';
+import { DAY, openTestMemory, type TestMemory } from '../support.js';
+
+/** A pino logger whose lines the test can read. */
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { logger, lines };
+}
+
+describe('promotion into the Obsidian vault', () => {
+  let t: TestMemory;
+  let log: ReturnType<typeof capturingLogger>;
+  beforeEach(async () => {
+    log = capturingLogger();
+    t = await openTestMemory({}, undefined, { logger: log.logger });
+  });
+  afterEach(() => t.close());
+
+  const read = (relative: string) => fs.readFileSync(path.join(t.vault, relative), 'utf8');
+
+  /** Rereads notes the way the watcher would after a change, then settles the sync. */
+  async function noticed(...relatives: string[]) {
+    for (const relative of relatives) await t.opened.notes.refresh(relative);
+    await t.opened.noteSync.flush();
+  }
+
+  it('writes the note and marks the memory promoted, with the path relative to the vault', async () => {
+    const { memory_id } = await t.memory.save({
+      content: 'Kitten sleeping on the rug\nHer name is Milo.',
+      tags: ['pets', 'home/cats'],
+      entities: ['Milo'],
+      source: 'chat',
+    });
+    t.clock.advanceDays(1);
+    const done = await t.memory.promote({ memory_id, force: true });
+    assert.deepEqual(done.promoted, [{ memory_id, path: 'mnemo/kitten-sleeping-on-the-rug.md' }]);
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.status, 'promoted');
+    assert.equal(record?.promoted_to, 'mnemo/kitten-sleeping-on-the-rug.md');
+    assert.equal(record?.promoted_at, t.clock.now);
+    const note = parseNote(read('mnemo/kitten-sleeping-on-the-rug.md'));
+    assert.deepEqual(Object.keys(note.properties), [
+      'title',
+      'memory_id',
+      'tags',
+      'created',
+      'promoted',
+      'last_used',
+      'use_count',
+      'strength',
+      'source',
+      'entities',
+    ]);
+    assert.equal(note.properties.memory_id, memory_id);
+    assert.deepEqual(note.properties.tags, ['pets', 'home/cats']);
+    assert.deepEqual(note.properties.entities, ['Milo']);
+    assert.equal(new Date(note.properties.promoted as string).getTime() / 1000, t.clock.now);
+    assert.equal(note.body, 'Kitten sleeping on the rug\nHer name is Milo.\n');
+  });
+
+  it('dry_run lists candidates and why, and writes nothing', async () => {
+    const { memory_id } = await t.memory.save({ content: 'used a lot' });
+    for (let i = 0; i < 5; i++) await t.memory.touch(memory_id);
+    await t.memory.save({ content: 'used once' });
+    const dry = await t.memory.promote({ auto_detect: true, dry_run: true });
+    assert.equal(dry.candidates_found, 1);
+    assert.match(dry.candidates[0]?.reason ?? '', /with 5 uses/);
+    assert.equal(dry.promoted_count, 0);
+    assert.ok(!fs.existsSync(t.vault));
+    const done = await t.memory.promote({ auto_detect: true });
+    assert.deepEqual(
+      done.promoted.map((p) => p.memory_id),
+      [memory_id],
+    );
+  });
+
+  it('refuses a memory that does not qualify, unless forced', async () => {
+    const { memory_id } = await t.memory.save({ content: 'fresh' });
+    await assert.rejects(t.memory.promote({ memory_id }), /does not qualify.*force: true/);
+    assert.equal(t.store.memories.get(memory_id)?.status, 'active');
+  });
+
+  it('links the notes of related promoted memories', async () => {
+    const a = await t.memory.save({ content: 'Milo is a cat' });
+    const b = await t.memory.save({ content: 'Milo sleeps on the rug' });
+    await t.memory.createRelation({
+      from_memory_id: b.memory_id,
+      to_memory_id: a.memory_id,
+      relation_type: 'supports',
+    });
+    await t.memory.promote({ memory_id: a.memory_id, force: true });
+    const done = await t.memory.promote({ memory_id: b.memory_id, force: true });
+    const body = read(done.promoted[0]?.path ?? '');
+    assert.match(body, /\n## Related\n- \[\[mnemo\/milo-is-a-cat\|Milo is a cat\]\]\n$/);
+  });
+
+  it('an edit in Obsidian changes what search finds for that memory', async () => {
+    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    await noticed(file);
+    fs.writeFileSync(
+      path.join(t.vault, file),
+      read(file).replaceAll('The kitten sleeps on the rug', 'The puppy naps by the fireplace'),
+    );
+    await noticed(file);
+    const found = await t.memory.search({ query: 'fireplace' });
+    assert.deepEqual(
+      found.results.map((r) => r.memory_id),
+      [memory_id],
+    );
+    assert.match(found.results[0]?.content ?? '', /^The puppy naps by the fireplace/);
+    assert.equal((await t.memory.search({ query: 'kitten' })).total, 0);
+    // The agent's own record is unchanged: the note is what a person sees and edits.
+    assert.equal(t.store.memories.get(memory_id)?.content, 'The kitten sleeps on the rug');
+  });
+
+  it('a renamed note keeps its memory linked', async () => {
+    const { memory_id } = await t.memory.save({ content: 'Kitten' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const from = promoted[0]?.path ?? '';
+    fs.mkdirSync(path.join(t.vault, 'Pets'));
+    fs.renameSync(path.join(t.vault, from), path.join(t.vault, 'Pets/Our kitten.md'));
+    await noticed(from, 'Pets/Our kitten.md');
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.status, 'promoted');
+    assert.equal(record?.promoted_to, 'Pets/Our kitten.md');
+    assert.ok(log.lines.some((l) => l.msg === 'note moved: promoted_to follows it'));
+    // A later promotion updates the note where it is now.
+    const again = await t.memory.promote({ memory_id, force: true });
+    assert.equal(again.promoted[0]?.path, 'Pets/Our kitten.md');
+  });
+
+  it('a deleted note puts the memory back to active, and logs it', async () => {
+    const { memory_id } = await t.memory.save({ content: 'Kitten' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    await noticed(file);
+    fs.rmSync(path.join(t.vault, file));
+    await noticed(file);
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.status, 'active');
+    assert.equal(record?.promoted_to, null);
+    const line = log.lines.find((l) => l.msg === 'note deleted from the vault: the memory is active again');
+    assert.equal(line?.memory_id, memory_id);
+    assert.equal(line?.note, file);
+    // Searching finds it by its own words again.
+    assert.equal((await t.memory.search({ query: 'kitten' })).results[0]?.memory_id, memory_id);
+  });
+
+  it('a note that names an active memory promotes it (a crash between note and record)', async () => {
+    const { memory_id } = await t.memory.save({ content: 'Kitten' });
+    fs.mkdirSync(path.join(t.vault, 'mnemo'), { recursive: true });
+    fs.writeFileSync(
+      path.join(t.vault, 'mnemo/kitten.md'),
+      `---\nmemory_id: ${memory_id}\n---\nKitten\n`,
+    );
+    await noticed('mnemo/kitten.md');
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.status, 'promoted');
+    assert.equal(record?.promoted_to, 'mnemo/kitten.md');
+  });
+
+  it('a second promotion does not overwrite a note a person edited', async () => {
+    const { memory_id } = await t.memory.save({ content: 'Kitten' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = path.join(t.vault, promoted[0]?.path ?? '');
+    const edited = `${fs.readFileSync(file, 'utf8')}\nA line the person added.\n`;
+    fs.writeFileSync(file, edited);
+    await t.memory.touch(memory_id);
+    t.clock.advanceDays(2);
+    await t.memory.promote({ memory_id, force: true });
+    const text = fs.readFileSync(file, 'utf8');
+    assert.match(text, /A line the person added\.\n$/);
+    assert.equal(parseNote(text).properties.use_count, 1);
+    assert.equal(text.replace(/use_count: 1/, 'use_count: 0'), edited);
+  });
+
+  it('an unwritable vault gives a clear error and leaves the memory active', async () => {
+    const { memory_id } = await t.memory.save({ content: 'Kitten' });
+    // A file where the vault's folder should be: no user, root included, can write there.
+    fs.mkdirSync(t.vault, { recursive: true });
+    fs.writeFileSync(path.join(t.vault, 'mnemo'), 'not a folder');
+    await assert.rejects(
+      t.memory.promote({ memory_id, force: true }),
+      /cannot write to the vault at .*(a file is in the way|permission denied).*MNEMO_VAULT_DIR.*the memories stay active/,
+    );
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.status, 'active');
+    assert.equal(record?.promoted_to, null);
+  });
+
+  it('search_unified ranks memories and every vault note together, once each', async () => {
+    const kept = await t.memory.save({ content: 'The kitten sleeps on the rug' });
+    await t.memory.save({ content: 'A kitten chased the red ball' });
+    const { promoted } = await t.memory.promote({ memory_id: kept.memory_id, force: true });
+    fs.writeFileSync(path.join(t.vault, 'Vet visits.md'), 'The kitten had her shots today.');
+    await noticed('Vet visits.md', promoted[0]?.path ?? '');
+    const found = await t.memory.searchUnified({ query: 'kitten' });
+    assert.equal(found.results.length, 3);
+    assert.equal(new Set(found.results.map((r) => r.memory_id ?? r.path)).size, 3);
+    const note = found.results.find((r) => r.path === 'Vet visits.md');
+    assert.equal(note?.source, 'ltm');
+    assert.equal(note?.title, 'Vet visits');
+    const own = found.results.find((r) => r.memory_id === kept.memory_id);
+    assert.equal(own?.path, promoted[0]?.path);
+    const stmOnly = await t.memory.searchUnified({ query: 'kitten', ltm_weight: 0 });
+    assert.ok(stmOnly.results.every((r) => r.source === 'stm'));
+    const ltmOnly = await t.memory.searchUnified({ query: 'kitten', stm_weight: 0 });
+    assert.deepEqual(ltmOnly.results.map((r) => r.source), ['ltm', 'ltm']);
+    const heavy = await t.memory.searchUnified({ query: 'shots kitten', ltm_weight: 10 });
+    assert.equal(heavy.results[0]?.path, 'Vet visits.md');
+  });
+
+  it('a fading memory ranks below a fresh one in search_unified', async () => {
+    const old = await t.memory.save({ content: 'kitten facts one' });
+    t.clock.advanceDays(30);
+    const fresh = await t.memory.save({ content: 'kitten facts two' });
+    const found = await t.memory.searchUnified({ query: 'kitten facts', ltm_weight: 0 });
+    assert.deepEqual(
+      found.results.map((r) => r.memory_id),
+      [fresh.memory_id, old.memory_id],
+    );
+    assert.ok(DAY > 0);
+  });
+});
