@@ -507,7 +507,9 @@ async function runPromote(
   }
   const [id] = args;
   if (values.force && !id) {
-    throw new UsageError('--force promotes one memory: give its ID, e.g. mnemo promote 7f3c… --force');
+    throw new UsageError(
+      '--force promotes one memory: give its ID, e.g. mnemo promote 7f3c… --force',
+    );
   }
   const apply = values.apply === true;
   return withMemory(config, async ({ memory }) => {
@@ -549,7 +551,12 @@ async function runPromote(
   });
 }
 
-function runVault(config: Config, args: string[], values: Values, out: (s: string) => void): number {
+function runVault(
+  config: Config,
+  args: string[],
+  values: Values,
+  out: (s: string) => void,
+): number {
   const [sub, dir, ...rest] = args;
   if (sub !== 'init' || rest.length > 0) {
     throw new UsageError('vault takes one subcommand: mnemo vault init [DIR]');

@@ -145,3 +145,19 @@ export const SEARCH_HIT_KEYS = [
   'tags',
   'use_count',
 ];
+
+/**
+ * Resolves once `check` holds, looking again every few milliseconds: for what another part
+ * (a file watcher, a child process) does in its own time. Fails after `timeoutMs`.
+ */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -24,8 +24,8 @@ import {
   type RelationType,
 } from '../storage/records.js';
 import type { MemoryStore } from '../storage/store.js';
-import type { VaultIndex } from '../vault/note-index.js';
 import { noteTitle } from '../vault/note.js';
+import type { VaultIndex } from '../vault/note-index.js';
 import type { VaultWriter, WrittenNote } from '../vault/writer.js';
 import { MemoryError, notFound } from './errors.js';
 import type { NoteSync } from './note-sync.js';
@@ -609,9 +609,7 @@ export class MemoryService {
       hits.push({
         source: 'stm',
         memory_id: record.id,
-        ...(record.status === 'promoted' && record.promoted_to
-          ? { path: record.promoted_to }
-          : {}),
+        ...(record.status === 'promoted' && record.promoted_to ? { path: record.promoted_to } : {}),
         title: note?.title ?? noteTitle(record.content),
         content: preview(note?.body ?? record.content, previewLength),
         score:
@@ -810,7 +808,8 @@ export class MemoryService {
   private promotedNeighbours(id: string): MemoryRecord[] {
     const out = new Map<string, MemoryRecord>();
     for (const relation of this.store.relationsOf(id)) {
-      const other = relation.from_memory_id === id ? relation.to_memory_id : relation.from_memory_id;
+      const other =
+        relation.from_memory_id === id ? relation.to_memory_id : relation.from_memory_id;
       const record = this.store.memories.get(other);
       if (record?.status === 'promoted' && record.promoted_to) out.set(other, record);
     }

@@ -59,12 +59,7 @@ export class LexicalIndex implements StoreListener {
     if (!record || before === undefined) return;
     const after = this.indexedText(record);
     if (after === before) return;
-    this.bm25.add(
-      memoryId,
-      this.tokenizer.termIds(after),
-      this.tokenizer.termIds(before),
-      record,
-    );
+    this.bm25.add(memoryId, this.tokenizer.termIds(after), this.tokenizer.termIds(before), record);
   }
 
   hasOverlay(memoryId: string): boolean {

@@ -8,7 +8,9 @@ const weight = (field: string, fallback: number) =>
     .min(0, { error: `${field} must be 0 or more (0 leaves that side out)` })
     .max(10, { error: `${field} must be at most 10` })
     .optional()
-    .describe(`Weight of ${field === 'stm_weight' ? 'memories' : 'vault notes'} (default ${fallback}).`);
+    .describe(
+      `Weight of ${field === 'stm_weight' ? 'memories' : 'vault notes'} (default ${fallback}).`,
+    );
 
 const hit = z.object({
   source: z

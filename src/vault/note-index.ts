@@ -34,9 +34,7 @@ const SKIPPED_DIRS = new Set(['node_modules']);
 
 /** Whether a vault path is one the index skips: hidden files and folders, node_modules. */
 export function isSkipped(relative: string): boolean {
-  return relative
-    .split(/[\\/]/)
-    .some((part) => part.startsWith('.') || SKIPPED_DIRS.has(part));
+  return relative.split(/[\\/]/).some((part) => part.startsWith('.') || SKIPPED_DIRS.has(part));
 }
 
 /** The text of a note that search matches. */
@@ -82,10 +80,13 @@ export class VaultIndex {
     this.wanted = { watch: watching };
     if (this.scanning) return this.scanning;
     if (this.closed || !fs.existsSync(this.vault)) return Promise.resolve();
-    if (watching) this.watch();
-    this.scanning = this.scan().catch((error: Error) => {
-      this.logger.warn({ vault: this.vault, err: error.message }, 'vault scan stopped');
-    });
+    const watching$ = watching ? this.watch() : Promise.resolve();
+    this.scanning = Promise.all([watching$, this.scan()]).then(
+      () => {},
+      (error: Error) => {
+        this.logger.warn({ vault: this.vault, err: error.message }, 'vault scan stopped');
+      },
+    );
     return this.scanning;
   }
 
@@ -94,7 +95,7 @@ export class VaultIndex {
     return this.wanted ? this.start(this.wanted) : Promise.resolve();
   }
 
-  /** Settles when the first scan is done (at once when none was started). */
+  /** Settles when the first scan is done and the watcher watches (at once when not started). */
   get ready(): Promise<void> {
     return this.scanning ?? Promise.resolve();
   }
@@ -187,7 +188,8 @@ export class VaultIndex {
     this.watcher = undefined;
   }
 
-  private watch(): void {
+  /** Resolves when chokidar has set up its watches. */
+  private watch(): Promise<void> {
     const watcher = watch(this.vault, {
       ignoreInitial: true,
       ignored: (file, stats) => {
@@ -211,6 +213,7 @@ export class VaultIndex {
       this.logger.warn({ vault: this.vault, err: (error as Error).message }, 'vault watcher');
     });
     this.watcher = watcher;
+    return new Promise((resolve) => watcher.once('ready', () => resolve()));
   }
 
   private async scan(): Promise<void> {

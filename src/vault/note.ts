@@ -71,7 +71,10 @@ export function noteTitle(content: string): string {
 /** `[[path|alias]]` without `.md`; the alias loses the characters that would end the link. */
 export function wikilink(link: RelatedLink): string {
   const target = link.path.replace(/\.md$/i, '');
-  const alias = link.title.replace(/[[\]|#^]/g, ' ').replace(/\s+/g, ' ').trim();
+  const alias = link.title
+    .replace(/[[\]|#^]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return alias && alias !== target ? `[[${target}|${alias}]]` : `[[${target}]]`;
 }
 
@@ -169,5 +172,8 @@ export function updateOwnedProperties(
 /** A YAML scalar for a string or number, quoted when plain style would change its meaning. */
 function yamlScalar(value: string | number): string {
   if (typeof value === 'number') return String(value);
-  return matter.stringify({ content: '' }, { v: value }, DUMP).split(/\r?\n/)[1]?.slice(3) ?? `'${value}'`;
+  return (
+    matter.stringify({ content: '' }, { v: value }, DUMP).split(/\r?\n/)[1]?.slice(3) ??
+    `'${value}'`
+  );
 }

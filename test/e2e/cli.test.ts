@@ -236,3 +236,70 @@ describe('the mnemo command', () => {
     assert.match(stderr, /mnemo stdio ready/);
   });
 });
+
+describe('mnemo promote and mnemo vault init', () => {
+  let dir: string;
+  let deploy: string;
+  before(async () => {
+    dir = makeTempDir();
+    const c = await startClient(dir, { env: { MNEMO_NOW: T0 } });
+    try {
+      const saved = (await c.ok('save_memory', {
+        content: 'Deploys happen on Tuesdays after the standup.',
+        tags: ['work'],
+      })) as { memory_id: string };
+      deploy = saved.memory_id;
+      await c.ok('save_memory', { content: 'Used once and never again.' });
+      for (let i = 0; i < 5; i++) await c.ok('touch_memory', { memory_id: deploy });
+    } finally {
+      await c.close();
+    }
+  });
+  after(() => removeDir(dir));
+
+  it('is a dry run that says why each candidate qualifies, until --apply', () => {
+    const env = { MNEMO_NOW: T0 };
+    const dry = mnemo(['promote', '--data-dir', dir], env);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /^ID\s+SCORE\s+USES\s+AGE\s+WHY\s+PREVIEW\n/);
+    assert.ok(dry.stdout.includes(deploy));
+    assert.match(dry.stdout, /with 5 uses/);
+    assert.match(dry.stdout, /1 memory qualifies for the vault\. Run `mnemo promote --apply`/);
+    assert.ok(!fs.existsSync(path.join(dir, 'vault')));
+    // Sixty days later the same memory has faded below the promotion rules.
+    const later = mnemo(['promote', '--data-dir', dir, '--at', '2026-03-02'], env);
+    assert.match(later.stdout, /^0 memories qualify for the vault\.\n$/);
+
+    const applied = mnemo(['promote', '--apply', '--data-dir', dir], env);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /mnemo\/deploys-happen-on-tuesdays-after-the-standup\.md/);
+    assert.match(applied.stdout, /Promoted 1 of 1 to /);
+    const note = fs.readFileSync(
+      path.join(dir, 'vault/mnemo/deploys-happen-on-tuesdays-after-the-standup.md'),
+      'utf8',
+    );
+    assert.match(note, new RegExp(`\nmemory_id: ${deploy}\n`));
+    assert.ok(fs.existsSync(path.join(dir, 'vault/.obsidian/app.json')));
+    const stats = mnemo(['stats', '--data-dir', dir], env);
+    assert.match(stats.stdout, /memories\s+2 \(1 active, 1 promoted, 0 archived\)/);
+  });
+
+  it('vault init makes a vault from the template, and keeps an existing one', () => {
+    const target = path.join(dir, 'MyVault');
+    const made = mnemo(['vault', 'init', target, '--data-dir', dir]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stdout, /Made a vault at .*MyVault from the template/);
+    assert.match(made.stdout, /Set MNEMO_VAULT_DIR=/);
+    assert.ok(fs.existsSync(path.join(target, 'Start here.md')));
+    assert.ok(fs.statSync(path.join(target, 'mnemo')).isDirectory());
+    fs.writeFileSync(path.join(target, 'Start here.md'), 'my own words');
+    const again = mnemo(['vault', 'init', target, '--data-dir', dir]);
+    assert.match(again.stdout, /already holds files: used as it is/);
+    assert.equal(fs.readFileSync(path.join(target, 'Start here.md'), 'utf8'), 'my own words');
+    const bad = mnemo(['vault', 'init', target, '--data-dir', dir], { MNEMO_VAULT_FOLDER: '../x' });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /MNEMO_VAULT_FOLDER must be a folder name inside the vault/);
+    const usage = mnemo(['vault', 'open']);
+    assert.equal(usage.code, 2);
+  });
+});

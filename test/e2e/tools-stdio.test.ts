@@ -19,7 +19,7 @@ describe('every tool over a real stdio session with the built CLI', () => {
 
   it('answers each with structuredContent of the documented shape', async () => {
     const { tools } = await c.client.listTools();
-    assert.equal(tools.length, 12);
+    assert.equal(tools.length, 13);
 
     const a = await c.ok<{ memory_id: string }>('save_memory', {
       content: 'Ralph the cat sleeps on the rug',
@@ -80,6 +80,7 @@ describe('every tool over a real stdio session with the built CLI', () => {
       'candidates',
       'candidates_found',
       'dry_run',
+      'failed',
       'promoted',
       'promoted_count',
     ]);

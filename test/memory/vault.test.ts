@@ -150,7 +150,9 @@ describe('promotion into the Obsidian vault', () => {
     const record = t.store.memories.get(memory_id);
     assert.equal(record?.status, 'active');
     assert.equal(record?.promoted_to, null);
-    const line = log.lines.find((l) => l.msg === 'note deleted from the vault: the memory is active again');
+    const line = log.lines.find(
+      (l) => l.msg === 'note deleted from the vault: the memory is active again',
+    );
     assert.equal(line?.memory_id, memory_id);
     assert.equal(line?.note, file);
     // Searching finds it by its own words again.
@@ -216,7 +218,10 @@ describe('promotion into the Obsidian vault', () => {
     const stmOnly = await t.memory.searchUnified({ query: 'kitten', ltm_weight: 0 });
     assert.ok(stmOnly.results.every((r) => r.source === 'stm'));
     const ltmOnly = await t.memory.searchUnified({ query: 'kitten', stm_weight: 0 });
-    assert.deepEqual(ltmOnly.results.map((r) => r.source), ['ltm', 'ltm']);
+    assert.deepEqual(
+      ltmOnly.results.map((r) => r.source),
+      ['ltm', 'ltm'],
+    );
     const heavy = await t.memory.searchUnified({ query: 'shots kitten', ltm_weight: 10 });
     assert.equal(heavy.results[0]?.path, 'Vet visits.md');
   });

@@ -15,6 +15,7 @@ const TOOLS = [
   'delete_memory',
   'create_relation',
   'memory_stats',
+  'search_unified',
 ];
 
 describe('MCP tools over a linked client', () => {
@@ -163,9 +164,10 @@ describe('MCP tools over a linked client', () => {
     assert.equal((await t.ok<{ total: number }>('search_memory', { query: 'kites' })).total, 1);
   });
 
-  it('promote_memory reports candidates in a dry run and says the vault is not there yet', async () => {
+  it('promote_memory lists candidates in a dry run, then writes their notes', async () => {
     const { memory_id } = await t.ok<{ memory_id: string }>('save_memory', {
       content: 'Use pnpm in the mnemo repo.',
+      tags: ['project/mnemo'],
     });
     for (let i = 0; i < 5; i++) await t.ok('touch_memory', { memory_id });
     const dry = await t.ok<{
@@ -173,9 +175,16 @@ describe('MCP tools over a linked client', () => {
       candidates: { memory_id: string; reason: string }[];
     }>('promote_memory', { auto_detect: true, dry_run: true });
     assert.ok(dry.candidates.some((c) => c.memory_id === memory_id && c.reason.length > 0));
-    const real = await t.call('promote_memory', { memory_id });
-    assert.equal(real.isError, true);
-    assert.match(errorText(real), /vault is not available yet.*dry_run: true/);
+    const real = await t.ok<{ promoted: { memory_id: string; path: string }[] }>('promote_memory', {
+      memory_id,
+    });
+    assert.deepEqual(real.promoted, [{ memory_id, path: 'mnemo/use-pnpm-in-the-mnemo-repo.md' }]);
+    const unified = await t.ok<{
+      results: { source: string; memory_id?: string; path?: string }[];
+    }>('search_unified', { query: 'pnpm' });
+    assert.equal(unified.results.length, 1);
+    assert.equal(unified.results[0]?.memory_id, memory_id);
+    assert.equal(unified.results[0]?.path, 'mnemo/use-pnpm-in-the-mnemo-repo.md');
     const neither = await t.call('promote_memory', {});
     assert.equal(neither.isError, true);
     assert.match(errorText(neither), /memory_id, or auto_detect/);
@@ -236,6 +245,19 @@ describe('MCP tools over a linked client', () => {
         /relation_type must be one of related, causes/,
       ],
       ['empty id list', 'open_memories', { memory_ids: [] }, /memory_ids is empty/],
+      ['empty unified query', 'search_unified', { query: '' }, /query is empty/],
+      [
+        'negative weight',
+        'search_unified',
+        { query: 'x', ltm_weight: -1 },
+        /ltm_weight must be 0 or more/,
+      ],
+      [
+        'promote unknown id',
+        'promote_memory',
+        { memory_id: 'nope' },
+        /memory_id "nope" is not a known memory/,
+      ],
     ];
     for (const [label, tool, args, message] of cases) {
       it(label, async () => {

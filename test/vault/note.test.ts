@@ -86,7 +86,10 @@ describe('renderNote and parseNote', () => {
       { path: 'mnemo/other-note.md', title: 'Other [note] | with #chars' },
       { path: 'mnemo/plain.md', title: 'mnemo/plain' },
     ]);
-    assert.match(note, /\n## Related\n- \[\[mnemo\/other-note\|Other note with chars\]\]\n- \[\[mnemo\/plain\]\]\n$/);
+    assert.match(
+      note,
+      /\n## Related\n- \[\[mnemo\/other-note\|Other note with chars\]\]\n- \[\[mnemo\/plain\]\]\n$/,
+    );
     assert.equal(wikilink({ path: 'a/b.md', title: '' }), '[[a/b]]');
   });
 
@@ -139,12 +142,18 @@ describe('updateOwnedProperties', () => {
 
   it('replaces a key whose value spans several lines', () => {
     const text = '---\nuse_count:\n  - 1\n  - 2\nkeep: yes\n---\nbody\n';
-    assert.equal(updateOwnedProperties(text, { use_count: 3 }), '---\nuse_count: 3\nkeep: yes\n---\nbody\n');
+    assert.equal(
+      updateOwnedProperties(text, { use_count: 3 }),
+      '---\nuse_count: 3\nkeep: yes\n---\nbody\n',
+    );
   });
 
   it('keeps Windows line endings', () => {
     const text = '---\r\nuse_count: 1\r\n---\r\nbody\r\n';
-    assert.equal(updateOwnedProperties(text, { use_count: 2 }), '---\r\nuse_count: 2\r\n---\r\nbody\r\n');
+    assert.equal(
+      updateOwnedProperties(text, { use_count: 2 }),
+      '---\r\nuse_count: 2\r\n---\r\nbody\r\n',
+    );
   });
 
   it('gives up, rather than guess, on a note without valid frontmatter', () => {

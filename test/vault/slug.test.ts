@@ -10,7 +10,10 @@ const SAFE = /^[\p{L}\p{M}\p{N}]+(-[\p{L}\p{M}\p{N}]+)*$/u;
 
 describe('slugify', () => {
   it('makes a readable slug of the first line with text', () => {
-    assert.equal(slugify('\n\n# Kitten sleeping on the rug!\nsecond line'), 'kitten-sleeping-on-the-rug');
+    assert.equal(
+      slugify('\n\n# Kitten sleeping on the rug!\nsecond line'),
+      'kitten-sleeping-on-the-rug',
+    );
     assert.equal(slugify('- Zoë’s café: “crème brûlée”'), 'zoë-s-café-crème-brûlée');
     assert.equal(slugify('東京の猫'), '東京の猫');
     assert.equal(firstLine('> quoted\nnext'), 'quoted');

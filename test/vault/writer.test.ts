@@ -58,7 +58,10 @@ describe('VaultWriter', () => {
     fs.writeFileSync(path.join(vault, 'mnemo/meeting-notes.md'), 'a person wrote this');
     const note = writer.write(promoted('m1', 'Meeting notes'), []);
     assert.equal(note.path, 'mnemo/meeting-notes-2.md');
-    assert.equal(fs.readFileSync(path.join(vault, 'mnemo/meeting-notes.md'), 'utf8'), 'a person wrote this');
+    assert.equal(
+      fs.readFileSync(path.join(vault, 'mnemo/meeting-notes.md'), 'utf8'),
+      'a person wrote this',
+    );
     const other = writer.write(promoted('m2', 'Meeting notes'), []);
     assert.equal(other.path, 'mnemo/meeting-notes-3.md');
   });
@@ -121,7 +124,9 @@ describe('VaultWriter', () => {
     assert.equal(fs.readFileSync(file, 'utf8'), broken);
   });
 
-  it('says clearly when the vault cannot be written, and writes nothing', { skip: process.getuid?.() === 0 && 'root ignores file modes' }, () => {
+  it('says clearly when the vault cannot be written, and writes nothing', {
+    skip: process.getuid?.() === 0 && 'root ignores file modes',
+  }, () => {
     fs.mkdirSync(vault, { recursive: true });
     fs.writeFileSync(path.join(vault, 'mine.md'), 'x');
     fs.chmodSync(vault, 0o500);

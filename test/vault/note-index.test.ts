@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import pino from 'pino';
+import { type NoteEvent, VaultIndex } from '../../src/vault/note-index.js';
+import {
+  eventually,
+  openTestClient,
+  openTestMemory,
+  type TestMemory,
+  tempDir,
+} from '../support.js';
+
+const silent = pino({ level: 'silent' });
+
+function writeNotes(vault: string, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const dir = path.join(vault, `folder-${i % 20}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, `note-${i}.md`),
+      `---\ntitle: Note ${i}\ntags: [bulk]\n---\nNote number ${i} talks about topic${i % 97} and more words.\n`,
+    );
+  }
+}
+
+describe('VaultIndex', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('indexes Markdown notes and skips hidden folders, the trash and other files', async () => {
+    const vault = tempDir();
+    dirs.push(vault);
+    fs.mkdirSync(path.join(vault, '.obsidian'));
+    fs.mkdirSync(path.join(vault, '.trash'));
+    fs.mkdirSync(path.join(vault, 'sub/deeper'), { recursive: true });
+    fs.writeFileSync(path.join(vault, '.obsidian/x.md'), 'settings');
+    fs.writeFileSync(path.join(vault, '.trash/old.md'), 'trashed words');
+    fs.writeFileSync(path.join(vault, 'image.png'), 'png');
+    fs.writeFileSync(path.join(vault, 'sub/deeper/Deep thought.md'), 'About the ocean.');
+    fs.writeFileSync(
+      path.join(vault, 'top.md'),
+      '---\ntitle: Top\nmemory_id: m-1\ntags: ["#sea"]\n---\nSurf report.',
+    );
+    const events: NoteEvent[] = [];
+    const index = new VaultIndex({ vault, logger: silent, onEvent: (e) => events.push(e) });
+    await index.start({ watch: false });
+    assert.equal(index.size, 2);
+    assert.deepEqual(index.get('top.md'), {
+      path: 'top.md',
+      title: 'Top',
+      memoryId: 'm-1',
+      tags: ['sea'],
+      body: 'Surf report.',
+    });
+    assert.equal(index.get('sub/deeper/Deep thought.md')?.title, 'Deep thought');
+    assert.deepEqual(index.search('ocean').ids, ['sub/deeper/Deep thought.md']);
+    assert.deepEqual(index.search('sea').ids, ['top.md']);
+    assert.equal(index.search('trashed').ids.length, 0);
+    assert.deepEqual(
+      index.notesOf('m-1').map((n) => n.path),
+      ['top.md'],
+    );
+    assert.equal(events.length, 2);
+    fs.rmSync(path.join(vault, 'top.md'));
+    await index.refresh('top.md');
+    assert.equal(index.size, 1);
+    assert.deepEqual(index.notesOf('m-1'), []);
+    assert.equal(events.at(-1)?.kind, 'remove');
+    await index.close();
+  });
+
+  it('indexes a vault of 5,000 notes without holding up the first tool answer', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    writeNotes(path.join(dir, 'vault'), 5000);
+    const t = await openTestClient(
+      { MNEMO_VAULT_DIR: path.join(dir, 'vault') },
+      { watchVault: true },
+    );
+    try {
+      let indexed = false;
+      void t.opened.vaultReady.then(() => {
+        indexed = true;
+      });
+      const saved = await t.ok<{ memory_id: string }>('save_memory', { content: 'first call' });
+      assert.ok(saved.memory_id);
+      assert.equal(indexed, false, 'the first answer came before the vault was indexed');
+      await t.opened.vaultReady;
+      assert.equal(t.opened.notes.size, 5000);
+      const found = await t.ok<{ results: { path?: string }[] }>('search_unified', {
+        query: 'topic42',
+        top_k: 100,
+      });
+      assert.ok(found.results.length > 40);
+      assert.ok(found.results.every((r) => r.path?.endsWith('.md')));
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('the vault watcher (chokidar) keeps memories in step with notes', () => {
+  let t: TestMemory;
+  afterEach(() => t.close());
+
+  it('follows edits, renames and deletes made by a person', async () => {
+    t = await openTestMemory({}, undefined, { watchVault: true, noteSettleMs: 200 });
+    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const first = promoted[0]?.path ?? '';
+    const file = path.join(t.vault, first);
+    await eventually(async () => (await t.memory.search({ query: 'kitten' })).total === 1, 'index');
+    // Give the watcher its start (it begins once the vault exists).
+    await t.opened.notes.ready;
+
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(file, 'utf8').replace(/rug\n$/, 'rug by the fireplace\n'),
+    );
+    await eventually(
+      async () => (await t.memory.search({ query: 'fireplace' })).total === 1,
+      'the edit to reach search',
+    );
+
+    const renamed = path.join(t.vault, 'Our kitten.md');
+    fs.renameSync(file, renamed);
+    await eventually(
+      () => t.store.memories.get(memory_id)?.promoted_to === 'Our kitten.md',
+      'promoted_to to follow the rename',
+    );
+    assert.equal(t.store.memories.get(memory_id)?.status, 'promoted');
+
+    fs.rmSync(renamed);
+    await eventually(
+      () => t.store.memories.get(memory_id)?.status === 'active',
+      'the memory to be active again',
+    );
+  });
+});
