@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 import { Bm25Index, type LexicalHits } from '../search/bm25.js';
 import { Tokenizer } from '../search/tokenizer.js';
@@ -189,7 +189,10 @@ export class VaultIndex {
   }
 
   /** Resolves when chokidar has set up its watches. */
-  private watch(): Promise<void> {
+  private async watch(): Promise<void> {
+    // Loaded here, not at start: only a vault that exists is watched.
+    const { watch } = await import('chokidar');
+    if (this.closed) return;
     const watcher = watch(this.vault, {
       ignoreInitial: true,
       ignored: (file, stats) => {
@@ -213,7 +216,7 @@ export class VaultIndex {
       this.logger.warn({ vault: this.vault, err: (error as Error).message }, 'vault watcher');
     });
     this.watcher = watcher;
-    return new Promise((resolve) => watcher.once('ready', () => resolve()));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   }
 
   private async scan(): Promise<void> {

@@ -1,4 +1,5 @@
-import matter from 'gray-matter';
+import { createRequire } from 'node:module';
+import type GrayMatter from 'gray-matter';
 import { firstLine } from './slug.js';
 
 /** What a note of a promoted memory says in its properties (Obsidian's name for frontmatter). */
@@ -42,11 +43,19 @@ export interface ParsedNote {
   valid: boolean;
 }
 
+// Loaded at first use, not at start: `mnemo stdio` answers the handshake sooner without it.
+const require = createRequire(import.meta.url);
+let loaded: typeof GrayMatter | undefined;
+function matter(): typeof GrayMatter {
+  loaded ??= require('gray-matter') as typeof GrayMatter;
+  return loaded;
+}
+
 // Passing options keeps gray-matter from caching every text it parses (its default).
 const NO_CACHE = {};
 // One line per value: Obsidian's property editor does not fold long text.
 // (js-yaml's dump options, which gray-matter passes through; its types do not list them.)
-const DUMP = { lineWidth: -1, noRefs: true } as Parameters<typeof matter.stringify>[2];
+const DUMP = { lineWidth: -1, noRefs: true } as Parameters<typeof GrayMatter.stringify>[2];
 
 /**
  * Obsidian's date-time property format: local time to the second, no zone (what Obsidian writes
@@ -92,12 +101,12 @@ export function renderNote(
   if (data.source === undefined) delete data.source;
   // A file object, not a string: gray-matter would read a body that starts with `---` as
   // frontmatter.
-  return matter.stringify({ content: `${body}\n` }, data, DUMP);
+  return matter().stringify({ content: `${body}\n` }, data, DUMP);
 }
 
 export function parseNote(text: string): ParsedNote {
   try {
-    const parsed = matter(text, NO_CACHE);
+    const parsed = matter()(text, NO_CACHE);
     const data = parsed.data;
     const properties =
       data && typeof data === 'object' && !Array.isArray(data)
@@ -173,7 +182,7 @@ export function updateOwnedProperties(
 function yamlScalar(value: string | number): string {
   if (typeof value === 'number') return String(value);
   return (
-    matter.stringify({ content: '' }, { v: value }, DUMP).split(/\r?\n/)[1]?.slice(3) ??
+    matter().stringify({ content: '' }, { v: value }, DUMP).split(/\r?\n/)[1]?.slice(3) ??
     `'${value}'`
   );
 }

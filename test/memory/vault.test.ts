@@ -67,6 +67,47 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(note.body, 'Kitten sleeping on the rug\nHer name is Milo.\n');
   });
 
+  it('writes notes the way Obsidian reads them: properties, tags, links', async () => {
+    const a = await t.memory.save({
+      content: '# Milo: our "cat" — 🐈\nSleeps on the rug.',
+      tags: ['pets', 'home/cats', 'x-1'],
+      entities: ['Milo'],
+    });
+    const b = await t.memory.save({ content: 'Milo likes tuna', tags: ['pets'] });
+    await t.memory.createRelation({
+      from_memory_id: a.memory_id,
+      to_memory_id: b.memory_id,
+      relation_type: 'related',
+    });
+    await t.memory.promote({ memory_id: b.memory_id, force: true });
+    const { promoted } = await t.memory.promote({ memory_id: a.memory_id, force: true });
+    const types = JSON.parse(fs.readFileSync(path.join(t.vault, '.obsidian/types.json'), 'utf8'))
+      .types as Record<string, string>;
+    const text = read(promoted[0]?.path ?? '');
+    // Properties: a YAML block at the very top, between --- lines.
+    assert.match(text, /^---\n[\s\S]+?\n---\n/);
+    const { properties, body } = parseNote(text);
+    for (const [key, value] of Object.entries(properties)) {
+      const type = types[key];
+      assert.ok(type, `${key} has a declared property type`);
+      if (type === 'datetime') assert.match(String(value), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+      if (type === 'number') assert.equal(typeof value, 'number', key);
+      if (type === 'text') assert.equal(typeof value, 'string', key);
+      if (type === 'tags' || type === 'multitext') {
+        assert.ok(Array.isArray(value) && value.every((v) => typeof v === 'string'), key);
+      }
+    }
+    // Tags: no #, no spaces, Obsidian's characters, not only digits.
+    for (const tag of properties.tags as string[]) {
+      assert.match(tag, /^(?!\d+$)[\p{L}\p{N}_/-]+$/u);
+    }
+    assert.equal(properties.title, 'Milo: our "cat" — 🐈');
+    // Links: wikilinks whose target is a note of the vault.
+    const links = [...body.matchAll(/\[\[([^\]|#^]+)(?:\|[^\]]*)?\]\]/g)].map((m) => m[1]);
+    assert.deepEqual(links, ['mnemo/milo-likes-tuna']);
+    for (const link of links) assert.ok(fs.existsSync(path.join(t.vault, `${link}.md`)), link);
+  });
+
   it('dry_run lists candidates and why, and writes nothing', async () => {
     const { memory_id } = await t.memory.save({ content: 'used a lot' });
     for (let i = 0; i < 5; i++) await t.memory.touch(memory_id);
