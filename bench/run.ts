@@ -1,4 +1,4 @@
-// npm run bench [-- --sizes 1000,10000 --json FILE --ops 200]
+// npm run bench [-- --sizes 1000,10000 --json FILE --ops 200 --parts stores,vault]
 // mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (DESIGN.md, 7).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +17,7 @@ import {
   targetsList,
 } from './lib/report.js';
 import { writeMnemoStore, writeServerMemoryStore } from './lib/stores.js';
+import { type VaultBenchResult, vaultBench, vaultReport } from './vault.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MNEMO_CLI = path.join(ROOT, 'dist/cli.js');
@@ -114,14 +115,19 @@ function options() {
       sizes: { type: 'string', default: '1000,10000,100000' },
       json: { type: 'string' },
       ops: { type: 'string', default: '200' },
+      parts: { type: 'string', default: 'stores,vault' },
     },
   });
+  const parts = new Set(values.parts.split(',').map((s) => s.trim()));
+  if ([...parts].some((p) => p !== 'stores' && p !== 'vault')) {
+    throw new Error('--parts takes stores, vault or both, e.g. --parts vault');
+  }
   const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
   const ops = Number(values.ops);
   if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(ops) || ops < 1) {
     throw new Error('--sizes takes whole numbers, e.g. 1000,10000; --ops a whole number');
   }
-  return { sizes, ops, json: values.json };
+  return { sizes, ops, parts, json: values.json };
 }
 
 function notes(vocabularySize: number, ops: number): string[] {
@@ -139,36 +145,46 @@ function notes(vocabularySize: number, ops: number): string[] {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const { sizes, ops, json } = options();
+  const { sizes, ops, parts, json } = options();
   if (!fs.existsSync(MNEMO_CLI)) throw new Error('dist/cli.js is missing: run npm run build');
   const vocabulary = buildVocabulary();
-  const corpus = new ContentGenerator(vocabulary, 1).sentences(Math.max(...sizes));
-  const saves = new ContentGenerator(vocabulary, 2).sentences(ops);
-  const queries = new ContentGenerator(vocabulary, 3).queries(ops);
   const m = machine();
-  const machineLine = `${m.cpu}, ${m.cores} cores, ${m.ramGb} GB RAM, Node ${m.node}, ${os.platform()} ${os.release()}`;
+  console.log(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGb} GB RAM, Node ${m.node}, ${os.platform()} ${os.release()}\n`,
+  );
 
   const results: ServerResult[] = [];
-  for (const size of sizes) {
-    const work: Workload = { size, texts: corpus.slice(0, size), saves, queries };
-    for (const contender of [mnemo, serverMemory]) {
-      const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;
-      process.stderr.write(`${contender.name} at ${size}: ${n} searches, ${n} saves...\n`);
-      results.push(await measure(contender, work, n));
+  let targets: ReturnType<typeof checkTargets> = [];
+  if (parts.has('stores')) {
+    const corpus = new ContentGenerator(vocabulary, 1).sentences(Math.max(...sizes));
+    const saves = new ContentGenerator(vocabulary, 2).sentences(ops);
+    const queries = new ContentGenerator(vocabulary, 3).queries(ops);
+    for (const size of sizes) {
+      const work: Workload = { size, texts: corpus.slice(0, size), saves, queries };
+      for (const contender of [mnemo, serverMemory]) {
+        const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;
+        process.stderr.write(`${contender.name} at ${size}: ${n} searches, ${n} saves...\n`);
+        results.push(await measure(contender, work, n));
+      }
     }
+    targets = checkTargets(results);
+    console.log(resultsTable(results));
+    console.log(notes(vocabulary.words.length, ops).join('\n'));
+    console.log(
+      `\nTargets for mnemo at 100,000 memories (DESIGN.md, section 7):\n${targetsList(targets)}\n`,
+    );
   }
 
-  const targets = checkTargets(results);
+  let vault: VaultBenchResult | undefined;
+  if (parts.has('vault')) {
+    vault = await vaultBench(vocabulary, { promote: 1_000, notes: 5_000, memories: 10_000, ops });
+    console.log(vaultReport(vault));
+  }
+
   const seconds = (performance.now() - started) / 1000;
-  console.log(`Machine: ${machineLine}\n`);
-  console.log(resultsTable(results));
-  console.log(notes(vocabulary.words.length, ops).join('\n'));
-  console.log(
-    `\nTargets for mnemo at 100,000 memories (DESIGN.md, section 7):\n${targetsList(targets)}`,
-  );
   console.log(`\nFull bench: ${seconds.toFixed(0)} s.`);
   if (json) {
-    const report = { machine: m, sizes, ops, results, targets, seconds };
+    const report = { machine: m, sizes, ops, results, targets, vault, seconds };
     fs.writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
   }
 }

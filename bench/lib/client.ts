@@ -45,16 +45,24 @@ export class ServerSession {
 
   /** Calls a tool and resolves to the round trip in ms; a tool error fails the bench. */
   async time(name: string, args: Record<string, unknown>): Promise<number> {
+    return (await this.call(name, args)).ms;
+  }
+
+  /** Calls a tool and resolves to its structured answer and the round trip in ms. */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ ms: number; structured: Record<string, unknown> }> {
     const started = performance.now();
     const result = await this.client.callTool({ name, arguments: args }, undefined, {
       timeout: CALL_TIMEOUT_MS,
     });
-    const elapsed = performance.now() - started;
+    const ms = performance.now() - started;
     if (result.isError) {
       const text = JSON.stringify(result.content).slice(0, 500);
       throw new Error(`${name} failed: ${text}\n${this.stderr.tail}`);
     }
-    return elapsed;
+    return { ms, structured: (result.structuredContent ?? {}) as Record<string, unknown> };
   }
 
   /** Milliseconds from spawn until now. */

@@ -49,6 +49,20 @@ export function writeMnemoStore(file: string, texts: readonly string[], now: num
   writeJsonl(file, mnemoRecords(texts, now));
 }
 
+/**
+ * DIR/memories.jsonl where every memory qualifies for the vault: made a day ago and used five
+ * times since (DESIGN.md section 3, use_count >= 5 within 14 days of creation).
+ */
+export function writePromotableStore(file: string, texts: readonly string[], now: number): void {
+  const random = seededRandom(13);
+  writeJsonl(
+    file,
+    texts.map((content) =>
+      newMemoryRecord(seededUuid(random), content, now - DAY, { last_used: now, use_count: 5 }),
+    ),
+  );
+}
+
 /** server-memory's entity name for the i-th memory. */
 export const entityName = (i: number) => `memory-${String(i).padStart(6, '0')}`;
 

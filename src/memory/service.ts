@@ -521,6 +521,8 @@ export class MemoryService {
         'dry_run',
       );
     }
+    // A note of this memory anywhere in the vault is found and updated, not written twice.
+    await vault.notes.indexed;
     let created: boolean;
     try {
       created = vault.writer.ensure();
@@ -586,7 +588,7 @@ export class MemoryService {
       throw new MemoryError('query is empty: pass the words to look for', 'query');
     }
     await this.sync();
-    if (this.vault) await this.vault.notes.ready;
+    if (this.vault) await this.vault.notes.indexed;
     const now = this.clock();
     const topK = input.top_k ?? 10;
     const stmWeight = input.stm_weight ?? 1;
