@@ -1,6 +1,11 @@
 // LoCoMo retrieval recall through the real MCP stdio server.
 //
-//   npm run build && npm run bench:recall -- [DATASET] [--json FILE] [--now EPOCH]
+//   npm run build && npm run bench:recall -- [DATASET] [--json FILE] [--now EPOCH] [--grid]
+//
+// Each method is a configuration of the same server: lexical (MNEMO_EMBEDDINGS=off), vector
+// (MNEMO_HYBRID_WEIGHT=1: meaning alone) and hybrid (the defaults), with each embedding provider
+// that loads here. --grid also sweeps the hybrid weight and similarity threshold of the static
+// model: how the defaults were chosen.
 //
 // DATASET defaults to ../shared/datasets/locomo-dev.json (see its README for the protocol and
 // the reference figures). For each conversation: a fresh data dir and a fresh `mnemo stdio`,
@@ -94,6 +99,7 @@ function parseCli() {
     dataset: path.resolve(positionals[0] ?? path.join(root, '../shared/datasets/locomo-dev.json')),
     json: values.json,
     now,
+    grid: values.grid,
   };
 }
 
@@ -101,7 +107,11 @@ function parse() {
   return parseArgs({
     allowPositionals: true,
     strict: true,
-    options: { json: { type: 'string' }, now: { type: 'string' } },
+    options: {
+      json: { type: 'string' },
+      now: { type: 'string' },
+      grid: { type: 'boolean', default: false },
+    },
   });
 }
 
@@ -169,10 +179,31 @@ interface ConversationResult {
   scores: Set<number>;
 }
 
+/** One way of running the server: a name and the settings that make it so. */
+interface Method {
+  name: string;
+  env: Record<string, string>;
+  /** The model it must run with (a provider that falls back is not measured as itself). */
+  model?: string;
+}
+
+/** Waits until the embedding model is loaded (or known not to load); its id, or null. */
+async function modelOf(client: Client): Promise<string | null> {
+  for (;;) {
+    const stats = await call(client, 'memory_stats', {});
+    const e = stats.embeddings as { state: string; model: string | null };
+    if (e.state !== 'loading') return e.model;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+class WrongModel extends Error {}
+
 async function runConversation(
   cli: string,
   sample: Sample,
   now: number,
+  method: Method,
   tallies: Map<number, Tally>,
   repairs: { count: number },
 ): Promise<ConversationResult> {
@@ -180,12 +211,21 @@ async function runConversation(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cli, 'stdio', '--data-dir', dataDir],
-    env: { ...getDefaultEnvironment(), MNEMO_NOW: String(now), MNEMO_LOG_LEVEL: 'warn' },
+    env: {
+      ...getDefaultEnvironment(),
+      MNEMO_NOW: String(now),
+      MNEMO_LOG_LEVEL: 'error',
+      ...method.env,
+    },
     stderr: 'inherit',
   });
   const client = new Client({ name: 'mnemo-bench-recall', version: '0.1.0' });
   try {
     await client.connect(transport);
+    const model = await modelOf(client);
+    if (method.model && !model?.startsWith(method.model)) {
+      throw new WrongModel(`${method.model} did not load (got ${model ?? 'none'})`);
+    }
 
     // memory id -> the dia_ids it stands for (several when turns deduplicate).
     const diaIds = new Map<string, string[]>();
@@ -269,6 +309,97 @@ function warnIfStale(cli: string): void {
   }
 }
 
+const STATIC = 'mnemo/static-glove-100d';
+const MINILM = 'Xenova/all-MiniLM-L6-v2';
+
+function methods(grid: boolean): Method[] {
+  const out: Method[] = [
+    { name: 'lexical (BM25, stemmed)', env: { MNEMO_EMBEDDINGS: 'off' } },
+    {
+      name: 'static: vector',
+      env: { MNEMO_EMBEDDINGS: 'static', MNEMO_HYBRID_WEIGHT: '1' },
+      model: STATIC,
+    },
+    { name: 'static: hybrid (defaults)', env: { MNEMO_EMBEDDINGS: 'static' }, model: STATIC },
+    {
+      name: 'minilm: vector',
+      env: { MNEMO_EMBEDDINGS: 'minilm', MNEMO_HYBRID_WEIGHT: '1' },
+      model: MINILM,
+    },
+    { name: 'minilm: hybrid (defaults)', env: { MNEMO_EMBEDDINGS: 'minilm' }, model: MINILM },
+  ];
+  if (grid) {
+    for (const w of ['0.05', '0.1', '0.2', '0.3']) {
+      for (const t of ['0.4', '0.55', '0.7']) {
+        out.push({
+          name: `static: hybrid w ${w}, threshold ${t}`,
+          env: {
+            MNEMO_EMBEDDINGS: 'static',
+            MNEMO_HYBRID_WEIGHT: w,
+            MNEMO_SIMILARITY_THRESHOLD: t,
+          },
+          model: STATIC,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+interface MethodResult {
+  method: string;
+  skipped?: string;
+  figures?: Figures;
+  by_category?: ({ category: number; name: string; n: number } & Figures)[];
+  memories?: number;
+  turns?: number;
+  deduplicated?: number;
+  questions?: number;
+  seconds?: number;
+}
+
+async function runMethod(
+  cli: string,
+  samples: Sample[],
+  now: number,
+  method: Method,
+): Promise<MethodResult> {
+  const start = performance.now();
+  const tallies = new Map<number, Tally>();
+  const repairs = { count: 0 };
+  let memories = 0;
+  let turns = 0;
+  let deduplicated = 0;
+  for (const sample of samples) {
+    try {
+      const r = await runConversation(cli, sample, now, method, tallies, repairs);
+      memories += r.memories;
+      turns += r.turns;
+      deduplicated += r.deduplicated;
+    } catch (error) {
+      if (error instanceof WrongModel) return { method: method.name, skipped: error.message };
+      throw error;
+    }
+  }
+  const empty = { n: 0, turn5: 0, turn10: 0, session5: 0 };
+  const byCategory = Object.entries(CATEGORIES).map(([c, name]) => {
+    const t = tallies.get(Number(c)) ?? empty;
+    return { category: Number(c), name, n: t.n, ...figures(t) };
+  });
+  const seconds = Math.round((performance.now() - start) / 100) / 10;
+  process.stderr.write(`${method.name}: ${JSON.stringify(figures(tallies.get(0) ?? empty))}\n`);
+  return {
+    method: method.name,
+    figures: figures(tallies.get(0) ?? empty),
+    by_category: byCategory,
+    memories,
+    turns,
+    deduplicated,
+    questions: tallies.get(0)?.n ?? 0,
+    seconds,
+  };
+}
+
 async function main(): Promise<void> {
   const options = parseCli();
   const cli = path.join(root, 'dist/cli.js');
@@ -276,77 +407,37 @@ async function main(): Promise<void> {
   warnIfStale(cli);
   const samples = JSON.parse(fs.readFileSync(options.dataset, 'utf8')) as Sample[];
 
-  const start = performance.now();
-  const tallies = new Map<number, Tally>();
-  const repairs = { count: 0 };
-  let memories = 0;
-  let turns = 0;
-  let deduplicated = 0;
-  let saveMs = 0;
-  let searchMs = 0;
-  const scores = new Set<number>();
-  for (const sample of samples) {
-    const r = await runConversation(cli, sample, options.now, tallies, repairs);
-    memories += r.memories;
-    turns += r.turns;
-    deduplicated += r.deduplicated;
-    saveMs += r.saveMs;
-    searchMs += r.searchMs;
-    for (const s of r.scores) scores.add(s);
-    process.stderr.write(
-      `${sample.sample_id}: ${r.turns} turns, ${r.deduplicated} deduplicated, ${
-        figures(tallies.get(0) ?? { n: 0, turn5: 0, turn10: 0, session5: 0 }).turn_any_at_5
-      } turn any@5 so far\n`,
-    );
+  const results: MethodResult[] = [];
+  for (const method of methods(options.grid)) {
+    results.push(await runMethod(cli, samples, options.now, method));
   }
-  const elapsed = (performance.now() - start) / 1000;
-
-  const all = figures(tallies.get(0) ?? { n: 0, turn5: 0, turn10: 0, session5: 0 });
+  const first = results.find((r) => r.figures);
   const row = (name: string, f: Figures) =>
     `| ${name} | ${f3(f.turn_any_at_5)} | ${f3(f.turn_any_at_10)} | ${f3(f.session_any_at_5)} |`;
-  const byCategory = Object.entries(CATEGORIES).map(([c, name]) => {
-    const t = tallies.get(Number(c)) ?? { n: 0, turn5: 0, turn10: 0, session5: 0 };
-    return { category: Number(c), name, n: t.n, ...figures(t) };
-  });
-  const questions = tallies.get(0)?.n ?? 0;
-
   const lines = [
-    `LoCoMo recall, ${path.basename(options.dataset)}: ${samples.length} conversations, ${turns} turns -> ${memories} memories (${deduplicated} deduplicated), ${questions} questions (categories 1-4)`,
+    `LoCoMo recall, ${path.basename(options.dataset)}: ${samples.length} conversations, ${first?.turns} turns -> ${first?.memories} memories, ${first?.questions} questions (categories 1-4)`,
     '',
     '| method | turn any@5 | turn any@10 | session any@5 |',
     '|---|---|---|---|',
-    row('mnemo lexical (search_memory over MCP stdio)', all),
+    ...results.map((r) =>
+      r.figures ? row(r.method, r.figures) : `| ${r.method} | not run: ${r.skipped} | | |`,
+    ),
     row(REFERENCE.method, REFERENCE.figures),
     '',
-    '| category | questions | turn any@5 | turn any@10 | session any@5 |',
-    '|---|---|---|---|---|',
-    ...byCategory.map(
-      (c) =>
-        `| ${c.category} ${c.name} | ${c.n} | ${f3(c.turn_any_at_5)} | ${f3(c.turn_any_at_10)} | ${f3(c.session_any_at_5)} |`,
-    ),
+    '| method | multi-hop | temporal | open-domain | single-hop | seconds |',
+    '|---|---|---|---|---|---|',
+    ...results
+      .filter((r) => r.by_category)
+      .map(
+        (r) =>
+          `| ${r.method} | ${r.by_category?.map((c) => f3(c.turn_any_at_5)).join(' | ')} | ${r.seconds} |`,
+      ),
     '',
-    `Elapsed ${elapsed.toFixed(1)} s (saving ${(saveMs / 1000).toFixed(1)} s, searching ${(searchMs / 1000).toFixed(1)} s, the rest starting servers).`,
-    `Evidence entries repaired or dropped: ${repairs.count}. Distinct decay scores in results: ${[...scores].sort().join(', ')}.`,
+    '(by category: turn any@5)',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-
   if (options.json) {
-    const out = {
-      dataset: options.dataset,
-      now: options.now,
-      conversations: samples.length,
-      turns,
-      memories,
-      deduplicated,
-      questions,
-      evidence_repairs: repairs.count,
-      elapsed_seconds: Math.round(elapsed * 10) / 10,
-      save_seconds: Math.round(saveMs / 100) / 10,
-      search_seconds: Math.round(searchMs / 100) / 10,
-      mnemo_lexical: all,
-      by_category: byCategory,
-      reference: REFERENCE,
-    };
+    const out = { dataset: options.dataset, now: options.now, results, reference: REFERENCE };
     fs.writeFileSync(options.json, `${JSON.stringify(out, null, 2)}\n`);
   }
 }

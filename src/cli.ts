@@ -38,6 +38,8 @@ Usage:
                               each qualifies; a dry run unless --apply writes their notes
   mnemo vault init [DIR]      make an Obsidian vault from the template (default the vault of
                               MNEMO_VAULT_DIR, else <data dir>/vault); an existing one is kept
+  mnemo reindex [--all]       compute the embeddings that are missing (MNEMO_EMBEDDINGS), with
+                              a progress bar; --all computes every one again
 
 Options (every command):
   --data-dir DIR              data folder (default $MNEMO_DATA_DIR, else $XDG_DATA_HOME/mnemo,
@@ -101,6 +103,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await runPromote(config, args, values, out);
       case 'vault':
         return runVault(config, args, values, out);
+      case 'reindex':
+        return await runReindex(config, values, out, io.stderr);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -146,6 +150,7 @@ function parse(argv: string[]) {
       'top-k': { type: 'string' },
       tags: { type: 'string' },
       json: { type: 'boolean' },
+      all: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -427,7 +432,9 @@ async function runSearch(
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  return withMemory(config, async ({ memory }) => {
+  return withMemory(config, async ({ memory, semantic }) => {
+    // A one-shot search waits for the model (a server searches by words until it is there).
+    await semantic.ready;
     const found = await memory.search({ query, top_k: topK, tags });
     if (values.json) {
       out(JSON.stringify(found, null, 2));
@@ -451,6 +458,70 @@ async function runSearch(
     out(`${found.results.length} of ${found.total} matches.`);
     return 0;
   });
+}
+
+async function runReindex(
+  config: Config,
+  values: Values,
+  out: (s: string) => void,
+  stderr: NodeJS.WritableStream,
+): Promise<number> {
+  return withMemory(config, async ({ semantic }) => {
+    await semantic.ready;
+    if (!semantic.enabled) {
+      throw new MemoryError(
+        `no embedding model to index with (MNEMO_EMBEDDINGS=${config.embeddings}): set MNEMO_EMBEDDINGS to auto or static`,
+        'MNEMO_EMBEDDINGS',
+      );
+    }
+    const bar = progressBar(stderr);
+    const started = performance.now();
+    const result = await semantic.reindex({ all: values.all === true, onProgress: bar.update });
+    bar.done();
+    const seconds = (performance.now() - started) / 1000;
+    if (values.json) {
+      out(JSON.stringify({ ...result, seconds }, null, 2));
+      return 0;
+    }
+    out(
+      `Embedded ${result.embedded} of ${result.total} memories with ${result.model} in ${seconds.toFixed(1)} s` +
+        (result.embedded === 0 ? ' (every vector was up to date).' : '.'),
+    );
+    return 0;
+  });
+}
+
+/** A one-line bar on a terminal; a line every 10% elsewhere (a log, CI). */
+function progressBar(stream: NodeJS.WritableStream): {
+  update: (done: number, total: number) => void;
+  done: () => void;
+} {
+  const tty = (stream as NodeJS.WriteStream).isTTY === true;
+  let lastTenth = -1;
+  let drawn = false;
+  return {
+    update(done, total) {
+      if (total === 0) return;
+      const share = done / total;
+      if (tty) {
+        const width = 30;
+        const filled = Math.round(share * width);
+        stream.write(
+          `\rembedding [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`,
+        );
+        drawn = true;
+        return;
+      }
+      const tenth = Math.floor(share * 10);
+      if (tenth !== lastTenth) {
+        lastTenth = tenth;
+        stream.write(`embedding ${done}/${total} (${tenth * 10}%)\n`);
+      }
+    },
+    done() {
+      if (drawn) stream.write('\n');
+    },
+  };
 }
 
 async function runStats(config: Config, values: Values, out: (s: string) => void): Promise<number> {

@@ -147,6 +147,26 @@ export const configSchema = z
             'MNEMO_VAULT_FOLDER must be a folder name inside the vault, without .. or a leading dot, e.g. mnemo',
         },
       ),
+    embeddings: z.enum(['auto', 'minilm', 'static', 'off'], {
+      error:
+        'MNEMO_EMBEDDINGS must be one of auto, minilm, static, off: auto uses all-MiniLM-L6-v2 when it loads, else the bundled static model',
+    }),
+    hybridWeight: number('MNEMO_HYBRID_WEIGHT', 'set e.g. 0.1')
+      .refine((v) => v >= 0 && v <= 1, {
+        message:
+          'MNEMO_HYBRID_WEIGHT must be between 0 (words only) and 1 (meaning only), e.g. 0.1',
+      })
+      .optional(),
+    similarityThreshold: number('MNEMO_SIMILARITY_THRESHOLD', 'set a cosine, e.g. 0.5')
+      .refine((v) => v > -1 && v < 1, {
+        message: 'MNEMO_SIMILARITY_THRESHOLD must be a cosine between -1 and 1, e.g. 0.5',
+      })
+      .optional(),
+    nearDuplicateThreshold: number('MNEMO_NEAR_DUPLICATE_THRESHOLD', 'set a cosine, e.g. 0.9')
+      .refine((v) => v > 0 && v <= 1, {
+        message: 'MNEMO_NEAR_DUPLICATE_THRESHOLD must be a cosine above 0 and at most 1, e.g. 0.9',
+      })
+      .optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     }),
@@ -193,6 +213,10 @@ export const ENV_VARS: Record<
   cloudflared: 'MNEMO_CLOUDFLARED',
   tunnelRestartMs: 'MNEMO_TUNNEL_RESTART_MS',
   vaultFolder: 'MNEMO_VAULT_FOLDER',
+  embeddings: 'MNEMO_EMBEDDINGS',
+  hybridWeight: 'MNEMO_HYBRID_WEIGHT',
+  similarityThreshold: 'MNEMO_SIMILARITY_THRESHOLD',
+  nearDuplicateThreshold: 'MNEMO_NEAR_DUPLICATE_THRESHOLD',
 };
 
 export const DEFAULTS = {
@@ -218,6 +242,11 @@ export const DEFAULTS = {
   cloudflared: 'cloudflared',
   tunnelRestartMs: 1000,
   vaultFolder: 'mnemo',
+  embeddings: 'auto',
+  /** Unset: each model's own (a cosine means different things to different models). */
+  hybridWeight: undefined,
+  similarityThreshold: undefined,
+  nearDuplicateThreshold: undefined,
 } as const;
 
 export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {

@@ -45,7 +45,10 @@ export async function openTestMemory(
   options: Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger'>> = {},
 ): Promise<TestMemory> {
   const clock = new TestClock();
-  const config = loadConfig({ env: { ...env, MNEMO_DATA_DIR: dir }, home: dir });
+  const config = loadConfig({
+    env: { MNEMO_EMBEDDINGS: 'off', ...env, MNEMO_DATA_DIR: dir },
+    home: dir,
+  });
   const opened = openMemory(config, {
     logger: options.logger ?? pino({ level: 'silent' }),
     clock: clock.read,

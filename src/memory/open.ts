@@ -1,6 +1,10 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { loadEmbeddings } from '../search/embeddings.js';
 import { LexicalIndex } from '../search/lexical-index.js';
+import { onnxMatVec } from '../search/onnx-matvec.js';
+import { SemanticIndex } from '../search/semantic-index.js';
 import { MemoryStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
@@ -21,6 +25,9 @@ export function settingsFrom(config: Config): MemorySettings {
     reviewBlendRatio: config.reviewBlendRatio,
     searchDecayWeight: config.searchDecayWeight,
     autoReinforce: config.autoReinforce,
+    hybridWeight: config.hybridWeight,
+    similarityThreshold: config.similarityThreshold,
+    nearDuplicateThreshold: config.nearDuplicateThreshold,
   };
 }
 
@@ -34,6 +41,8 @@ export interface OpenedMemory {
   /** The index of the vault's notes, and what keeps memories in step with them. */
   notes: VaultIndex;
   noteSync: NoteSync;
+  /** The memories' embeddings; `semantic.ready` settles when the model is loaded (or is not). */
+  semantic: SemanticIndex;
   close(): Promise<void>;
 }
 
@@ -57,7 +66,28 @@ export interface OpenOptions {
 export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const { logger, clock } = options;
   const index = new LexicalIndex();
-  const store = MemoryStore.start({ dataDir: config.dataDir, logger, clock }, [index]);
+  // The model loads once the store has, in the background: the handshake and the first answers
+  // never wait for it, and search is by words until it is there.
+  let storeReady: () => void = () => {};
+  const afterStore = new Promise<void>((resolve) => {
+    storeReady = resolve;
+  });
+  const provider = afterStore.then(() =>
+    config.embeddings === 'off'
+      ? null
+      : loadEmbeddings(config.embeddings, {
+          cacheDir: path.join(config.dataDir, 'models'),
+          logger,
+        }),
+  );
+  const semantic = new SemanticIndex({
+    dataDir: config.dataDir,
+    logger,
+    provider,
+    matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
+  });
+  const store = MemoryStore.start({ dataDir: config.dataDir, logger, clock }, [index, semantic]);
+  void store.ready.then(storeReady, storeReady);
   let sync: NoteSync | undefined;
   const notes = new VaultIndex({
     vault: config.vaultDir,
@@ -84,6 +114,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     settings: settingsFrom(config),
     logger,
     vault: { writer, notes, sync },
+    semantic,
   });
   const noteSync = sync;
   const vaultReady = options.watchVault
@@ -99,7 +130,9 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     vaultReady,
     notes,
     noteSync,
+    semantic,
     close: async () => {
+      semantic.close();
       noteSync.close();
       await notes.close();
       store.close();

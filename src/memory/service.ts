@@ -14,8 +14,15 @@ import {
   reviewPriority,
   shouldForget,
 } from '../decay/index.js';
+import { type Cluster, clusterVectors, DEFAULT_CLUSTER_OPTIONS } from '../search/clustering.js';
 import type { LexicalIndex } from '../search/lexical-index.js';
-import { combinedRank, interleave, topN } from '../search/ranking.js';
+import { combinedRank, fusedRelevance, interleave, topN } from '../search/ranking.js';
+import {
+  type EmbeddingsStatus,
+  modelDefaults,
+  type SemanticIndex,
+} from '../search/semantic-index.js';
+import { dot } from '../search/vector-index.js';
 import {
   type MemoryRecord,
   type MemoryStatus,
@@ -27,6 +34,7 @@ import type { MemoryStore } from '../storage/store.js';
 import { noteTitle } from '../vault/note.js';
 import type { VaultIndex } from '../vault/note-index.js';
 import type { VaultWriter, WrittenNote } from '../vault/writer.js';
+import { type MergePlan, mergeMemories } from './consolidate.js';
 import { MemoryError, notFound } from './errors.js';
 import type { NoteSync } from './note-sync.js';
 
@@ -38,6 +46,12 @@ export interface MemorySettings {
   reviewBlendRatio: number;
   searchDecayWeight: number;
   autoReinforce: boolean;
+  /** The share of relevance that comes from meaning (vectors) rather than words, 0..1; unset: the model's own. */
+  hybridWeight?: number | undefined;
+  /** Cosines that count as a match by meaning; unset: the model's own (semantic-index.ts). */
+  similarityThreshold?: number | undefined;
+  /** Cosines at which save_memory lists a memory under similar_to; unset: the model's own. */
+  nearDuplicateThreshold?: number | undefined;
 }
 
 /** The Obsidian vault: where promoted memories are written, and the index of its notes. */
@@ -54,6 +68,8 @@ export interface MemoryServiceDeps {
   settings: MemorySettings;
   logger: Logger;
   vault?: VaultDeps;
+  /** Embeddings of the memories; without it, or with embeddings off, search is by words. */
+  semantic?: SemanticIndex;
 }
 
 export interface SaveInput {
@@ -91,6 +107,45 @@ export interface SearchHit {
   review_priority: number;
   review_candidate: boolean;
 }
+
+export interface SimilarMemory {
+  memory_id: string;
+  similarity: number;
+  preview: string;
+}
+
+export interface SaveResult {
+  memory_id: string;
+  deduplicated: boolean;
+  /** Near-duplicates by meaning (kept apart: nothing is merged or dropped by a threshold). */
+  similar_to: SimilarMemory[];
+}
+
+/** At most this many near-duplicates are listed on save. */
+const SIMILAR_SHOWN = 5;
+
+export interface ClusterInput {
+  threshold?: number;
+  max_cluster_size?: number;
+  /** Only clusters close enough to merge without a second look (cohesion >= 0.9). */
+  find_duplicates?: boolean;
+}
+
+export type ConsolidateMode = 'preview' | 'apply' | 'link';
+
+export interface Consolidation {
+  cluster_id: string;
+  member_ids: string[];
+  cohesion: number;
+  /** The merged memory: its id once applied, null in a preview or when linking. */
+  memory_id: string | null;
+  merged: MergePlan;
+  relation_ids: string[];
+  archived_ids: string[];
+}
+
+/** Progress of a long call: `done` of `total` steps. */
+export type Progress = (done: number, total: number, message?: string) => void;
 
 export interface GcCandidate {
   memory_id: string;
@@ -154,6 +209,7 @@ export class MemoryService {
   readonly settings: MemorySettings;
   private readonly logger: Logger;
   private readonly vault: VaultDeps | undefined;
+  private readonly semantic: SemanticIndex | undefined;
   private readonly scoreAt: (record: MemoryRecord, now: number) => number;
 
   constructor(deps: MemoryServiceDeps) {
@@ -164,6 +220,7 @@ export class MemoryService {
     this.scoreAt = decayScorer(deps.settings.decay);
     this.logger = deps.logger;
     this.vault = deps.vault;
+    this.semantic = deps.semantic;
   }
 
   now(): number {
@@ -174,8 +231,11 @@ export class MemoryService {
     return this.scoreAt(record, now);
   }
 
-  async save(input: SaveInput): Promise<{ memory_id: string; deduplicated: boolean }> {
-    return this.store.transact<{ memory_id: string; deduplicated: boolean }>(() => {
+  async save(input: SaveInput): Promise<SaveResult> {
+    // The meaning of the new content, before it is written: what it is close to is listed, and
+    // its vector is kept, not computed again.
+    const vector = await this.embedOne(input.content);
+    const saved = await this.store.transact<{ memory_id: string; deduplicated: boolean }>(() => {
       const now = this.clock();
       const duplicateId = this.index.duplicateOf(input.content);
       const duplicate = duplicateId ? this.store.memories.get(duplicateId) : undefined;
@@ -214,6 +274,40 @@ export class MemoryService {
       });
       return { result: { memory_id: record.id, deduplicated: false }, memories: [record] };
     });
+    if (!vector || !this.semantic) return { ...saved, similar_to: [] };
+    if (!saved.deduplicated) this.semantic.adopt(saved.memory_id, input.content, vector);
+    return { ...saved, similar_to: await this.similarTo(vector, saved.memory_id) };
+  }
+
+  /** Live memories whose meaning is within the near-duplicate threshold, closest first. */
+  private async similarTo(vector: Float32Array, self: string): Promise<SimilarMemory[]> {
+    const semantic = this.semantic as SemanticIndex;
+    const threshold =
+      this.settings.nearDuplicateThreshold ?? modelDefaults(semantic.model).nearDuplicate;
+    const hits = await semantic.search(vector, threshold);
+    const out: SimilarMemory[] = [];
+    hits.ids.forEach((id, i) => {
+      const record = this.store.memories.get(id);
+      if (id === self || !record || record.status === 'archived') return;
+      out.push({
+        memory_id: id,
+        similarity: round(hits.sims[i] as number),
+        preview: preview(record.content, 120),
+      });
+    });
+    return out.sort((a, b) => b.similarity - a.similarity).slice(0, SIMILAR_SHOWN);
+  }
+
+  /** The vector of one text, or undefined when embeddings are off or fail (logged). */
+  private async embedOne(text: string): Promise<Float32Array | undefined> {
+    if (!this.semantic) return undefined;
+    try {
+      const [vector] = (await this.semantic.embed([text])) ?? [];
+      return vector;
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, 'embedding failed: words only');
+      return undefined;
+    }
   }
 
   async search(input: SearchInput): Promise<{ results: SearchHit[]; total: number; page: number }> {
@@ -231,9 +325,23 @@ export class MemoryService {
     // Candidates: every live memory that matches the query's words (all of them, when there is
     // no query), past the filters. This loop runs for thousands of memories per query.
     const hits = query ? this.index.search(query) : null;
-    const pool = hits ? hits.docs : [...this.store.memories.values()];
+    const meaning = query ? await this.meaningHits(query) : null;
+    let pool: readonly (MemoryRecord | undefined)[] = hits
+      ? hits.docs
+      : [...this.store.memories.values()];
+    let lexical: ArrayLike<number> | null = hits ? hits.scores : null;
+    let sims: Map<string, number> | null = null;
+    if (meaning) {
+      // Matches by meaning that the words missed join the pool with no lexical score.
+      sims = new Map(meaning.ids.map((id, i) => [id, meaning.sims[i] as number]));
+      const inPool = new Set(pool.map((r) => r?.id));
+      const extra = meaning.ids.filter((id) => !inPool.has(id));
+      pool = [...pool, ...extra.map((id) => this.store.memories.get(id))];
+      lexical = [...(hits?.scores ?? []), ...extra.map(() => 0)];
+    }
     const records: MemoryRecord[] = [];
     const relevance: number[] = [];
+    const similarity: (number | undefined)[] = [];
     const scores: number[] = [];
     for (let i = 0; i < pool.length; i++) {
       const record = pool[i];
@@ -243,13 +351,29 @@ export class MemoryService {
       const score = this.scoreAt(record, now);
       if (minScore !== null && score < minScore) continue;
       records.push(record);
-      relevance.push(hits ? (hits.scores[i] as number) : 1);
+      relevance.push(lexical ? (lexical[i] as number) : 1);
+      similarity.push(sims?.get(record.id));
       scores.push(score);
     }
     // Relevance is relative to the best match that passed the filters.
     let best = 0;
     for (const x of relevance) if (x > best) best = x;
-    for (let i = 0; i < relevance.length; i++) relevance[i] = (relevance[i] as number) / best;
+    if (meaning) {
+      let bestSim = meaning.threshold;
+      for (const x of similarity) if (x !== undefined && x > bestSim) bestSim = x;
+      for (let i = 0; i < relevance.length; i++) {
+        relevance[i] = fusedRelevance(
+          relevance[i] as number,
+          best,
+          similarity[i],
+          bestSim,
+          meaning.threshold,
+          meaning.weight,
+        );
+      }
+    } else {
+      for (let i = 0; i < relevance.length; i++) relevance[i] = (relevance[i] as number) / best;
+    }
 
     const ranks = new Float64Array(records.length);
     for (let i = 0; i < records.length; i++) {
@@ -718,6 +842,162 @@ export class MemoryService {
     });
   }
 
+  /**
+   * Groups active memories whose meanings are close (single linkage over cosine, strongest links
+   * first, clusters capped). Needs embeddings.
+   */
+  async cluster(input: ClusterInput = {}, onProgress?: Progress): Promise<Cluster[]> {
+    await this.sync();
+    const semantic = this.semantic;
+    await semantic?.ready;
+    if (!semantic?.enabled) {
+      throw new MemoryError(
+        'clustering compares meanings and embeddings are off: set MNEMO_EMBEDDINGS to auto or static',
+        'threshold',
+      );
+    }
+    const entries = await semantic.entries((done, total) =>
+      onProgress?.(done, total, 'embedding memories'),
+    );
+    const items = entries.filter((e) => this.store.memories.get(e.id)?.status === 'active');
+    const clusters = clusterVectors(
+      items,
+      {
+        threshold: input.threshold ?? DEFAULT_CLUSTER_OPTIONS.threshold,
+        maxClusterSize: input.max_cluster_size ?? DEFAULT_CLUSTER_OPTIONS.maxClusterSize,
+      },
+      (done, total) => onProgress?.(done, total, 'comparing memories'),
+    );
+    return input.find_duplicates
+      ? clusters.filter((c) => c.suggested_action === 'auto-merge')
+      : clusters;
+  }
+
+  /**
+   * Acts on clusters that cluster() returned: `preview` shows the merged memory; `apply` saves
+   * it, links it to each member (consolidated_from) and archives the members; `link` relates each
+   * member to the cluster's most central one and merges nothing. Nothing is deleted.
+   */
+  async consolidate(
+    input: ClusterInput & { cluster_id?: string; auto_detect?: boolean; mode?: ConsolidateMode },
+    onProgress?: Progress,
+  ): Promise<{ mode: ConsolidateMode; consolidations: Consolidation[] }> {
+    const mode = input.mode ?? 'preview';
+    if (!input.cluster_id && !input.auto_detect) {
+      throw new MemoryError(
+        'consolidate_memories needs cluster_id (from cluster_memories), or auto_detect: true to take every auto-merge cluster',
+        'cluster_id',
+      );
+    }
+    const clusters = await this.cluster(input, onProgress);
+    let chosen: Cluster[];
+    if (input.cluster_id) {
+      const found = clusters.find((c) => c.id === input.cluster_id);
+      if (!found) {
+        throw new MemoryError(
+          `cluster_id "${input.cluster_id}" is not among the current clusters (its memories changed, or another threshold was used): call cluster_memories again and pass an id it returns`,
+          'cluster_id',
+        );
+      }
+      chosen = [found];
+    } else {
+      chosen = clusters.filter((c) => c.suggested_action === 'auto-merge');
+    }
+    const plans = chosen.map((cluster) => {
+      const members = cluster.memory_ids.map((id) => this.require(id));
+      return { cluster, members, merged: mergeMemories(members) };
+    });
+    const base = (p: (typeof plans)[number]): Consolidation => ({
+      cluster_id: p.cluster.id,
+      member_ids: p.cluster.memory_ids,
+      cohesion: p.cluster.cohesion,
+      memory_id: null,
+      merged: p.merged,
+      relation_ids: [],
+      archived_ids: [],
+    });
+    if (mode === 'preview' || plans.length === 0) {
+      return { mode, consolidations: plans.map(base) };
+    }
+    const consolidations = await this.store.transact(() => {
+      const now = this.clock();
+      const memories: MemoryRecord[] = [];
+      const relations: RelationRecord[] = [];
+      const out: Consolidation[] = [];
+      for (const plan of plans) {
+        const result = base(plan);
+        const relate = (from: string, to: string, type: RelationType): void => {
+          const relation: RelationRecord = {
+            id: randomUUID(),
+            from_memory_id: from,
+            to_memory_id: to,
+            relation_type: type,
+            strength: 1,
+            created_at: now,
+            metadata: { cluster_id: plan.cluster.id, cohesion: plan.cluster.cohesion },
+          };
+          relations.push(relation);
+          result.relation_ids.push(relation.id);
+        };
+        // Another process may have changed a member since the clusters were made.
+        const live = plan.members.map((m) => this.store.memories.get(m.id));
+        if (live.some((m) => m?.status !== 'active')) {
+          throw new MemoryError(
+            `a member of cluster "${plan.cluster.id}" is no longer active: call cluster_memories again`,
+            'cluster_id',
+          );
+        }
+        if (mode === 'link') {
+          const hub = this.medoid(plan.cluster.memory_ids);
+          for (const id of plan.cluster.memory_ids) if (id !== hub) relate(hub, id, 'related');
+        } else {
+          const m = plan.merged;
+          const merged = newMemoryRecord(randomUUID(), m.content, now, {
+            meta: {
+              tags: m.tags,
+              source: m.source,
+              context: m.context,
+              extra: { consolidated_from: plan.cluster.memory_ids },
+            },
+            entities: m.entities,
+            created_at: m.created_at,
+            last_used: m.last_used,
+            use_count: m.use_count,
+            strength: m.strength,
+          });
+          memories.push(merged);
+          result.memory_id = merged.id;
+          for (const member of live as MemoryRecord[]) {
+            relate(merged.id, member.id, 'consolidated_from');
+            memories.push({ ...member, status: 'archived' });
+            result.archived_ids.push(member.id);
+          }
+        }
+        out.push(result);
+      }
+      return { result: out, memories, relations };
+    });
+    return { mode, consolidations };
+  }
+
+  /** The member closest to all the others (the most central), by the sum of cosines. */
+  private medoid(ids: readonly string[]): string {
+    const vectors = ids.map((id) => this.semantic?.vectorOf(id));
+    let best = ids[0] as string;
+    let bestSum = Number.NEGATIVE_INFINITY;
+    ids.forEach((id, i) => {
+      const v = vectors[i];
+      if (!v) return;
+      let sum = 0;
+      for (const w of vectors) if (w) sum += dot(v, w);
+      if (sum > bestSum) {
+        bestSum = sum;
+        best = id;
+      }
+    });
+    return best;
+  }
+
   async createRelation(input: {
     from_memory_id: string;
     to_memory_id: string;
@@ -756,6 +1036,7 @@ export class MemoryService {
     promotion_candidates: number;
     relations: number;
     store_bytes: Record<string, number>;
+    embeddings: EmbeddingsStatus;
   }> {
     await this.sync();
     const now = this.clock();
@@ -787,6 +1068,7 @@ export class MemoryService {
       promotion_candidates: promotable,
       relations: this.store.relations.size,
       store_bytes: this.store.sizes(),
+      embeddings: this.semantic?.status() ?? { state: 'off', model: null, vectors: 0, backlog: 0 },
     };
   }
 
@@ -799,6 +1081,22 @@ export class MemoryService {
       if (record.status === status) return { result: { memory_id: memoryId, status } };
       return { result: { memory_id: memoryId, status }, memories: [{ ...record, status }] };
     });
+  }
+
+  /**
+   * The memories that match the query by meaning (cosine at or above the threshold), with the
+   * weight their side gets; null when search is by words alone.
+   */
+  private async meaningHits(query: string) {
+    const semantic = this.semantic;
+    if (!semantic || this.settings.hybridWeight === 0) return null;
+    const vector = await this.embedOne(query);
+    if (!vector || !semantic.enabled) return null;
+    const defaults = modelDefaults(semantic.model);
+    const threshold = this.settings.similarityThreshold ?? defaults.similarity;
+    const weight = this.settings.hybridWeight ?? defaults.hybridWeight;
+    const hits = await semantic.search(vector, threshold);
+    return { ...hits, threshold, weight };
   }
 
   /** A memory's text: its note's as a person left it once promoted, else its own. */

@@ -71,3 +71,23 @@ export function interleave<T>(primary: readonly T[], review: readonly T[]): T[] 
   }
   return out;
 }
+
+/**
+ * Relevance from both sides of a hybrid search, 0..1. The lexical side is BM25 over the best
+ * BM25 of the query; the vector side is how far the cosine rises above the similarity threshold,
+ * over how far the best one does, so a memory just at the threshold adds nothing and the closest
+ * adds the whole weight `w`. A side that did not match gives 0.
+ */
+export function fusedRelevance(
+  lexical: number,
+  bestLexical: number,
+  sim: number | undefined,
+  bestSim: number,
+  threshold: number,
+  w: number,
+): number {
+  const lex = bestLexical > 0 ? lexical / bestLexical : 0;
+  const vec =
+    sim === undefined || bestSim <= threshold ? 0 : (sim - threshold) / (bestSim - threshold);
+  return (1 - w) * lex + w * Math.max(0, vec);
+}

@@ -134,8 +134,11 @@ export class JsonlFile {
     return result;
   }
 
-  /** Appends lines and waits until they are on disk. The caller holds the data dir lock. */
-  append(values: readonly unknown[]): void {
+  /**
+   * Appends lines and waits until they are on disk (without `sync`: derived data, which a crash
+   * may lose). The caller holds the data dir lock.
+   */
+  append(values: readonly unknown[], { sync = true }: { sync?: boolean } = {}): void {
     this.assertOpen();
     if (values.length === 0) return;
     const fd = this.openForWrite();
@@ -146,7 +149,7 @@ export class JsonlFile {
     while (written < buf.length) {
       written += fs.writeSync(fd, buf, written, buf.length - written);
     }
-    fs.fdatasyncSync(fd);
+    if (sync) fs.fdatasyncSync(fd);
     this.offset += buf.length;
     this.lineCount += values.length;
   }

@@ -1,4 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerClusterMemories } from './cluster-memories.js';
+import { registerConsolidateMemories } from './consolidate-memories.js';
 import { registerCreateRelation } from './create-relation.js';
 import { registerGc } from './gc.js';
 import { registerMemoryStats } from './memory-stats.js';
@@ -32,4 +34,6 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
   registerCreateRelation(server, deps);
   registerMemoryStats(server, deps);
   registerSearchUnified(server, deps);
+  registerClusterMemories(server, deps);
+  registerConsolidateMemories(server, deps);
 }

@@ -29,6 +29,16 @@ export function registerMemoryStats(server: McpServer, { memory }: ToolDeps): vo
         promotion_candidates: z.number(),
         relations: z.number(),
         store_bytes: z.record(z.string(), z.number()),
+        embeddings: z
+          .object({
+            state: z.enum(['loading', 'ready', 'off']),
+            model: z.string().nullable(),
+            vectors: z.number(),
+            backlog: z.number(),
+          })
+          .describe(
+            'The embedding model (MNEMO_EMBEDDINGS) and how many memories have vectors; while loading, search is by words only.',
+          ),
       },
       annotations: {
         readOnlyHint: true,

@@ -10,6 +10,7 @@ export function registerSaveMemory(server: McpServer, { memory }: ToolDeps): voi
       description:
         'Remember one fact, decision, preference or event for later. Write it so it makes sense on its own, months from now. ' +
         'Saving the same content again reinforces the existing memory instead of duplicating it (deduplicated: true). ' +
+        'Memories close in meaning are listed under similar_to and both are kept: open or consolidate them if they say the same. ' +
         'Memories fade unless used; use touch_memory or observe_memory_usage when one helps.',
       inputSchema: {
         content: z
@@ -62,6 +63,17 @@ export function registerSaveMemory(server: McpServer, { memory }: ToolDeps): voi
         deduplicated: z
           .boolean()
           .describe('True when the same content existed and was reinforced instead.'),
+        similar_to: z
+          .array(
+            z.object({
+              memory_id: z.string(),
+              similarity: z.number().describe('Cosine of the two meanings, up to 1.'),
+              preview: z.string(),
+            }),
+          )
+          .describe(
+            'Other memories that say nearly the same (by meaning, embeddings on); empty otherwise. Nothing was merged.',
+          ),
       },
       annotations: {
         readOnlyHint: false,
@@ -72,11 +84,12 @@ export function registerSaveMemory(server: McpServer, { memory }: ToolDeps): voi
     },
     async (input) => {
       const saved = await memory.save(input);
+      const similar = saved.similar_to.map((m) => `${m.memory_id} (${m.similarity})`).join(', ');
       return answer(
-        saved,
-        saved.deduplicated
+        { ...saved },
+        (saved.deduplicated
           ? `Already remembered as ${saved.memory_id}; reinforced it.`
-          : `Saved as ${saved.memory_id}.`,
+          : `Saved as ${saved.memory_id}.`) + (similar ? ` Close in meaning: ${similar}.` : ''),
       );
     },
   );

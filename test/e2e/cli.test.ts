@@ -11,7 +11,13 @@ const T0 = '2026-01-01T00:00:00Z';
 function mnemo(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [CLI_PATH, ...args], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: makeHome(), MNEMO_LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: makeHome(),
+      MNEMO_LOG_LEVEL: 'warn',
+      MNEMO_EMBEDDINGS: 'off',
+      ...env,
+    },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -202,7 +208,12 @@ describe('the mnemo command', () => {
 
   it('mnemo stdio writes only protocol messages to stdout, logs to stderr', async () => {
     const child = spawn(process.execPath, [CLI_PATH, 'stdio', '--data-dir', dir], {
-      env: { PATH: process.env.PATH ?? '', HOME: makeHome(), MNEMO_LOG_LEVEL: 'debug' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: makeHome(),
+        MNEMO_LOG_LEVEL: 'debug',
+        MNEMO_EMBEDDINGS: 'off',
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -47,7 +47,7 @@ export async function startClient(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI_PATH, 'stdio', '--data-dir', dataDir, ...(options.args ?? [])],
-    env: { MNEMO_LOG_LEVEL: 'warn', ...options.env },
+    env: { MNEMO_LOG_LEVEL: 'warn', MNEMO_EMBEDDINGS: 'off', ...options.env },
     stderr: 'pipe',
   });
   let stderr = '';

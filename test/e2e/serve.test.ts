@@ -15,6 +15,7 @@ after(() => {
 const env = (extra: Record<string, string> = {}) => ({
   PATH: process.env.PATH ?? '',
   MNEMO_LOG_LEVEL: 'warn',
+  MNEMO_EMBEDDINGS: 'off',
   ...extra,
 });
 

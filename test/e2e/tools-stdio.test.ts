@@ -19,13 +19,13 @@ describe('every tool over a real stdio session with the built CLI', () => {
 
   it('answers each with structuredContent of the documented shape', async () => {
     const { tools } = await c.client.listTools();
-    assert.equal(tools.length, 13);
+    assert.equal(tools.length, 15);
 
     const a = await c.ok<{ memory_id: string }>('save_memory', {
       content: 'Ralph the cat sleeps on the rug',
       tags: ['pets'],
     });
-    assert.deepEqual(keys(a), ['deduplicated', 'memory_id']);
+    assert.deepEqual(keys(a), ['deduplicated', 'memory_id', 'similar_to']);
     const b = await c.ok<{ memory_id: string }>('save_memory', {
       content: 'The rug came from Lisbon',
       tags: ['home'],
@@ -99,6 +99,7 @@ describe('every tool over a real stdio session with the built CLI', () => {
     assert.deepEqual(keys(await c.ok('memory_stats')), [
       'by_status',
       'danger_zone_count',
+      'embeddings',
       'gc_candidates',
       'promotion_candidates',
       'relations',

@@ -31,6 +31,7 @@ describe('mnemo serve --tunnel (with a stand-in for cloudflared)', () => {
         env: {
           PATH: process.env.PATH ?? '',
           MNEMO_LOG_LEVEL: 'warn',
+          MNEMO_EMBEDDINGS: 'off',
           MNEMO_AUTH_TOKEN: TOKEN,
           MNEMO_CLOUDFLARED: wrapper,
           MNEMO_TUNNEL_RESTART_MS: '50',
@@ -104,7 +105,7 @@ describe('mnemo serve --tunnel (with a stand-in for cloudflared)', () => {
       process.execPath,
       [CLI_PATH, 'serve', '--port', '0', '--tunnel', '--data-dir', dir],
       {
-        env: { PATH: process.env.PATH ?? '', MNEMO_LOG_LEVEL: 'warn' },
+        env: { PATH: process.env.PATH ?? '', MNEMO_LOG_LEVEL: 'warn', MNEMO_EMBEDDINGS: 'off' },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -145,7 +145,7 @@ describe('memory dynamics through the service', () => {
       meta: { mood: 'calm' },
       strength: 1.5,
     });
-    assert.deepEqual(again, { memory_id: first.memory_id, deduplicated: true });
+    assert.deepEqual(again, { memory_id: first.memory_id, deduplicated: true, similar_to: [] });
     const record = t.store.memories.get(first.memory_id);
     assert.deepEqual(record?.meta.tags, ['habits', 'home']);
     assert.equal(record?.meta.source, 'diary');

@@ -16,6 +16,8 @@ const TOOLS = [
   'create_relation',
   'memory_stats',
   'search_unified',
+  'cluster_memories',
+  'consolidate_memories',
 ];
 
 describe('MCP tools over a linked client', () => {
@@ -62,7 +64,7 @@ describe('MCP tools over a linked client', () => {
     const again = await t.ok<{ memory_id: string; deduplicated: boolean }>('save_memory', {
       content: '  ralph is the family cat; he sleeps on the red rug in the hall. ',
     });
-    assert.deepEqual(again, { memory_id: saved.memory_id, deduplicated: true });
+    assert.deepEqual(again, { memory_id: saved.memory_id, deduplicated: true, similar_to: [] });
 
     const other = await t.ok<{ memory_id: string }>('save_memory', {
       content: 'The deploy pipeline runs on Fridays at noon.',

@@ -1,0 +1,139 @@
+// How a cluster of memories becomes one: the merged content and fields. Pure: the service writes
+// the merged memory, the consolidated_from relations and the archived members.
+
+import { MIN_STRENGTH, STRENGTH_STEP } from '../decay/index.js';
+import type { MemoryRecord } from '../storage/records.js';
+
+export interface MergePlan {
+  content: string;
+  tags: string[];
+  entities: string[];
+  use_count: number;
+  strength: number;
+  created_at: number;
+  last_used: number;
+  source: string | null;
+  context: string | null;
+}
+
+export const MERGED_STRENGTH_CAP = 2.0;
+
+/**
+ * The merged memory of `members`, taken oldest first (created_at, then id):
+ * - content: each member's sentences, dropping a sentence already said by an earlier one (or
+ *   earlier in the same member), compared case-folded, with white space collapsed and trailing
+ *   punctuation ignored; kept sentences keep their own text. Members are joined by a newline; a
+ *   member with nothing new adds nothing.
+ * - tags, entities: the union in first-seen order; spellings that differ only in case count once,
+ *   as first spelled.
+ * - use_count: the sum; created_at: the earliest; last_used: the latest; source, context: the
+ *   first that is set.
+ * - strength: the strongest member's, plus 0.1 for each other member that was ever used
+ *   (use_count > 0), since agreeing memories that each earned a use are evidence the fact
+ *   matters; at most MERGED_STRENGTH_CAP and at least 1. Summing strengths instead would let a
+ *   pile of near-duplicates that nobody used reach the cap.
+ */
+export function mergeMemories(members: readonly MemoryRecord[]): MergePlan {
+  if (members.length < 2) {
+    throw new Error(`merging needs at least 2 memories, got ${members.length}`);
+  }
+  const ordered = [...members].sort(
+    (a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const ids = new Set<string>();
+  for (const { id } of ordered) {
+    if (ids.has(id)) throw new Error(`memory ${id} is listed twice; pass each memory once`);
+    ids.add(id);
+  }
+
+  const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+  const seen = new Set<string>();
+  const texts: string[] = [];
+  for (const member of ordered) {
+    let text = '';
+    for (const sentence of sentences(segmenter, member.content)) {
+      const key = sentenceKey(sentence);
+      // White space and bare punctuation are layout, not something said: always kept.
+      if (key !== '') {
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      text += sentence;
+    }
+    text = text.trim();
+    if (text !== '') texts.push(text);
+  }
+
+  const strongest = ordered.reduce((best, m) => (m.strength > best.strength ? m : best));
+  const usedOthers = ordered.filter((m) => m !== strongest && m.use_count > 0).length;
+  const strength = Math.min(
+    MERGED_STRENGTH_CAP,
+    Math.max(MIN_STRENGTH, strongest.strength + STRENGTH_STEP * usedOthers),
+  );
+
+  return {
+    content: texts.join('\n'),
+    tags: unionIgnoringCase(ordered.map((m) => m.meta.tags)),
+    entities: unionIgnoringCase(ordered.map((m) => m.entities)),
+    use_count: ordered.reduce((sum, m) => sum + m.use_count, 0),
+    // Rounded so that 1 + 0.1 + 0.1 reads 1.2, as reinforcement's strengths do.
+    strength: Math.round(strength * 1e9) / 1e9,
+    created_at: (ordered[0] as MemoryRecord).created_at,
+    last_used: ordered.reduce((latest, m) => Math.max(latest, m.last_used), -Infinity),
+    source: ordered.find((m) => m.meta.source !== null)?.meta.source ?? null,
+    context: ordered.find((m) => m.meta.context !== null)?.meta.context ?? null,
+  };
+}
+
+/**
+ * An abbreviation or initial at the end of a segment ("Dr.", "Mrs.", "J."): the segmenter breaks
+ * after it, so "Dr. Smith left." would come out as "Dr. " and "Smith left.", and a later "Dr. "
+ * would be dropped as a repeat. Such a piece is glued to the next one; at worst this keeps two
+ * real sentences together ("I met Bob. He left."), which only makes a repeat less likely to be
+ * noticed, never garbles the text.
+ */
+const ABBREVIATION_END = /(?:^|\s)\p{Lu}\p{Ll}{0,3}\.\s*$/u;
+
+/** The sentences of `text`, each with the white space after it, so that they join back to it. */
+function sentences(segmenter: Intl.Segmenter, text: string): string[] {
+  const out: string[] = [];
+  let pending = '';
+  for (const { segment } of segmenter.segment(text)) {
+    pending += segment;
+    if (ABBREVIATION_END.test(pending)) continue;
+    out.push(pending);
+    pending = '';
+  }
+  if (pending !== '') out.push(pending);
+  return out;
+}
+
+/** NFC, case-folded, white space collapsed, trailing punctuation dropped. */
+function sentenceKey(sentence: string): string {
+  return fold(sentence)
+    .replace(/\s+/gu, ' ')
+    .replace(/[\s\p{P}]+$/u, '')
+    .trim();
+}
+
+/**
+ * An approximation of Unicode full case folding: upper then lower case maps "ß" to "ss" and a
+ * final "ς" to "σ", which lower case alone does not.
+ */
+function fold(text: string): string {
+  return text.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
+function unionIgnoringCase(lists: readonly (readonly string[])[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const list of lists) {
+    for (const value of list) {
+      const key = fold(value);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(value);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,369 @@
+// Embeddings of the memories: computed in the background, kept in a sidecar, searched by cosine.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { JsonlFile } from '../storage/jsonl-file.js';
+import type { MemoryRecord } from '../storage/records.js';
+import type { StoreListener } from '../storage/store.js';
+import type { EmbeddingProvider } from './embeddings.js';
+import { contentHash } from './lexical-index.js';
+import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
+
+/** The sidecar beside memories.jsonl: one line a vector, the last line for an id wins. */
+export const VECTORS_FILE = 'vectors.jsonl';
+
+/**
+ * One line of vectors.jsonl. `v` is the vector as int8 in base64, `s` the scale that turns it back
+ * into floats: the cosine moves by well under 1% and a vector of 384 takes 512 bytes.
+ */
+interface VectorLine {
+  id: string;
+  model: string;
+  hash: string;
+  v: string;
+  s: number;
+}
+
+/** Texts embedded per call: large enough to keep the model busy, small enough to yield often. */
+const BATCH = 32;
+/** A search waits for the vectors still to compute when there are at most this many. */
+const SEARCH_WAITS_FOR = 256;
+
+/**
+ * What a cosine means differs by model: where a match by meaning starts and how much of the
+ * relevance it carries (both tuned on the LoCoMo development file, see the README), and where
+ * save_memory calls a memory a near-duplicate (paraphrases score about 0.9 with the static model,
+ * memories on the same topic 0.5 to 0.6).
+ */
+export interface ModelDefaults {
+  similarity: number;
+  hybridWeight: number;
+  nearDuplicate: number;
+}
+
+const MODEL_DEFAULTS: Record<string, ModelDefaults> = {
+  'mnemo/static-glove-100d': { similarity: 0.4, hybridWeight: 0.3, nearDuplicate: 0.85 },
+  // Not measurable here (no model hub): the usual cosines of this model, not tuned.
+  'Xenova/all-MiniLM-L6-v2': { similarity: 0.35, hybridWeight: 0.3, nearDuplicate: 0.9 },
+};
+const FALLBACK_DEFAULTS: ModelDefaults = { similarity: 0.4, hybridWeight: 0.2, nearDuplicate: 0.9 };
+
+export function modelDefaults(model: string | null): ModelDefaults {
+  const base = model?.replace(/:[^:/]*$/, '') ?? '';
+  return MODEL_DEFAULTS[base] ?? FALLBACK_DEFAULTS;
+}
+
+export function textHash(content: string): string {
+  return contentHash(content).toString(36);
+}
+
+function encode(vector: Float32Array): { v: string; s: number } {
+  let max = 0;
+  for (const x of vector) max = Math.max(max, Math.abs(x));
+  const s = max / 127 || 1;
+  const q = new Int8Array(vector.length);
+  for (let i = 0; i < vector.length; i++) q[i] = Math.round((vector[i] as number) / s);
+  return { v: Buffer.from(q.buffer).toString('base64'), s };
+}
+
+function decode(line: VectorLine, dimensions: number): Float32Array | undefined {
+  const bytes = Buffer.from(line.v, 'base64');
+  if (bytes.length !== dimensions) return undefined;
+  const q = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  const out = new Float32Array(dimensions);
+  let norm = 0;
+  for (let i = 0; i < dimensions; i++) {
+    out[i] = (q[i] as number) * line.s;
+    norm += (out[i] as number) ** 2;
+  }
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < dimensions; i++) (out[i] as number) /= norm;
+  return out;
+}
+
+export interface SemanticIndexOptions {
+  dataDir: string;
+  logger: Logger;
+  /** The provider, once loaded; null when embeddings are off or could not be loaded. */
+  provider: Promise<EmbeddingProvider | null>;
+  /** A faster matrix-vector product than plain JS (the ONNX runtime's), when there is one. */
+  matVec?: Promise<MatVec | undefined>;
+}
+
+export interface EmbeddingsStatus {
+  /** loading: the model is not there yet (search is by words meanwhile). */
+  state: 'loading' | 'ready' | 'off';
+  model: string | null;
+  vectors: number;
+  /** Memories whose vector is still to compute. */
+  backlog: number;
+}
+
+export type ReindexProgress = (done: number, total: number) => void;
+
+/**
+ * Keeps a vector for every live memory, keyed by memory id, content hash and model id: nothing is
+ * embedded again for unchanged content, and a change of model embeds everything again. Vectors are
+ * derived data: the sidecar is appended without the store's lock, and a vector lost to a crash or
+ * to another process is simply computed again.
+ */
+export class SemanticIndex implements StoreListener {
+  private provider: EmbeddingProvider | null = null;
+  private vectors: VectorIndex | undefined;
+  private file: JsonlFile | undefined;
+  /** What each live memory's vector must be of: id → content hash. */
+  private readonly wanted = new Map<string, { hash: string; content: string }>();
+  /** Vectors on disk for this model, by id, until the memory asks for them. */
+  private stored = new Map<string, VectorLine>();
+  private readonly pending = new Set<string>();
+  private draining: Promise<void> | undefined;
+  private loaded = false;
+  private settled = false;
+  private closed = false;
+  readonly ready: Promise<void>;
+
+  constructor(private readonly options: SemanticIndexOptions) {
+    this.ready = this.start()
+      .catch((error: Error) => {
+        options.logger.warn({ err: error.message }, 'embeddings stopped: search is by words');
+        this.provider = null;
+      })
+      .finally(() => {
+        this.settled = true;
+      });
+  }
+
+  /** The model's id, or null when search is lexical only. */
+  get model(): string | null {
+    return this.provider?.id ?? null;
+  }
+
+  get enabled(): boolean {
+    return this.provider !== null;
+  }
+
+  /** Memories whose vector is still to compute. */
+  get backlog(): number {
+    return this.pending.size;
+  }
+
+  get size(): number {
+    return this.vectors?.size ?? 0;
+  }
+
+  status(): EmbeddingsStatus {
+    return {
+      state: !this.settled ? 'loading' : this.provider ? 'ready' : 'off',
+      model: this.model,
+      vectors: this.size,
+      backlog: this.backlog,
+    };
+  }
+
+  upsert(record: MemoryRecord): void {
+    const hash = textHash(record.content);
+    const before = this.wanted.get(record.id);
+    if (before?.hash === hash) return;
+    this.wanted.set(record.id, { hash, content: record.content });
+    this.vectors?.delete(record.id);
+    if (this.provider) this.want(record.id);
+  }
+
+  remove(previous: MemoryRecord): void {
+    this.wanted.delete(previous.id);
+    this.pending.delete(previous.id);
+    this.vectors?.delete(previous.id);
+  }
+
+  reset(): void {
+    this.wanted.clear();
+    this.pending.clear();
+    this.vectors?.clear();
+  }
+
+  /**
+   * Embeds texts with the model; null when embeddings are off, or while the model is still
+   * loading (a download can take minutes: search goes on by words meanwhile, never waits).
+   */
+  async embed(texts: readonly string[]): Promise<Float32Array[] | null> {
+    return this.loaded && this.provider ? this.provider.embed(texts) : null;
+  }
+
+  /** Takes a vector computed elsewhere (save_memory's) for a memory whose content it is of. */
+  adopt(id: string, content: string, vector: Float32Array): void {
+    const target = this.wanted.get(id);
+    const provider = this.provider;
+    if (!target || !provider || !this.vectors || target.hash !== textHash(content)) return;
+    if (this.vectors.has(id) && !this.pending.has(id)) return;
+    this.vectors.set(id, vector);
+    this.pending.delete(id);
+    this.file?.append([{ id, model: provider.id, hash: target.hash, ...encode(vector) }], {
+      sync: false,
+    });
+  }
+
+  /** The vector of a memory, once computed. */
+  vectorOf(id: string): Float32Array | undefined {
+    return this.vectors?.get(id);
+  }
+
+  /** Memories at least `minSim` close to `vector`; waits for a small backlog first. */
+  async search(vector: Float32Array, minSim: number): Promise<VectorHits> {
+    if (!this.vectors) return { ids: [], sims: [] };
+    if (this.pending.size > 0 && this.pending.size <= SEARCH_WAITS_FOR) await this.drain();
+    return this.vectors.search(vector, minSim);
+  }
+
+  /** Every memory with its vector, for clustering (after computing what is missing). */
+  async entries(onProgress?: ReindexProgress): Promise<{ id: string; vector: Float32Array }[]> {
+    await this.ready;
+    await this.drain(onProgress);
+    return this.vectors?.entries() ?? [];
+  }
+
+  /**
+   * Computes every missing vector now, reporting progress; with `all`, drops every stored vector
+   * and embeds every memory again.
+   */
+  async reindex({ all = false, onProgress }: { all?: boolean; onProgress?: ReindexProgress } = {}) {
+    await this.ready;
+    if (!this.provider) return { model: null, embedded: 0, total: this.wanted.size };
+    if (all) {
+      this.stored.clear();
+      this.vectors?.clear();
+      for (const id of this.wanted.keys()) this.pending.add(id);
+    }
+    const embedded = this.pending.size;
+    await this.drain(onProgress);
+    this.compact();
+    return { model: this.provider.id, embedded, total: this.wanted.size };
+  }
+
+  /** Resolves when every vector wanted so far is computed. */
+  drain(onProgress?: ReindexProgress): Promise<void> {
+    if (!this.draining) {
+      this.draining = this.work(onProgress).finally(() => {
+        this.draining = undefined;
+      });
+      return this.draining;
+    }
+    // Already running: wait, then take whatever arrived meanwhile.
+    return this.draining.then(() => (this.pending.size > 0 ? this.drain(onProgress) : undefined));
+  }
+
+  close(): void {
+    this.closed = true;
+    this.file?.close();
+    this.file = undefined;
+  }
+
+  private async start(): Promise<void> {
+    const { logger } = this.options;
+    try {
+      this.provider = await this.options.provider;
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'embeddings unavailable: search is lexical');
+      this.provider = null;
+    }
+    if (!this.provider || this.closed) return;
+    const matVec = await this.options.matVec?.catch(() => undefined);
+    if (this.closed) return;
+    this.vectors = new VectorIndex(this.provider.dimensions, 1024, matVec);
+    this.file = new JsonlFile(path.join(this.options.dataDir, VECTORS_FILE));
+    this.load();
+    for (const id of this.wanted.keys()) this.want(id);
+    this.stored.clear();
+    this.loaded = true;
+    if (this.pending.size > 0) {
+      logger.info({ model: this.provider.id, missing: this.pending.size }, 'embedding memories');
+      void this.drain().catch((error: Error) =>
+        logger.warn({ err: error.message }, 'embedding stopped'),
+      );
+    }
+  }
+
+  /** Reads the sidecar: the last vector of each id for this model. */
+  private load(): void {
+    const file = this.file as JsonlFile;
+    const model = this.provider?.id;
+    let lines = 0;
+    const result = file.readNew({
+      visit: (value) => {
+        lines++;
+        const line = value as VectorLine;
+        if (line && typeof line.id === 'string' && line.model === model) {
+          this.stored.set(line.id, line);
+        }
+      },
+    });
+    if (result.corrupt.length > 0 || result.tail) {
+      this.options.logger.warn(
+        { file: VECTORS_FILE, lines: result.corrupt.length + (result.tail ? 1 : 0) },
+        'unreadable vector lines skipped: they are computed again',
+      );
+    }
+    if (result.tail) file.truncateTail();
+    this.staleLines = lines - this.stored.size;
+  }
+
+  private staleLines = 0;
+
+  private want(id: string): void {
+    const target = this.wanted.get(id);
+    if (!target || !this.vectors) return;
+    const line = this.stored.get(id);
+    if (line && line.hash === target.hash) {
+      const vector = decode(line, this.vectors.dimensions);
+      if (vector) {
+        this.vectors.set(id, vector);
+        this.pending.delete(id);
+        return;
+      }
+    }
+    this.pending.add(id);
+  }
+
+  private async work(onProgress?: ReindexProgress): Promise<void> {
+    const provider = this.provider;
+    if (!provider || !this.vectors) return;
+    const total = this.pending.size;
+    let done = 0;
+    onProgress?.(0, total);
+    while (this.pending.size > 0 && !this.closed) {
+      const batch: { id: string; hash: string; content: string }[] = [];
+      for (const id of this.pending) {
+        const target = this.wanted.get(id);
+        if (target) batch.push({ id, ...target });
+        this.pending.delete(id);
+        if (batch.length === BATCH) break;
+      }
+      if (batch.length === 0) continue;
+      const vectors = await provider.embed(batch.map((b) => b.content));
+      const lines: VectorLine[] = [];
+      batch.forEach((b, i) => {
+        // The memory may have changed or gone while the model worked.
+        if (this.wanted.get(b.id)?.hash !== b.hash) return;
+        const vector = vectors[i] as Float32Array;
+        this.vectors?.set(b.id, vector);
+        lines.push({ id: b.id, model: provider.id, hash: b.hash, ...encode(vector) });
+      });
+      if (this.closed) return;
+      this.file?.append(lines, { sync: false });
+      done += batch.length;
+      onProgress?.(Math.min(done, total), Math.max(total, done));
+    }
+  }
+
+  /** Rewrites the sidecar when stale lines (old content, other models) outnumber live ones. */
+  private compact(): void {
+    if (!this.file || !this.vectors || !this.provider) return;
+    if (this.staleLines <= this.vectors.size) return;
+    const model = this.provider.id;
+    const lines: VectorLine[] = [];
+    for (const { id, vector } of this.vectors.entries()) {
+      const target = this.wanted.get(id);
+      if (target) lines.push({ id, model, hash: target.hash, ...encode(vector) });
+    }
+    this.file.rewrite(lines);
+    this.staleLines = 0;
+  }
+}

@@ -1,0 +1,149 @@
+// Unit vectors by memory id, in one contiguous matrix, searched by brute force.
+
+/**
+ * `matrix` (rows x dims, row-major) times `vector`: one similarity a row. The ONNX runtime's,
+ * with SIMD and threads, is about five times faster than the loop below.
+ */
+export type MatVec = (
+  matrix: Float32Array,
+  rows: number,
+  dims: number,
+  vector: Float32Array,
+) => Promise<Float32Array>;
+
+export interface VectorHits {
+  ids: string[];
+  /** Cosine similarity of each id to the query, in the same order. */
+  sims: number[];
+}
+
+/**
+ * An exact nearest-neighbour index: every row is compared, which at 100,000 memories of 100
+ * dimensions is ten million multiply-adds, a few milliseconds. Rows are unit length, so the dot
+ * product is the cosine.
+ */
+export class VectorIndex {
+  private matrix: Float32Array;
+  private ids: string[] = [];
+  private readonly rows = new Map<string, number>();
+
+  constructor(
+    readonly dimensions: number,
+    capacity = 1024,
+    private readonly matVec?: MatVec,
+  ) {
+    this.matrix = new Float32Array(dimensions * capacity);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.rows.has(id);
+  }
+
+  get(id: string): Float32Array | undefined {
+    const row = this.rows.get(id);
+    if (row === undefined) return undefined;
+    const d = this.dimensions;
+    return this.matrix.slice(row * d, row * d + d);
+  }
+
+  set(id: string, vector: Float32Array): void {
+    if (vector.length !== this.dimensions) {
+      throw new Error(`vector of ${vector.length} dimensions in an index of ${this.dimensions}`);
+    }
+    let row = this.rows.get(id);
+    if (row === undefined) {
+      row = this.ids.length;
+      if ((row + 1) * this.dimensions > this.matrix.length) {
+        const grown = new Float32Array(this.matrix.length * 2);
+        grown.set(this.matrix);
+        this.matrix = grown;
+      }
+      this.ids.push(id);
+      this.rows.set(id, row);
+    }
+    this.matrix.set(vector, row * this.dimensions);
+  }
+
+  /** Drops a row by moving the last row into its place. */
+  delete(id: string): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    const last = this.ids.length - 1;
+    const d = this.dimensions;
+    if (row !== last) {
+      const lastId = this.ids[last] as string;
+      this.matrix.copyWithin(row * d, last * d, last * d + d);
+      this.ids[row] = lastId;
+      this.rows.set(lastId, row);
+    }
+    this.ids.pop();
+    this.rows.delete(id);
+  }
+
+  clear(): void {
+    this.ids = [];
+    this.rows.clear();
+  }
+
+  /** Every id whose cosine to `query` is at least `minSim`, in index order. */
+  async search(query: Float32Array, minSim: number): Promise<VectorHits> {
+    // A snapshot: rows set or moved while the product runs cannot shift the ids.
+    const ids = this.ids.slice();
+    const matrix = this.matrix.subarray(0, ids.length * this.dimensions);
+    const sims = this.matVec
+      ? await this.matVec(matrix, ids.length, this.dimensions, query)
+      : similarities(matrix, ids.length, this.dimensions, query);
+    const out: VectorHits = { ids: [], sims: [] };
+    for (let r = 0; r < ids.length; r++) {
+      const sim = sims[r] as number;
+      if (sim >= minSim) {
+        out.ids.push(ids[r] as string);
+        out.sims.push(sim);
+      }
+    }
+    return out;
+  }
+
+  /** Every row, for clustering: ids and a copy of their vectors. */
+  entries(): { id: string; vector: Float32Array }[] {
+    const d = this.dimensions;
+    return this.ids.map((id, r) => ({ id, vector: this.matrix.slice(r * d, r * d + d) }));
+  }
+}
+
+/** The plain-JS product: four running sums, about 15 ms for 100,000 rows of 100 here. */
+export function similarities(
+  m: Float32Array,
+  rows: number,
+  d: number,
+  query: Float32Array,
+): Float32Array {
+  const out = new Float32Array(rows);
+  const tail = d - (d % 4);
+  for (let r = 0, base = 0; r < rows; r++, base += d) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let k = 0;
+    for (; k < tail; k += 4) {
+      s0 += (m[base + k] as number) * (query[k] as number);
+      s1 += (m[base + k + 1] as number) * (query[k + 1] as number);
+      s2 += (m[base + k + 2] as number) * (query[k + 2] as number);
+      s3 += (m[base + k + 3] as number) * (query[k + 3] as number);
+    }
+    for (; k < d; k++) s0 += (m[base + k] as number) * (query[k] as number);
+    out[r] = s0 + s1 + s2 + s3;
+  }
+  return out;
+}
+
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+}

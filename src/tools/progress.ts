@@ -1,0 +1,42 @@
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '../memory/service.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Sends at most this many progress notifications a call (a long loop reports often). */
+const STEPS = 50;
+
+export interface ProgressReporter {
+  /** What the service calls as it goes. */
+  report: Progress | undefined;
+  /** Resolves when every notification is sent: the answer must not overtake them. */
+  flush(): Promise<void>;
+}
+
+/**
+ * notifications/progress for a call that asked for them (a progressToken in _meta), at most
+ * every 2% of the work; `report` is undefined when it did not ask.
+ */
+export function progressReporter(extra: Extra): ProgressReporter {
+  const token = extra._meta?.progressToken;
+  let sent: Promise<void> = Promise.resolve();
+  const flush = () => sent;
+  if (token === undefined) return { report: undefined, flush };
+  let last = -1;
+  let lastMessage: string | undefined;
+  const report: Progress = (done, total, message) => {
+    const step = total > 0 ? Math.floor((done / total) * STEPS) : STEPS;
+    if (step === last && message === lastMessage) return;
+    last = step;
+    lastMessage = message;
+    const notification = extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) },
+      })
+      .catch(() => {});
+    sent = sent.then(() => notification);
+  };
+  return { report, flush };
+}

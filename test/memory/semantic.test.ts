@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openTestMemory, type TestMemory } from '../support.js';
+
+describe('semantic recall with the static model', () => {
+  let t: TestMemory;
+  before(async () => {
+    t = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
+    await t.opened.ready;
+    await t.opened.semantic.ready;
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('finds a kitten on a rug by a search for a cat on the carpet', async () => {
+    const kitten = await t.memory.save({
+      content: 'The kitten was sleeping on the rug all afternoon.',
+    });
+    await t.memory.save({ content: 'Quarterly tax filing is due at the end of March.' });
+    await t.memory.save({ content: 'The deploy pipeline runs on every merge to main.' });
+    const found = await t.memory.search({ query: 'cat resting on the carpet' });
+    console.log(found.results.map((r) => [r.content, r.relevance]));
+    assert.equal(found.results[0]?.memory_id, kitten.memory_id);
+  });
+});

@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import {
+  type EmbeddingProvider,
+  loadEmbeddings,
+  MINILM_MODEL,
+  SHIPPED_MODELS_DIR,
+} from '../../src/search/embeddings.js';
+
+/** A pino logger whose lines the test can read. */
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { logger, lines };
+}
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
+const norm = (a: Float32Array) => Math.sqrt(cosine(a, a));
+
+describe('embeddings', () => {
+  let cacheDir: string;
+  let provider: EmbeddingProvider;
+
+  before(async () => {
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-embeddings-'));
+    const loaded = await loadEmbeddings('static', {
+      cacheDir,
+      logger: pino({ level: 'silent' }),
+      allowRemote: false,
+    });
+    assert.ok(loaded, 'the shipped static model loads offline');
+    provider = loaded;
+  });
+  after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
+
+  describe('the static model', () => {
+    it('loads from models/static through transformers.js, 100 dimensions', () => {
+      assert.equal(provider.id, 'mnemo/static-glove-100d:q8');
+      assert.equal(provider.dimensions, 100);
+    });
+
+    it('gives one unit vector per text, in order', async () => {
+      const texts = ['the deploy script lives in ops/', 'Ralph likes jazz', 'coffee'];
+      const vectors = await provider.embed(texts);
+      assert.equal(vectors.length, texts.length);
+      for (const v of vectors) {
+        assert.equal(v.length, 100);
+        assert.ok(Math.abs(norm(v) - 1) < 1e-5);
+      }
+      const [jazz] = await provider.embed(['Ralph likes jazz']);
+      assert.deepEqual(vectors[1], jazz);
+    });
+
+    it('puts a kitten on a rug nearer a cat on the carpet than a tax deadline', async (t) => {
+      const [kitten, cat, tax] = await provider.embed([
+        'a kitten sleeping on a rug',
+        'cat resting on the carpet',
+        'quarterly tax filing deadline',
+      ]);
+      assert.ok(kitten && cat && tax);
+      const near = cosine(kitten, cat);
+      const far = cosine(kitten, tax);
+      t.diagnostic(`kitten~cat ${near.toFixed(3)}, kitten~tax ${far.toFixed(3)}`);
+      assert.ok(near > 0.5, `kitten~cat ${near}`);
+      assert.ok(near - far > 0.4, `kitten~cat ${near} vs kitten~tax ${far}`);
+    });
+
+    it('gives the same vector for the same text, whatever else is in the batch', async () => {
+      const text = 'Caroline went to the LGBTQ support group on Tuesday';
+      const [alone] = await provider.embed([text]);
+      const others = Array.from({ length: 70 }, (_, i) => `filler ${i} ${'word '.repeat(i)}`);
+      const batch = await provider.embed([...others.slice(0, 40), text, ...others.slice(40)]);
+      assert.deepEqual(batch[40], alone);
+      assert.deepEqual(await provider.embed([text]), [alone]);
+    });
+
+    it('gives the zero vector to a text with no known word, without throwing', async () => {
+      const [empty, unknown, punctuation, known] = await provider.embed([
+        '',
+        'xyzzyq qwxzv',
+        '?!',
+        'cat',
+      ]);
+      for (const v of [empty, unknown, punctuation]) {
+        assert.ok(v);
+        assert.equal(v.length, 100);
+        assert.ok(v.every((x) => x === 0));
+      }
+      assert.ok(known && Math.abs(norm(known) - 1) < 1e-5);
+      assert.deepEqual(await provider.embed([]), []);
+      assert.deepEqual(await provider.embed(['']), [empty]);
+    });
+
+    it('reads case, accents and unknown words the way its vocabulary needs', async () => {
+      const [a, b] = await provider.embed(['Café au LAIT', 'cafe au lait']);
+      assert.deepEqual(a, b);
+      const [plain, withUnknown] = await provider.embed(['cat on a mat', 'cat on a mat qwxzv']);
+      // An unknown word adds a zero row: the mean shrinks, its direction does not.
+      assert.ok(plain && withUnknown && cosine(plain, withUnknown) > 0.99999);
+    });
+
+    it('embeds long texts and many texts in bounded batches', async () => {
+      const long = 'the cat sat on the mat. '.repeat(3000);
+      const texts = [long, ...Array.from({ length: 100 }, (_, i) => `note ${i} about cats`)];
+      const vectors = await provider.embed(texts);
+      assert.equal(vectors.length, 101);
+      assert.ok(vectors.every((v) => Math.abs(norm(v) - 1) < 1e-5));
+    });
+
+    it('answers concurrent calls each with its own vectors', async () => {
+      const [a, b] = await Promise.all([provider.embed(['cat']), provider.embed(['tax'])]);
+      assert.deepEqual(a, await provider.embed(['cat']));
+      assert.deepEqual(b, await provider.embed(['tax']));
+    });
+  });
+
+  describe('choosing a provider', () => {
+    it('off gives no provider', async () => {
+      assert.equal(
+        await loadEmbeddings('off', { cacheDir, logger: pino({ level: 'silent' }) }),
+        null,
+      );
+    });
+
+    it('minilm that is not cached, offline, falls back to static with one warning', async () => {
+      const log = capturingLogger();
+      const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-empty-cache-'));
+      try {
+        const loaded = await loadEmbeddings('minilm', {
+          cacheDir: empty,
+          logger: log.logger,
+          allowRemote: false,
+        });
+        assert.equal(loaded?.id, 'mnemo/static-glove-100d:q8');
+        const warnings = log.lines.filter((l) => l.level === 40);
+        assert.equal(warnings.length, 1);
+        assert.equal(log.lines.length, 1);
+        const [warning] = warnings;
+        assert.match(String(warning?.msg), /cannot load Xenova\/all-MiniLM-L6-v2/);
+        assert.match(String(warning?.err), new RegExp(empty.replaceAll('/', '\\/')));
+        assert.equal(warning?.stack, undefined);
+      } finally {
+        fs.rmSync(empty, { recursive: true, force: true });
+      }
+    });
+
+    it('auto offline falls back to static with an info line, not a warning', async () => {
+      const log = capturingLogger();
+      const loaded = await loadEmbeddings('auto', {
+        cacheDir,
+        logger: log.logger,
+        allowRemote: false,
+      });
+      assert.equal(loaded?.id, 'mnemo/static-glove-100d:q8');
+      assert.deepEqual(
+        log.lines.map((l) => l.level),
+        [30],
+      );
+    });
+
+    it('minilm loads from the cache folder offline once it is there', async () => {
+      // Stand-in files where a download of MiniLM would have put them: this exercises the
+      // cache lookup, not MiniLM itself (which cannot be fetched here).
+      const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-cache-'));
+      try {
+        fs.cpSync(path.join(SHIPPED_MODELS_DIR, 'static'), path.join(cache, MINILM_MODEL), {
+          recursive: true,
+        });
+        const log = capturingLogger();
+        const loaded = await loadEmbeddings('minilm', {
+          cacheDir: cache,
+          logger: log.logger,
+          allowRemote: false,
+        });
+        assert.equal(loaded?.id, 'Xenova/all-MiniLM-L6-v2:q8');
+        assert.deepEqual(log.lines, []);
+      } finally {
+        fs.rmSync(cache, { recursive: true, force: true });
+      }
+    });
+
+    it('without the static model, logs an error and gives no provider', async () => {
+      const log = capturingLogger();
+      const nowhere = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-no-models-'));
+      try {
+        const loaded = await loadEmbeddings('static', {
+          cacheDir,
+          logger: log.logger,
+          modelsDir: nowhere,
+          allowRemote: false,
+        });
+        assert.equal(loaded, null);
+        assert.deepEqual(
+          log.lines.map((l) => l.level),
+          [50],
+        );
+      } finally {
+        fs.rmSync(nowhere, { recursive: true, force: true });
+      }
+    });
+  });
+});
