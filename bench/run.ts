@@ -1,4 +1,4 @@
-// npm run bench [-- --sizes 1000,10000 --json FILE --ops 200 --parts stores,vault]
+// npm run bench [-- --sizes 1000,10000 --json FILE --ops 200 --parts stores,vault,semantic]
 // mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (DESIGN.md, 7).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +17,7 @@ import {
   targetsList,
 } from './lib/report.js';
 import { writeMnemoStore, writeServerMemoryStore } from './lib/stores.js';
+import { type SemanticBenchResult, semanticBench, semanticReport } from './semantic.js';
 import { type VaultBenchResult, vaultBench, vaultReport } from './vault.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -115,12 +116,12 @@ function options() {
       sizes: { type: 'string', default: '1000,10000,100000' },
       json: { type: 'string' },
       ops: { type: 'string', default: '200' },
-      parts: { type: 'string', default: 'stores,vault' },
+      parts: { type: 'string', default: 'stores,vault,semantic' },
     },
   });
   const parts = new Set(values.parts.split(',').map((s) => s.trim()));
-  if ([...parts].some((p) => p !== 'stores' && p !== 'vault')) {
-    throw new Error('--parts takes stores, vault or both, e.g. --parts vault');
+  if ([...parts].some((p) => !['stores', 'vault', 'semantic'].includes(p))) {
+    throw new Error('--parts takes stores, vault, semantic or several, e.g. --parts vault');
   }
   const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
   const ops = Number(values.ops);
@@ -181,10 +182,22 @@ async function main(): Promise<void> {
     console.log(vaultReport(vault));
   }
 
+  let semantic: SemanticBenchResult | undefined;
+  if (parts.has('semantic')) {
+    const size = Math.max(...sizes);
+    semantic = await semanticBench({
+      memories: size,
+      texts: new ContentGenerator(vocabulary, 1).sentences(size),
+      saves: new ContentGenerator(vocabulary, 2).sentences(ops),
+      queries: new ContentGenerator(vocabulary, 3).queries(ops + 1),
+    });
+    console.log(`\n${semanticReport(semantic)}`);
+  }
+
   const seconds = (performance.now() - started) / 1000;
   console.log(`\nFull bench: ${seconds.toFixed(0)} s.`);
   if (json) {
-    const report = { machine: m, sizes, ops, results, targets, vault, seconds };
+    const report = { machine: m, sizes, ops, results, targets, vault, semantic, seconds };
     fs.writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
   }
 }
