@@ -121,6 +121,12 @@ export interface SaveResult {
   similar_to: SimilarMemory[];
 }
 
+/**
+ * Matches by meaning that a search ranks at least: the closest ones above the threshold. Past a
+ * few hundred, the rest only add to the work (a query's words match what the vectors miss).
+ */
+const MEANING_CANDIDATES = 200;
+
 /** At most this many near-duplicates are listed on save. */
 const SIMILAR_SHOWN = 5;
 
@@ -284,7 +290,7 @@ export class MemoryService {
     const semantic = this.semantic as SemanticIndex;
     const threshold =
       this.settings.nearDuplicateThreshold ?? modelDefaults(semantic.model).nearDuplicate;
-    const hits = await semantic.search(vector, threshold);
+    const hits = await semantic.search(vector, threshold, SIMILAR_SHOWN + 1);
     const out: SimilarMemory[] = [];
     hits.ids.forEach((id, i) => {
       const record = this.store.memories.get(id);
@@ -325,7 +331,10 @@ export class MemoryService {
     // Candidates: every live memory that matches the query's words (all of them, when there is
     // no query), past the filters. This loop runs for thousands of memories per query.
     const hits = query ? this.index.search(query) : null;
-    const meaning = query ? await this.meaningHits(query) : null;
+    // The meaning side brings its closest matches, enough for this page four times over.
+    const meaning = query
+      ? await this.meaningHits(query, Math.max(MEANING_CANDIDATES, 4 * page * pageSize))
+      : null;
     let pool: readonly (MemoryRecord | undefined)[] = hits
       ? hits.docs
       : [...this.store.memories.values()];
@@ -1087,7 +1096,7 @@ export class MemoryService {
    * The memories that match the query by meaning (cosine at or above the threshold), with the
    * weight their side gets; null when search is by words alone.
    */
-  private async meaningHits(query: string) {
+  private async meaningHits(query: string, limit: number) {
     const semantic = this.semantic;
     if (!semantic || this.settings.hybridWeight === 0) return null;
     const vector = await this.embedOne(query);
@@ -1095,7 +1104,7 @@ export class MemoryService {
     const defaults = modelDefaults(semantic.model);
     const threshold = this.settings.similarityThreshold ?? defaults.similarity;
     const weight = this.settings.hybridWeight ?? defaults.hybridWeight;
-    const hits = await semantic.search(vector, threshold);
+    const hits = await semantic.search(vector, threshold, limit);
     return { ...hits, threshold, weight };
   }
 

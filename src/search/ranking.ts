@@ -16,7 +16,7 @@ export interface Ranked {
 
 /** The `n` best by rank, best first, without sorting all of them. */
 export function topN(
-  ranks: Float64Array | number[],
+  ranks: Float64Array | Float32Array | number[],
   n: number,
   keep?: (i: number) => boolean,
 ): Ranked[] {

@@ -206,11 +206,14 @@ export class SemanticIndex implements StoreListener {
     return this.vectors?.get(id);
   }
 
-  /** Memories at least `minSim` close to `vector`; waits for a small backlog first. */
-  async search(vector: Float32Array, minSim: number): Promise<VectorHits> {
+  /**
+   * Memories at least `minSim` close to `vector` (the `limit` closest); waits for a small backlog
+   * first.
+   */
+  async search(vector: Float32Array, minSim: number, limit?: number): Promise<VectorHits> {
     if (!this.vectors) return { ids: [], sims: [] };
     if (this.pending.size > 0 && this.pending.size <= SEARCH_WAITS_FOR) await this.drain();
-    return this.vectors.search(vector, minSim);
+    return this.vectors.search(vector, minSim, limit);
   }
 
   /** Every memory with its vector, for clustering (after computing what is missing). */

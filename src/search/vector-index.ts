@@ -1,4 +1,5 @@
 // Unit vectors by memory id, in one contiguous matrix, searched by brute force.
+import { topN } from './ranking.js';
 
 /**
  * `matrix` (rows x dims, row-major) times `vector`: one similarity a row. The ONNX runtime's,
@@ -89,8 +90,15 @@ export class VectorIndex {
     this.rows.clear();
   }
 
-  /** Every id whose cosine to `query` is at least `minSim`, in index order. */
-  async search(query: Float32Array, minSim: number): Promise<VectorHits> {
+  /**
+   * The ids whose cosine to `query` is at least `minSim`: all of them, or the `limit` closest,
+   * closest first.
+   */
+  async search(
+    query: Float32Array,
+    minSim: number,
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<VectorHits> {
     // A snapshot: rows set or moved while the product runs cannot shift the ids.
     const ids = this.ids.slice();
     const matrix = this.matrix.subarray(0, ids.length * this.dimensions);
@@ -98,6 +106,13 @@ export class VectorIndex {
       ? await this.matVec(matrix, ids.length, this.dimensions, query)
       : similarities(matrix, ids.length, this.dimensions, query);
     const out: VectorHits = { ids: [], sims: [] };
+    if (limit < ids.length) {
+      for (const { index, rank } of topN(sims, limit, (r) => (sims[r] as number) >= minSim)) {
+        out.ids.push(ids[index] as string);
+        out.sims.push(rank);
+      }
+      return out;
+    }
     for (let r = 0; r < ids.length; r++) {
       const sim = sims[r] as number;
       if (sim >= minSim) {
