@@ -115,6 +115,13 @@ export class SemanticIndex implements StoreListener {
   /** Vectors on disk for this model, by id, until the memory asks for them. */
   private stored = new Map<string, VectorLine>();
   private readonly pending = new Set<string>();
+  /** Vectors kept across a reset(), by id, until their memories come back. */
+  private readonly retained = new Map<string, { hash: string; vector: Float32Array }>();
+  private readonly listeners = new Set<ReindexProgress>();
+  /** Vectors computed by this process. */
+  private embeddedCount = 0;
+  /** embeddedCount when reindex last answered. */
+  private reportedCount = 0;
   private draining: Promise<void> | undefined;
   private loaded = false;
   private settled = false;
@@ -175,6 +182,11 @@ export class SemanticIndex implements StoreListener {
   }
 
   reset(): void {
+    // Everything comes back at once (another process compacted): keep what was computed.
+    for (const [id, target] of this.wanted) {
+      const vector = this.vectors?.get(id);
+      if (vector) this.retained.set(id, { hash: target.hash, vector });
+    }
     this.wanted.clear();
     this.pending.clear();
     this.vectors?.clear();
@@ -235,22 +247,32 @@ export class SemanticIndex implements StoreListener {
       this.vectors?.clear();
       for (const id of this.wanted.keys()) this.pending.add(id);
     }
-    const embedded = this.pending.size;
+    // The background pass that starts with the model may be done already, or under way: a
+    // reindex counts what this process computed since the last one (or since it opened).
+    const before = all ? this.embeddedCount : this.reportedCount;
     await this.drain(onProgress);
+    const embedded = this.embeddedCount - before;
+    this.reportedCount = this.embeddedCount;
+    onProgress?.(embedded, embedded);
     this.compact();
     return { model: this.provider.id, embedded, total: this.wanted.size };
   }
 
-  /** Resolves when every vector wanted so far is computed. */
-  drain(onProgress?: ReindexProgress): Promise<void> {
-    if (!this.draining) {
-      this.draining = this.work(onProgress).finally(() => {
-        this.draining = undefined;
-      });
-      return this.draining;
+  /** Resolves when every vector wanted so far is computed; `onProgress` follows the work. */
+  async drain(onProgress?: ReindexProgress): Promise<void> {
+    if (onProgress) this.listeners.add(onProgress);
+    try {
+      while (!this.closed && this.provider && (this.draining || this.pending.size > 0)) {
+        if (!this.draining) {
+          this.draining = this.work().finally(() => {
+            this.draining = undefined;
+          });
+        }
+        await this.draining;
+      }
+    } finally {
+      if (onProgress) this.listeners.delete(onProgress);
     }
-    // Already running: wait, then take whatever arrived meanwhile.
-    return this.draining.then(() => (this.pending.size > 0 ? this.drain(onProgress) : undefined));
   }
 
   close(): void {
@@ -313,6 +335,15 @@ export class SemanticIndex implements StoreListener {
   private want(id: string): void {
     const target = this.wanted.get(id);
     if (!target || !this.vectors) return;
+    const kept = this.retained.get(id);
+    if (kept) {
+      this.retained.delete(id);
+      if (kept.hash === target.hash) {
+        this.vectors.set(id, kept.vector);
+        this.pending.delete(id);
+        return;
+      }
+    }
     const line = this.stored.get(id);
     if (line && line.hash === target.hash) {
       const vector = decode(line, this.vectors.dimensions);
@@ -325,12 +356,15 @@ export class SemanticIndex implements StoreListener {
     this.pending.add(id);
   }
 
-  private async work(onProgress?: ReindexProgress): Promise<void> {
+  private async work(): Promise<void> {
     const provider = this.provider;
     if (!provider || !this.vectors) return;
-    const total = this.pending.size;
+    this.retained.clear();
     let done = 0;
-    onProgress?.(0, total);
+    const report = () => {
+      for (const listener of this.listeners) listener(done, done + this.pending.size);
+    };
+    report();
     while (this.pending.size > 0 && !this.closed) {
       const batch: { id: string; hash: string; content: string }[] = [];
       for (const id of this.pending) {
@@ -352,7 +386,8 @@ export class SemanticIndex implements StoreListener {
       if (this.closed) return;
       this.file?.append(lines, { sync: false });
       done += batch.length;
-      onProgress?.(Math.min(done, total), Math.max(total, done));
+      this.embeddedCount += lines.length;
+      report();
     }
   }
 

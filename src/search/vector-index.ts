@@ -27,6 +27,9 @@ export class VectorIndex {
   private matrix: Float32Array;
   private ids: string[] = [];
   private readonly rows = new Map<string, number>();
+  /** Searches whose product is running on another thread: rows must not move under them. */
+  private inFlight = 0;
+  private deferred: (() => void)[] = [];
 
   constructor(
     readonly dimensions: number,
@@ -55,11 +58,16 @@ export class VectorIndex {
     if (vector.length !== this.dimensions) {
       throw new Error(`vector of ${vector.length} dimensions in an index of ${this.dimensions}`);
     }
+    if (this.inFlight > 0) {
+      const copy = vector.slice();
+      this.deferred.push(() => this.set(id, copy));
+      return;
+    }
     let row = this.rows.get(id);
     if (row === undefined) {
       row = this.ids.length;
       if ((row + 1) * this.dimensions > this.matrix.length) {
-        const grown = new Float32Array(this.matrix.length * 2);
+        const grown = new Float32Array(Math.max(this.matrix.length * 2, this.dimensions * 16));
         grown.set(this.matrix);
         this.matrix = grown;
       }
@@ -71,6 +79,10 @@ export class VectorIndex {
 
   /** Drops a row by moving the last row into its place. */
   delete(id: string): void {
+    if (this.inFlight > 0) {
+      this.deferred.push(() => this.delete(id));
+      return;
+    }
     const row = this.rows.get(id);
     if (row === undefined) return;
     const last = this.ids.length - 1;
@@ -86,6 +98,10 @@ export class VectorIndex {
   }
 
   clear(): void {
+    if (this.inFlight > 0) {
+      this.deferred.push(() => this.clear());
+      return;
+    }
     this.ids = [];
     this.rows.clear();
   }
@@ -99,12 +115,24 @@ export class VectorIndex {
     minSim: number,
     limit = Number.POSITIVE_INFINITY,
   ): Promise<VectorHits> {
-    // A snapshot: rows set or moved while the product runs cannot shift the ids.
     const ids = this.ids.slice();
     const matrix = this.matrix.subarray(0, ids.length * this.dimensions);
-    const sims = this.matVec
-      ? await this.matVec(matrix, ids.length, this.dimensions, query)
-      : similarities(matrix, ids.length, this.dimensions, query);
+    let sims: Float32Array;
+    if (this.matVec) {
+      // The product reads the matrix on another thread: changes wait until it is done.
+      this.inFlight++;
+      try {
+        sims = await this.matVec(matrix, ids.length, this.dimensions, query);
+      } finally {
+        if (--this.inFlight === 0) {
+          const changes = this.deferred;
+          this.deferred = [];
+          for (const change of changes) change();
+        }
+      }
+    } else {
+      sims = similarities(matrix, ids.length, this.dimensions, query);
+    }
     const out: VectorHits = { ids: [], sims: [] };
     if (limit < ids.length) {
       for (const { index, rank } of topN(sims, limit, (r) => (sims[r] as number) >= minSim)) {

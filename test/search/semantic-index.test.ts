@@ -303,11 +303,7 @@ describe('SemanticIndex', () => {
     assert.equal(provider.embedded.length, 140);
   });
 
-  it('reindex right after ready counts and reports the vectors the background drain is computing', {
-    todo:
-      'src bug: start() begins drain(), whose first batch leaves `pending` synchronously, so ' +
-      'reindex() sees pending=0, answers embedded 0 and calls onProgress never',
-  }, async () => {
+  it('reindex right after ready counts and reports the vectors the background drain is computing', async () => {
     const provider = new FakeProvider();
     const index = start(provider);
     await index.ready;
@@ -318,11 +314,7 @@ describe('SemanticIndex', () => {
     assert.deepEqual(progress.at(-1), [3, 3]);
   });
 
-  it('a reset followed by the same records (another process compacted) embeds nothing again', {
-    todo:
-      'src bug: reset() clears the vectors and `stored` was emptied after start, so every ' +
-      'memory is embedded again after any compaction of memories.jsonl by another process',
-  }, async () => {
+  it('a reset followed by the same records (another process compacted) embeds nothing again', async () => {
     const provider = new FakeProvider();
     const index = start(provider);
     await index.ready;
