@@ -164,3 +164,13 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** A pino logger whose lines the test can read. */
+export function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { logger, lines };
+}

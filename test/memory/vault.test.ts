@@ -2,19 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import pino from 'pino';
 import { parseNote } from '../../src/vault/note.js';
-import { DAY, openTestMemory, type TestMemory } from '../support.js';
-
-/** A pino logger whose lines the test can read. */
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'info' },
-    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  return { logger, lines };
-}
+import { capturingLogger, DAY, openTestMemory, type TestMemory } from '../support.js';
 
 describe('promotion into the Obsidian vault', () => {
   let t: TestMemory;

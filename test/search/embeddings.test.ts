@@ -10,16 +10,7 @@ import {
   MINILM_MODEL,
   SHIPPED_MODELS_DIR,
 } from '../../src/search/embeddings.js';
-
-/** A pino logger whose lines the test can read. */
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'info' },
-    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  return { logger, lines };
-}
+import { capturingLogger } from '../support.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
 const norm = (a: Float32Array) => Math.sqrt(cosine(a, a));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { seededRandom } from '../../bench/lib/content.js';
 import { onnxMatVec } from '../../src/search/onnx-matvec.js';
 import {
   type MatVec,
@@ -9,17 +10,8 @@ import {
   VectorIndex,
 } from '../../src/search/vector-index.js';
 
-/** A seeded generator (mulberry32): the same "random" matrices on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator: the same "random" matrices on every run. */
+const random = seededRandom;
 
 function unitVector(dims: number, next: () => number): Float32Array {
   const v = new Float32Array(dims);
