@@ -43,7 +43,8 @@ const mnemo: Contender = {
   spec: (dir) => ({
     command: process.execPath,
     args: [MNEMO_CLI, 'stdio', '--data-dir', dir],
-    env: { MNEMO_LOG_LEVEL: 'warn' },
+    // Words alone, as the peer: the embeddings part below measures them on their own.
+    env: { MNEMO_LOG_LEVEL: 'warn', MNEMO_EMBEDDINGS: 'off' },
   }),
   prefill: (dir, texts) =>
     writeMnemoStore(path.join(dir, 'memories.jsonl'), texts, Math.floor(Date.now() / 1000)),

@@ -42,7 +42,7 @@ function mnemoSpec(dataDir: string, vault: string) {
   return {
     command: process.execPath,
     args: [path.join(import.meta.dirname, '../dist/cli.js'), 'stdio', '--data-dir', dataDir],
-    env: { MNEMO_LOG_LEVEL: 'warn', MNEMO_VAULT_DIR: vault },
+    env: { MNEMO_LOG_LEVEL: 'warn', MNEMO_VAULT_DIR: vault, MNEMO_EMBEDDINGS: 'off' },
   };
 }
 
