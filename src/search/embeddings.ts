@@ -93,6 +93,9 @@ async function loadPipeline(
   // so that "not found at <path>" names the place where a download would have gone.
   env.localModelPath = options.cacheDir;
   env.cacheDir = options.cacheDir;
+  // A network that drops packets instead of refusing them would hold the download (and the
+  // fallback to the static model) for minutes: a server must answer within this time.
+  env.fetch = (input: string | URL, init?: RequestInit) => fetchWithHeaderTimeout(input, init);
   const local = path.isAbsolute(source);
   const extract = await pipeline('feature-extraction', source, {
     dtype: 'q8',
@@ -106,6 +109,28 @@ async function loadPipeline(
   const [probe] = await provider.embed(['memory']);
   provider.dimensions = probe?.length ?? 0;
   return provider;
+}
+
+/** How long a model server may take to start answering a download request. */
+const RESPONSE_TIMEOUT_MS = 15_000;
+
+/** fetch, given up when no response has begun after `timeoutMs` (the body may take longer). */
+export async function fetchWithHeaderTimeout(
+  input: string | URL,
+  init?: RequestInit,
+  timeoutMs = RESPONSE_TIMEOUT_MS,
+): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error(`no answer from ${String(input)} in ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  init?.signal?.addEventListener('abort', () => controller.abort(init.signal?.reason));
+  try {
+    return await fetch(input, { ...init, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const BATCH_TEXTS = 32;

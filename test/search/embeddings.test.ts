@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import {
   type EmbeddingProvider,
+  fetchWithHeaderTimeout,
   loadEmbeddings,
   MINILM_MODEL,
   SHIPPED_MODELS_DIR,
@@ -196,5 +198,42 @@ describe('embeddings', () => {
         fs.rmSync(nowhere, { recursive: true, force: true });
       }
     });
+  });
+});
+
+describe('model downloads', () => {
+  it('give up on a server that accepts the connection but never answers', async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const server = http.createServer(() => {
+      // Never answers.
+    });
+    server.on('connection', (socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    try {
+      await assert.rejects(
+        fetchWithHeaderTimeout(`http://127.0.0.1:${port}/model.onnx`, undefined, 100),
+        /no answer from http:\/\/127\.0\.0\.1:\d+\/model\.onnx in 100 ms/,
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('keep a response that has begun, however long its body takes', async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first ');
+      setTimeout(() => res.end('last'), 250);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    try {
+      const response = await fetchWithHeaderTimeout(`http://127.0.0.1:${port}/`, undefined, 100);
+      assert.equal(await response.text(), 'first last');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
