@@ -731,14 +731,37 @@ export class MemoryService {
     // A weight of 0 leaves that side out.
     const stm = stmWeight > 0 ? this.index.search(query) : none;
     const ltm = this.vault && ltmWeight > 0 ? this.vault.notes.search(query) : none;
-    const stmBest = maxOf(stm.scores);
     const ltmBest = maxOf(ltm.scores);
+
+    // Memories: by their words and, with embeddings, by their meaning, as search_memory does.
+    const meaning = stmWeight > 0 ? await this.meaningHits(query, MEANING_CANDIDATES) : null;
+    const lexical = new Map<string, number>();
+    stm.docs.forEach((record, i) => lexical.set(record.id, stm.scores[i] as number));
+    const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]) ?? []);
+    const candidates = [...stm.docs];
+    for (const id of sims.keys()) {
+      const record = this.store.memories.get(id);
+      if (record && !lexical.has(id)) candidates.push(record);
+    }
+    const live = candidates.filter((r) => r.status !== 'archived');
+    const stmBest = maxOf(live.map((r) => lexical.get(r.id) ?? 0));
+    let simBest = meaning?.threshold ?? 0;
+    for (const r of live) simBest = Math.max(simBest, sims.get(r.id) ?? simBest);
 
     const hits: UnifiedHit[] = [];
     const byMemory = new Map<string, number>();
-    stm.docs.forEach((record, i) => {
-      if (record.status === 'archived') return;
-      const relevance = (stm.scores[i] as number) / stmBest;
+    for (const record of live) {
+      const words = lexical.get(record.id) ?? 0;
+      const relevance = meaning
+        ? fusedRelevance(
+            words,
+            stmBest,
+            sims.get(record.id),
+            simBest,
+            meaning.threshold,
+            meaning.weight,
+          )
+        : words / stmBest;
       const note = this.vault?.sync.noteOf(record);
       byMemory.set(record.id, hits.length);
       hits.push({
@@ -751,7 +774,7 @@ export class MemoryService {
           stmWeight *
           combinedRank(relevance, this.scoreAt(record, now), this.settings.searchDecayWeight),
       });
-    });
+    }
     ltm.docs.forEach((note, i) => {
       const score = (ltmWeight * (ltm.scores[i] as number)) / ltmBest;
       const known = note.memoryId !== undefined ? byMemory.get(note.memoryId) : undefined;
