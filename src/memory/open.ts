@@ -83,6 +83,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const semantic = new SemanticIndex({
     dataDir: config.dataDir,
     logger,
+    enabled: config.embeddings !== 'off',
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
   });

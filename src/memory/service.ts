@@ -361,7 +361,7 @@ export class MemoryService {
       if (minScore !== null && score < minScore) continue;
       records.push(record);
       relevance.push(lexical ? (lexical[i] as number) : 1);
-      similarity.push(sims?.get(record.id));
+      if (sims) similarity.push(sims.get(record.id));
       scores.push(score);
     }
     // Relevance is relative to the best match that passed the filters.

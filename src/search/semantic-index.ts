@@ -87,6 +87,8 @@ export interface SemanticIndexOptions {
   provider: Promise<EmbeddingProvider | null>;
   /** A faster matrix-vector product than plain JS (the ONNX runtime's), when there is one. */
   matVec?: Promise<MatVec | undefined>;
+  /** false (embeddings off): track nothing, so a store of words alone pays nothing. */
+  enabled?: boolean;
 }
 
 export interface EmbeddingsStatus {
@@ -167,6 +169,7 @@ export class SemanticIndex implements StoreListener {
   }
 
   upsert(record: MemoryRecord): void {
+    if (this.options.enabled === false) return;
     const hash = textHash(record.content);
     const before = this.wanted.get(record.id);
     if (before?.hash === hash) return;
