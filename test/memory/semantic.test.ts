@@ -42,4 +42,73 @@ describe('semantic recall with the static model', () => {
       await words.close();
     }
   });
+
+  it('consolidate link relates the members to the most central one and archives none', async () => {
+    const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
+    try {
+      await m.opened.semantic.ready;
+      const ids: string[] = [];
+      for (const content of [
+        'Alice prefers tabs over spaces.',
+        'Alice likes tabs more than spaces.',
+        'Alice prefers tabs to spaces in code.',
+        'The quarterly tax filing deadline is in April.',
+      ]) {
+        ids.push((await m.memory.save({ content })).memory_id);
+      }
+      const clusters = await m.memory.cluster();
+      const tabs = clusters.find((c) => c.memory_ids.includes(ids[0] as string));
+      assert.ok(tabs, 'the three tab memories cluster');
+      assert.deepEqual([...tabs.memory_ids].sort(), ids.slice(0, 3).sort());
+      const linked = await m.memory.consolidate({ cluster_id: tabs.id, mode: 'link' });
+      const done = linked.consolidations[0];
+      assert.equal(done?.memory_id, null);
+      assert.equal(done?.relation_ids.length, 2);
+      assert.deepEqual(done?.archived_ids, []);
+      const opened = await m.memory.open(ids.slice(0, 3));
+      assert.ok(opened.memories.every((r) => r.status === 'active'));
+      const hub = opened.memories.find((r) => r.relations.length === 2);
+      assert.ok(hub, 'one member is related to both others');
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('consolidate auto_detect merges every auto-merge cluster; the content keeps each sentence once', async () => {
+    const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
+    try {
+      await m.opened.semantic.ready;
+      const a = await m.memory.save({
+        content: 'The staging database password rotates every thirty days. Ask Dana for it.',
+        tags: ['ops'],
+      });
+      m.clock.advanceDays(1);
+      const b = await m.memory.save({
+        // The same sentences but for a mark: close enough to merge, not an exact duplicate.
+        content: 'The staging database password rotates every thirty days! Ask Dana for it.',
+        tags: ['security'],
+      });
+      const preview = await m.memory.consolidate({ auto_detect: true });
+      assert.equal(preview.consolidations.length, 1);
+      const merged = preview.consolidations[0]?.merged;
+      assert.equal(
+        merged?.content,
+        'The staging database password rotates every thirty days. Ask Dana for it.',
+      );
+      assert.deepEqual(merged?.tags, ['ops', 'security']);
+      const applied = await m.memory.consolidate({ auto_detect: true, mode: 'apply' });
+      const id = applied.consolidations[0]?.memory_id as string;
+      const opened = await m.memory.open([id, a.memory_id, b.memory_id]);
+      assert.deepEqual(
+        opened.memories.map((r) => r.status),
+        ['active', 'archived', 'archived'],
+      );
+      const from = opened.memories[0]?.relations.filter(
+        (r) => r.relation_type === 'consolidated_from',
+      );
+      assert.equal(from?.length, 2);
+    } finally {
+      await m.close();
+    }
+  });
 });

@@ -260,6 +260,42 @@ describe('MCP tools over a linked client', () => {
         { memory_id: 'nope' },
         /memory_id "nope" is not a known memory/,
       ],
+      [
+        'clusters with embeddings off',
+        'cluster_memories',
+        {},
+        /embeddings are off: set MNEMO_EMBEDDINGS to auto or static/,
+      ],
+      [
+        'threshold too low',
+        'cluster_memories',
+        { threshold: 0.2 },
+        /threshold must be at least 0.5/,
+      ],
+      [
+        'cluster size of one',
+        'cluster_memories',
+        { max_cluster_size: 1 },
+        /max_cluster_size must be at least 2/,
+      ],
+      [
+        'consolidate without a cluster',
+        'consolidate_memories',
+        {},
+        /needs cluster_id \(from cluster_memories\), or auto_detect: true/,
+      ],
+      [
+        'malformed cluster id',
+        'consolidate_memories',
+        { cluster_id: '42' },
+        /cluster_id must be an id from cluster_memories/,
+      ],
+      [
+        'unknown consolidate mode',
+        'consolidate_memories',
+        { cluster_id: 'c-0123456789ab', mode: 'merge' },
+        /mode must be preview, apply or link/,
+      ],
     ];
     for (const [label, tool, args, message] of cases) {
       it(label, async () => {
