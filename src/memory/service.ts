@@ -735,8 +735,7 @@ export class MemoryService {
 
     // Memories: by their words and, with embeddings, by their meaning, as search_memory does.
     const meaning = stmWeight > 0 ? await this.meaningHits(query, MEANING_CANDIDATES) : null;
-    const lexical = new Map<string, number>();
-    stm.docs.forEach((record, i) => lexical.set(record.id, stm.scores[i] as number));
+    const lexical = new Map(stm.docs.map((record, i) => [record.id, stm.scores[i] as number]));
     const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]) ?? []);
     const candidates = [...stm.docs];
     for (const id of sims.keys()) {
