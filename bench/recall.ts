@@ -24,6 +24,7 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MINILM_MODEL, STATIC_MODEL } from '../src/search/embeddings.js';
 
 interface Turn {
   speaker: string;
@@ -309,8 +310,8 @@ function warnIfStale(cli: string): void {
   }
 }
 
-const STATIC = 'mnemo/static-glove-100d';
-const MINILM = 'Xenova/all-MiniLM-L6-v2';
+const STATIC = STATIC_MODEL;
+const MINILM = MINILM_MODEL;
 
 function methods(grid: boolean): Method[] {
   const out: Method[] = [

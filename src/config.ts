@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DECAY_MODELS } from './decay/index.js';
+import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
 
 /**
  * Every setting in one schema. Values come from the environment (MNEMO_*) and CLI flags;
@@ -147,7 +148,7 @@ export const configSchema = z
             'MNEMO_VAULT_FOLDER must be a folder name inside the vault, without .. or a leading dot, e.g. mnemo',
         },
       ),
-    embeddings: z.enum(['auto', 'minilm', 'static', 'off'], {
+    embeddings: z.enum(EMBEDDINGS_SETTINGS, {
       error:
         'MNEMO_EMBEDDINGS must be one of auto, minilm, static, off: auto uses all-MiniLM-L6-v2 when it loads, else the bundled static model',
     }),

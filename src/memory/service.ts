@@ -328,61 +328,15 @@ export class MemoryService {
     const minScore = input.min_score ?? null;
     const query = input.query?.trim() ?? '';
 
-    // Candidates: every live memory that matches the query's words (all of them, when there is
-    // no query), past the filters. This loop runs for thousands of memories per query.
-    const hits = query ? this.index.search(query) : null;
     // The meaning side brings its closest matches, enough for this page four times over.
-    const meaning = query
-      ? await this.meaningHits(query, Math.max(MEANING_CANDIDATES, 4 * page * pageSize))
-      : null;
-    let pool: readonly (MemoryRecord | undefined)[] = hits
-      ? hits.docs
-      : [...this.store.memories.values()];
-    let lexical: ArrayLike<number> | null = hits ? hits.scores : null;
-    let sims: Map<string, number> | null = null;
-    if (meaning) {
-      // Matches by meaning that the words missed join the pool with no lexical score.
-      sims = new Map(meaning.ids.map((id, i) => [id, meaning.sims[i] as number]));
-      const inPool = new Set(pool.map((r) => r?.id));
-      const extra = meaning.ids.filter((id) => !inPool.has(id));
-      pool = [...pool, ...extra.map((id) => this.store.memories.get(id))];
-      lexical = [...(hits?.scores ?? []), ...extra.map(() => 0)];
-    }
-    const records: MemoryRecord[] = [];
-    const relevance: number[] = [];
-    const similarity: (number | undefined)[] = [];
-    const scores: number[] = [];
-    for (let i = 0; i < pool.length; i++) {
-      const record = pool[i];
-      if (!record || !statuses.has(record.status)) continue;
-      if (since !== null && record.last_used < since) continue;
-      if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) continue;
+    const limit = Math.max(MEANING_CANDIDATES, 4 * page * pageSize);
+    const { records, relevance, scores } = await this.matching(query, limit, (record) => {
+      if (!statuses.has(record.status)) return null;
+      if (since !== null && record.last_used < since) return null;
+      if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) return null;
       const score = this.scoreAt(record, now);
-      if (minScore !== null && score < minScore) continue;
-      records.push(record);
-      relevance.push(lexical ? (lexical[i] as number) : 1);
-      if (sims) similarity.push(sims.get(record.id));
-      scores.push(score);
-    }
-    // Relevance is relative to the best match that passed the filters.
-    let best = 0;
-    for (const x of relevance) if (x > best) best = x;
-    if (meaning) {
-      let bestSim = meaning.threshold;
-      for (const x of similarity) if (x !== undefined && x > bestSim) bestSim = x;
-      for (let i = 0; i < relevance.length; i++) {
-        relevance[i] = fusedRelevance(
-          relevance[i] as number,
-          best,
-          similarity[i],
-          bestSim,
-          meaning.threshold,
-          meaning.weight,
-        );
-      }
-    } else {
-      for (let i = 0; i < relevance.length; i++) relevance[i] = (relevance[i] as number) / best;
-    }
+      return minScore !== null && score < minScore ? null : score;
+    });
 
     const ranks = new Float64Array(records.length);
     for (let i = 0; i < records.length; i++) {
@@ -727,40 +681,27 @@ export class MemoryService {
     const stmWeight = input.stm_weight ?? 1;
     const ltmWeight = input.ltm_weight ?? 0.7;
     const previewLength = input.preview_length ?? 300;
-    const none = { ids: [], scores: [], docs: [] };
     // A weight of 0 leaves that side out.
-    const stm = stmWeight > 0 ? this.index.search(query) : none;
-    const ltm = this.vault && ltmWeight > 0 ? this.vault.notes.search(query) : none;
+    const ltm =
+      this.vault && ltmWeight > 0
+        ? this.vault.notes.search(query)
+        : { ids: [], scores: [], docs: [] };
     const ltmBest = maxOf(ltm.scores);
 
     // Memories: by their words and, with embeddings, by their meaning, as search_memory does.
-    const meaning = stmWeight > 0 ? await this.meaningHits(query, MEANING_CANDIDATES) : null;
-    const lexical = new Map(stm.docs.map((record, i) => [record.id, stm.scores[i] as number]));
-    const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]) ?? []);
-    const candidates = [...stm.docs];
-    for (const id of sims.keys()) {
-      const record = this.store.memories.get(id);
-      if (record && !lexical.has(id)) candidates.push(record);
-    }
-    const live = candidates.filter((r) => r.status !== 'archived');
-    const stmBest = maxOf(live.map((r) => lexical.get(r.id) ?? 0));
-    let simBest = meaning?.threshold ?? 0;
-    for (const r of live) simBest = Math.max(simBest, sims.get(r.id) ?? simBest);
+    const stm =
+      stmWeight > 0
+        ? await this.matching(query, MEANING_CANDIDATES, (record) =>
+            record.status === 'archived' ? null : this.scoreAt(record, now),
+          )
+        : { records: [], relevance: [], scores: [] };
 
     const hits: UnifiedHit[] = [];
     const byMemory = new Map<string, number>();
-    for (const record of live) {
-      const words = lexical.get(record.id) ?? 0;
-      const relevance = meaning
-        ? fusedRelevance(
-            words,
-            stmBest,
-            sims.get(record.id),
-            simBest,
-            meaning.threshold,
-            meaning.weight,
-          )
-        : words / stmBest;
+    for (let i = 0; i < stm.records.length; i++) {
+      const record = stm.records[i] as MemoryRecord;
+      const relevance = stm.relevance[i] as number;
+      const score = stm.scores[i] as number;
       const note = this.vault?.sync.noteOf(record);
       byMemory.set(record.id, hits.length);
       hits.push({
@@ -769,9 +710,7 @@ export class MemoryService {
         ...(record.status === 'promoted' && record.promoted_to ? { path: record.promoted_to } : {}),
         title: note?.title ?? noteTitle(record.content),
         content: preview(note?.body ?? record.content, previewLength),
-        score:
-          stmWeight *
-          combinedRank(relevance, this.scoreAt(record, now), this.settings.searchDecayWeight),
+        score: stmWeight * combinedRank(relevance, score, this.settings.searchDecayWeight),
       });
     }
     ltm.docs.forEach((note, i) => {
@@ -1112,6 +1051,69 @@ export class MemoryService {
       if (record.status === status) return { result: { memory_id: memoryId, status } };
       return { result: { memory_id: memoryId, status }, memories: [{ ...record, status }] };
     });
+  }
+
+  /**
+   * The memories that `accept` keeps and that match `query` by their words or, with embeddings,
+   * by their meaning (the `limit` closest), each with its relevance (0..1, relative to the best
+   * match kept) and its decay score; every memory, with relevance 1, when there is no query.
+   * `accept` answers the decay score, or null to leave the memory out. This runs for thousands of
+   * memories per query.
+   */
+  private async matching(
+    query: string,
+    limit: number,
+    accept: (record: MemoryRecord) => number | null,
+  ): Promise<{ records: MemoryRecord[]; relevance: number[]; scores: number[] }> {
+    const hits = query ? this.index.search(query) : null;
+    const meaning = query ? await this.meaningHits(query, limit) : null;
+    const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]));
+    const records: MemoryRecord[] = [];
+    const relevance: number[] = [];
+    const similarity: (number | undefined)[] = [];
+    const scores: number[] = [];
+    const take = (record: MemoryRecord, lexical: number, sim: number | undefined) => {
+      const score = accept(record);
+      if (score === null) return;
+      records.push(record);
+      relevance.push(lexical);
+      similarity.push(sim);
+      scores.push(score);
+    };
+    if (hits) {
+      const seen = new Set<string>();
+      for (let i = 0; i < hits.docs.length; i++) {
+        const record = hits.docs[i];
+        if (!record) continue;
+        const sim = meaning ? sims.get(record.id) : undefined;
+        if (sim !== undefined) seen.add(record.id);
+        take(record, hits.scores[i] as number, sim);
+      }
+      // Matches by meaning that the words missed, with no lexical score.
+      for (const [id, sim] of sims) {
+        const record = seen.has(id) ? undefined : this.store.memories.get(id);
+        if (record) take(record, 0, sim);
+      }
+    } else {
+      for (const record of this.store.memories.values()) take(record, 1, undefined);
+    }
+    let best = 0;
+    for (const x of relevance) if (x > best) best = x;
+    let bestSim = meaning?.threshold ?? 0;
+    for (const x of similarity) if (x !== undefined && x > bestSim) bestSim = x;
+    for (let i = 0; i < relevance.length; i++) {
+      relevance[i] = meaning
+        ? fusedRelevance(
+            relevance[i] as number,
+            best,
+            similarity[i],
+            bestSim,
+            meaning.threshold,
+            meaning.weight,
+          )
+        : (relevance[i] as number) / best;
+    }
+    return { records, relevance, scores };
   }
 
   /**

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { JsonlFile } from '../storage/jsonl-file.js';
 import type { MemoryRecord } from '../storage/records.js';
 import type { StoreListener } from '../storage/store.js';
-import type { EmbeddingProvider } from './embeddings.js';
+import { type EmbeddingProvider, MINILM_MODEL, STATIC_MODEL } from './embeddings.js';
 import { contentHash } from './lexical-index.js';
 import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
 
@@ -41,9 +41,9 @@ export interface ModelDefaults {
 }
 
 const MODEL_DEFAULTS: Record<string, ModelDefaults> = {
-  'mnemo/static-glove-100d': { similarity: 0.4, hybridWeight: 0.3, nearDuplicate: 0.85 },
+  [STATIC_MODEL]: { similarity: 0.4, hybridWeight: 0.3, nearDuplicate: 0.85 },
   // Not measurable here (no model hub): the usual cosines of this model, not tuned.
-  'Xenova/all-MiniLM-L6-v2': { similarity: 0.35, hybridWeight: 0.3, nearDuplicate: 0.9 },
+  [MINILM_MODEL]: { similarity: 0.35, hybridWeight: 0.3, nearDuplicate: 0.9 },
 };
 const FALLBACK_DEFAULTS: ModelDefaults = { similarity: 0.4, hybridWeight: 0.2, nearDuplicate: 0.9 };
 
@@ -125,6 +125,8 @@ export class SemanticIndex implements StoreListener {
   /** embeddedCount when reindex last answered. */
   private reportedCount = 0;
   private draining: Promise<void> | undefined;
+  /** Lines of the sidecar that no longer count (old content, other models). */
+  private staleLines = 0;
   private loaded = false;
   private settled = false;
   private closed = false;
@@ -303,10 +305,11 @@ export class SemanticIndex implements StoreListener {
     this.loaded = true;
     if (this.pending.size > 0) {
       logger.info({ model: this.provider.id, missing: this.pending.size }, 'embedding memories');
-      void this.drain().catch((error: Error) =>
-        logger.warn({ err: error.message }, 'embedding stopped'),
-      );
     }
+    // In the background: the missing vectors, then the sidecar rewritten if mostly stale.
+    void this.drain()
+      .then(() => this.compact())
+      .catch((error: Error) => logger.warn({ err: error.message }, 'embedding stopped'));
   }
 
   /** Reads the sidecar: the last vector of each id for this model. */
@@ -332,8 +335,6 @@ export class SemanticIndex implements StoreListener {
     if (result.tail) file.truncateTail();
     this.staleLines = lines - this.stored.size;
   }
-
-  private staleLines = 0;
 
   private want(id: string): void {
     const target = this.wanted.get(id);
@@ -396,7 +397,7 @@ export class SemanticIndex implements StoreListener {
 
   /** Rewrites the sidecar when stale lines (old content, other models) outnumber live ones. */
   private compact(): void {
-    if (!this.file || !this.vectors || !this.provider) return;
+    if (this.closed || !this.file || !this.vectors || !this.provider) return;
     if (this.staleLines <= this.vectors.size) return;
     const model = this.provider.id;
     const lines: VectorLine[] = [];

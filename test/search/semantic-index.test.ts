@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { EmbeddingProvider } from '../../src/search/embeddings.js';
 import { SemanticIndex, textHash, VECTORS_FILE } from '../../src/search/semantic-index.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
-import { T0 } from '../support.js';
+import { eventually, T0 } from '../support.js';
 
 const DIMS = 8;
 
@@ -236,6 +236,26 @@ describe('SemanticIndex', () => {
     assert.deepEqual([...provider.embedded].sort(), RECORDS.map((r) => r.content).sort());
     assert.equal(index.status().model, 'fake:v2');
     assert.equal(index.size, 3);
+  });
+
+  it('rewrites the sidecar at start when stale lines outnumber live ones', async () => {
+    await seed();
+    const provider = new FakeProvider('fake:v2');
+    const only = RECORDS[0] as MemoryRecord;
+    const index = start(provider, [only]);
+    await index.ready;
+    await eventually(
+      () => sidecarLines().length === 1,
+      'the three lines of the old model to be dropped',
+    );
+    assert.deepEqual(
+      sidecarLines().map((l) => [l.id, l.model, l.hash]),
+      [[only.id, 'fake:v2', textHash(only.content)]],
+    );
+    // The rewritten file is the one appended to from then on.
+    index.upsert({ ...only, content: 'something else entirely' });
+    await index.drain();
+    assert.equal(sidecarLines().length, 2);
   });
 
   it('remove drops the vector', async () => {
