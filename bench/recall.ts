@@ -7,8 +7,8 @@
 // that loads here. --grid also sweeps the hybrid weight and similarity threshold of the static
 // model: how the defaults were chosen.
 //
-// DATASET defaults to ../shared/datasets/locomo-dev.json (see its README for the protocol and
-// the reference figures). For each conversation: a fresh data dir and a fresh `mnemo stdio`,
+// DATASET defaults to bench/data/locomo-dev.json (bench/data/README.md gives its source, licence,
+// the protocol and the reference figures). For each conversation: a fresh data dir and a fresh `mnemo stdio`,
 // every turn saved as one memory ("<speaker>: <text>", plus the image caption), then every
 // question of categories 1-4 asked with search_memory (top_k 10, no review candidates). A
 // question is a hit at k when one of the top k results is an evidence turn (turn recall_any@k)
@@ -65,7 +65,7 @@ const CATEGORIES: Record<number, string> = {
   4: 'single-hop',
 };
 
-/** From ../shared/datasets/README.md, same protocol on the same file. */
+/** From bench/data/README.md, same protocol on the same file. */
 const REFERENCE: { method: string; figures: Figures } = {
   method: 'BM25 (k1 1.2, b 0.75, stop words out), dataset README',
   figures: { turn_any_at_5: 0.564, turn_any_at_10: 0.636, session_any_at_5: 0.854 },
@@ -97,7 +97,7 @@ function parseCli() {
   const now = values.now === undefined ? DEFAULT_NOW : Number(values.now);
   if (!Number.isInteger(now) || now <= 0) usage(`--now must be epoch seconds (got ${values.now})`);
   return {
-    dataset: path.resolve(positionals[0] ?? path.join(root, '../shared/datasets/locomo-dev.json')),
+    dataset: path.resolve(positionals[0] ?? path.join(root, 'bench/data/locomo-dev.json')),
     json: values.json,
     now,
     grid: values.grid,
