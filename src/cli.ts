@@ -184,7 +184,7 @@ async function runStdio(config: Config): Promise<number> {
   // The store loads in the background: the handshake and tools/list are answered at once,
   // and tool calls wait for the load.
   const opened = openMemory(config, { logger, clock: clockFor(config), watchVault: true });
-  opened.ready.then(
+  opened.loaded.then(
     () =>
       logger.info(
         {
@@ -244,7 +244,7 @@ async function runServe(
   const logger = createLogger(config.logLevel);
   const opened = openMemory(config, { logger, clock: clockFor(config), watchVault: true });
   let loaded = false;
-  opened.ready.then(
+  opened.loaded.then(
     () => {
       loaded = true;
     },

@@ -42,7 +42,7 @@ export interface TestMemory {
 export async function openTestMemory(
   env: Record<string, string> = {},
   dir = tempDir(),
-  options: Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger'>> = {},
+  options: Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs'>> = {},
 ): Promise<TestMemory> {
   const clock = new TestClock();
   const config = loadConfig({
@@ -54,6 +54,7 @@ export async function openTestMemory(
     clock: clock.read,
     ...(options.watchVault !== undefined ? { watchVault: options.watchVault } : {}),
     ...(options.noteSettleMs !== undefined ? { noteSettleMs: options.noteSettleMs } : {}),
+    ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
   });
   return {
     dir,
@@ -80,9 +81,9 @@ export interface TestClient extends TestMemory {
 /** A client linked in-process to a fresh mnemo server over an in-memory transport. */
 export async function openTestClient(
   env: Record<string, string> = {},
-  options: Parameters<typeof openTestMemory>[2] = {},
+  options: Parameters<typeof openTestMemory>[2] & { dir?: string } = {},
 ): Promise<TestClient> {
-  const t = await openTestMemory(env, tempDir(), options);
+  const t = await openTestMemory(env, options.dir ?? tempDir(), options);
   const server = createServer({ memory: t.memory });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

@@ -34,8 +34,13 @@ export function settingsFrom(config: Config): MemorySettings {
 export interface OpenedMemory {
   memory: MemoryService;
   store: MemoryStore;
-  /** Settles when the store has loaded; every service call waits for it. */
-  ready: Promise<void>;
+  /**
+   * What every service call waits for: the store's load, or a busy error after a while when
+   * another process holds the data dir lock (a later call waits again).
+   */
+  readonly ready: Promise<void>;
+  /** Settles when the store has loaded, however long the lock is busy. */
+  loaded: Promise<void>;
   /** Settles when the vault's notes are indexed (at once when the vault is not watched). */
   vaultReady: Promise<void>;
   /** The index of the vault's notes, and what keeps memories in step with them. */
@@ -56,6 +61,8 @@ export interface OpenOptions {
   watchVault?: boolean;
   /** How long a deleted note may stay away before its memory is active again (a rename). */
   noteSettleMs?: number;
+  /** How long a write, or a call the load holds up, waits for another process's lock (ms). */
+  lockWaitMs?: number;
 }
 
 /**
@@ -87,8 +94,11 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
   });
-  const store = MemoryStore.start({ dataDir: config.dataDir, logger, clock }, [index, semantic]);
-  void store.ready.then(storeReady, storeReady);
+  const store = MemoryStore.start(
+    { dataDir: config.dataDir, logger, clock, lockWaitMs: options.lockWaitMs },
+    [index, semantic],
+  );
+  void store.loaded.then(storeReady, storeReady);
   let sync: NoteSync | undefined;
   const notes = new VaultIndex({
     vault: config.vaultDir,
@@ -121,13 +131,18 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const vaultReady = options.watchVault
     ? notes
         .start({ watch: true })
+        // After the load, however long another process holds the lock: not at its first busy error.
+        .then(() => store.loaded)
         .then(() => noteSync.reconcileAll())
         .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
     : Promise.resolve();
   return {
     memory,
     store,
-    ready: store.ready,
+    get ready() {
+      return store.ready;
+    },
+    loaded: store.loaded,
     vaultReady,
     notes,
     noteSync,

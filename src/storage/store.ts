@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type BadLine, DIR_MODE, JsonlFile, readAllLines, syncDir } from './jsonl-file.js';
-import { DirLock, LockTimeoutError } from './lock.js';
+import { DirLock, isAlive, LockLostError, LockTimeoutError } from './lock.js';
 import {
   isTombstone,
   type MemoryRecord,
@@ -40,6 +40,7 @@ export interface StoreOptions {
   logger: Logger;
   clock: () => number;
   lockStaleMs?: number;
+  /** How long a write waits for another process's lock, and a call for a load it holds up. */
   lockWaitMs?: number;
   /** Compaction waits until a file has at least this many lines. */
   compactMinLines?: number;
@@ -76,6 +77,10 @@ export class MemoryStore {
   private readonly clock: () => number;
   private readonly compactMinLines: number;
   private closed = false;
+  /** Aborted by close(): a load waiting for the lock stops at once. */
+  private readonly closing = new AbortController();
+  /** What the calls waiting for the load now are told: loaded, busy, or broken. */
+  private round = deferred();
 
   private constructor(options: StoreOptions) {
     this.dataDir = options.dataDir;
@@ -99,7 +104,12 @@ export class MemoryStore {
    */
   static async open(options: StoreOptions, listeners: StoreListener[] = []): Promise<MemoryStore> {
     const store = MemoryStore.start(options, listeners);
-    await store.ready;
+    try {
+      await store.ready;
+    } catch (error) {
+      store.close();
+      throw error;
+    }
     return store;
   }
 
@@ -112,21 +122,66 @@ export class MemoryStore {
     prepareDataDir(options.dataDir);
     const store = new MemoryStore(options);
     store.listeners.push(...listeners);
-    store.ready = store.load();
-    // Whoever awaits `ready` sees a failure; an early one must not crash the process first.
-    store.ready.catch(() => {});
+    store.loaded = store.load();
+    // Whoever awaits sees a failure; an early one must not crash the process first.
+    store.loaded.catch(() => {});
+    store.loaded.then(
+      () => store.round.resolve(),
+      (error: Error) => store.round.reject(error),
+    );
     return store;
   }
 
-  /** Settles when the initial load is done. */
-  ready: Promise<void> = Promise.resolve();
+  /**
+   * What every call awaits before using the store: resolves once the initial load is done.
+   * While another process holds the lock the load waits for it, and the calls waiting then are
+   * rejected after `lockWaitMs` with a LockTimeoutError saying the folder is busy: a later call
+   * waits again, and works once the lock is free. A folder that cannot be read rejects for good.
+   */
+  get ready(): Promise<void> {
+    return this.round.promise;
+  }
+
+  /**
+   * Settles when the initial load is done, however long another process holds the lock;
+   * rejects only when the folder cannot be read or the store was closed first.
+   */
+  loaded: Promise<void> = Promise.resolve();
 
   private async load(): Promise<void> {
     // Not a byte before the caller has wired its server: the handshake must not wait.
     await setImmediate();
     try {
       while (this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
-      await this.lock.run(() => this.catchUp(true));
+      for (;;) {
+        try {
+          await this.lock.run(() => {
+            this.removeLeftoverTemps();
+            this.catchUp(true);
+          }, this.closing.signal);
+          return;
+        } catch (error) {
+          if (error instanceof LockLostError) {
+            // Taken over in the middle (nothing was written): read again under the next lock.
+            await setImmediate();
+            continue;
+          }
+          if (!(error instanceof LockTimeoutError)) throw error;
+          // Busy, not broken: the calls waiting now are told so, and the load waits on.
+          this.logger.warn(
+            { dataDir: this.dataDir, holder: error.holder?.pid },
+            'the data dir is locked by another process: the load waits for it',
+          );
+          const ended = this.round;
+          this.round = deferred();
+          ended.reject(
+            new LockTimeoutError(
+              `${error.message}. The memories load as soon as the lock is free`,
+              error.holder,
+            ),
+          );
+        }
+      }
     } catch (error) {
       if (error instanceof LockTimeoutError || error instanceof StoreError) throw error;
       throw new StoreError(
@@ -178,6 +233,8 @@ export class MemoryStore {
       this.assertOpen();
       this.catchUp(true);
       const m = plan();
+      // Planned from what this process read under the lock: written only if it still holds it.
+      this.lock.assertHeld();
       const forgotten = m.forgotten ?? [];
       if (forgotten.length > 0) {
         const at = this.clock();
@@ -240,6 +297,7 @@ export class MemoryStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort(new StoreError('the memory store is closed'));
     this.files.memories.close();
     this.files.relations.close();
     this.quarantineFile.close();
@@ -271,6 +329,7 @@ export class MemoryStore {
         this.pendingCorrupt.push({ kind, line, reason: 'unparsable JSON' });
       }
       if (locked && read.tail) {
+        this.lock.assertHeld();
         if (isJson(read.tail.text)) {
           // A whole record without its newline (an editor dropped it): keep it.
           file.terminateTail();
@@ -284,6 +343,7 @@ export class MemoryStore {
       }
     }
     if (locked && this.pendingCorrupt.length > 0) {
+      this.lock.assertHeld();
       const kinds = new Set<Kind>();
       for (const { kind, line, reason } of this.pendingCorrupt.splice(0)) {
         this.quarantine(kind, line, reason);
@@ -335,9 +395,31 @@ export class MemoryStore {
   }
 
   private rewrite(kind: Kind): void {
+    this.lock.assertHeld();
     const values = kind === 'memories' ? this.memoryMap.values() : this.relationMap.values();
     this.files[kind].rewrite(values);
     this.logger.debug({ file: this.files[kind].name }, 'compacted');
+  }
+
+  /**
+   * Removes the temp files of compactions cut short (JsonlFile.rewrite writes `<file>.<pid>.tmp`
+   * beside its file), under the lock. The logs are rewritten only under it, so their temp files
+   * are all leftovers; the vector sidecar is rewritten without it, so its temp file is one only
+   * once no process with that pid runs.
+   */
+  private removeLeftoverTemps(): void {
+    const isLogTemp = (name: string) =>
+      [FILES.memories, FILES.relations].some(
+        (log) =>
+          name.startsWith(`${log}.`) && name.endsWith('.tmp') && name.length > log.length + 5,
+      );
+    for (const entry of fs.readdirSync(this.dataDir, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const pid = /^[^.].*\.jsonl\.(\d+)\.tmp$/.exec(entry.name)?.[1];
+      if (!isLogTemp(entry.name) && (pid === undefined || isAlive(Number(pid)))) continue;
+      fs.rmSync(path.join(this.dataDir, entry.name), { force: true });
+      this.logger.info({ file: entry.name }, 'removed the temp file of a compaction cut short');
+    }
   }
 
   private resetKind(kind: Kind): void {
@@ -386,6 +468,24 @@ export class MemoryStore {
       set.add(relation.id);
     }
   }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+function deferred(): Deferred {
+  let resolve: () => void = () => {};
+  let reject: (error: Error) => void = () => {};
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Whoever awaits it sees a failure; nobody awaiting must not crash the process.
+  promise.catch(() => {});
+  return { promise, resolve, reject };
 }
 
 function isJson(text: string): boolean {

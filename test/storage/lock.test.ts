@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { DirLock, LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
 
 const CHILD = fileURLToPath(new URL('./lock-race-child.ts', import.meta.url));
+const HOLDER = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.url));
 
 function contender(
   dir: string,
@@ -45,5 +47,140 @@ describe('DirLock across processes', () => {
       entries.length,
       dieAt.reduce((sum, at) => sum + (at || 150), 0),
     );
+  });
+});
+
+function tempDir(t: TestContext): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-lock-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A child process that takes the lock on `dir` and stops itself (SIGSTOP) while holding it. */
+async function stoppedHolder(t: TestContext, dir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no lock held after 30 s: ${stderr}`)), 30_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      if (d.toString().includes('held')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the holder exited (${code}): ${stderr}`));
+    });
+  });
+  return child;
+}
+
+function owner(lockPath: string): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(path.join(lockPath, 'owner'), 'utf8'));
+}
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks after boot. */
+function startTime(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+}
+
+/** Puts another process's lock in place of the one there, as a takeover would. */
+function replaceLock(lockPath: string, token: string): void {
+  fs.rmSync(lockPath, { recursive: true, force: true });
+  fs.mkdirSync(lockPath);
+  fs.writeFileSync(
+    path.join(lockPath, 'owner'),
+    JSON.stringify({ pid: process.ppid, host: os.hostname(), token }),
+  );
+}
+
+describe('DirLock: a live owner', () => {
+  it('is never taken over while it runs, even stopped long past liveStaleMs', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const holder = await stoppedHolder(t, dir);
+    assert.equal(owner(lockPath).pid, holder.pid);
+    // As if it had been stopped for ten minutes.
+    const longAgo = new Date(Date.now() - 600_000);
+    fs.utimesSync(lockPath, longAgo, longAgo);
+    const lock = new DirLock(dir, lockPath, { staleMs: 1, liveStaleMs: 1, waitMs: 300 });
+    let ran = false;
+    await assert.rejects(
+      lock.run(() => {
+        ran = true;
+      }),
+      (error: Error) =>
+        error instanceof LockTimeoutError && error.message.includes(`pid ${holder.pid}`),
+    );
+    assert.equal(ran, false);
+    assert.equal(owner(lockPath).pid, holder.pid, 'the stopped holder still owns the lock');
+
+    // Once it is gone, its lock is taken over at once.
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    holder.kill('SIGKILL');
+    await exited;
+    assert.equal(await lock.run(() => 'taken over'), 'taken over');
+    assert.equal(fs.existsSync(lockPath), false, 'released after the run');
+  });
+
+  it('records its start time, and a lock naming a live pid that started at another time is taken over (a reused pid)', {
+    skip: process.platform !== 'linux' && 'start times are read from /proc',
+  }, async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const lock = new DirLock(dir, lockPath, { waitMs: 300 });
+    const signed = lock.run(() => owner(lockPath));
+    assert.equal((await signed).start, startTime(process.pid));
+
+    // process.ppid runs, but it is not the process that made this lock.
+    fs.mkdirSync(lockPath);
+    fs.writeFileSync(
+      path.join(lockPath, 'owner'),
+      JSON.stringify({
+        pid: process.ppid,
+        host: os.hostname(),
+        start: startTime(process.ppid) + 1,
+        token: 'earlier',
+      }),
+    );
+    assert.equal(await lock.run(() => 'taken over'), 'taken over');
+    assert.equal(fs.existsSync(lockPath), false);
+  });
+});
+
+describe('DirLock: a holder whose lock was replaced', () => {
+  it('refuses to go on writing, and does not remove the lock of the new owner', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const lock = new DirLock(dir, lockPath);
+    await lock.run(() => {
+      lock.assertHeld();
+      replaceLock(lockPath, 'theirs');
+      assert.throws(
+        () => lock.assertHeld(),
+        (error: Error) =>
+          error instanceof LockLostError &&
+          error.message.includes(lockPath) &&
+          error.message.includes(`pid ${process.ppid}`),
+      );
+    });
+    assert.equal(owner(lockPath).token, 'theirs', 'the new owner keeps its lock');
+    assert.throws(() => lock.assertHeld(), LockLostError, 'not held outside run()');
+  });
+
+  it('releases only its own lock', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const lock = new DirLock(dir, lockPath);
+    await lock.run(() => replaceLock(lockPath, 'theirs'));
+    assert.equal(owner(lockPath).token, 'theirs');
   });
 });

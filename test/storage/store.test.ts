@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { LockTimeoutError } from '../../src/storage/lock.js';
+import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
 import {
   type MemoryRecord,
   newMemoryRecord,
@@ -388,6 +388,143 @@ describe('MemoryStore: compaction', () => {
     await store.transact(() => ({ result: null, memories: [memory('a', 'x')] }));
     assert.equal(store.memories.size, 1);
     assert.equal(fs.existsSync(lockPath), false, 'released after the write');
+  });
+});
+
+/** Signs `lockPath` (made by the caller) as held by another process on this host that runs. */
+function signForLiveProcess(lockPath: string, token = 'theirs'): void {
+  // The test runner's parent stands in for the other mnemo process.
+  fs.writeFileSync(
+    path.join(lockPath, 'owner'),
+    JSON.stringify({ pid: process.ppid, host: os.hostname(), token }),
+  );
+}
+
+function deadPid(): number {
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(dead.stdout.toString());
+}
+
+describe('MemoryStore: a data dir locked at start', () => {
+  it('tells callers the data dir is busy, by whom, to retry, and loads once the lock is free', async (t) => {
+    const dir = tempDir(t);
+    fs.writeFileSync(path.join(dir, FILES.memories), jsonl(memory('a', 'saved before')));
+    const lockPath = path.join(dir, FILES.lock);
+    fs.mkdirSync(lockPath);
+    signForLiveProcess(lockPath);
+    // The holder is compacting: its temp file is not a leftover.
+    const holderTemp = path.join(dir, `${FILES.memories}.${process.ppid}.tmp`);
+    fs.writeFileSync(holderTemp, jsonl(memory('a', 'saved before')));
+    const store = MemoryStore.start({
+      dataDir: dir,
+      logger: pino({ level: 'silent' }),
+      clock: () => T0,
+      lockWaitMs: 100,
+    });
+    t.after(() => store.close());
+    const busy = (error: Error) =>
+      error instanceof LockTimeoutError &&
+      error.message.includes(`the data dir ${dir} is busy`) &&
+      error.message.includes(`pid ${process.ppid}`) &&
+      error.message.includes('retry');
+    await assert.rejects(store.ready, busy);
+    // Not for good: a later call waits again, and hears it again while the lock is held.
+    await assert.rejects(store.ready, busy);
+    await assert.rejects(
+      store.transact(() => ({ result: null, memories: [memory('b', 'y')] })),
+      busy,
+    );
+    assert.ok(fs.existsSync(holderTemp), "the holder's temp file is left alone");
+    assert.equal(fs.existsSync(lockPath), true, 'the lock of a live process is not taken over');
+
+    fs.rmSync(lockPath, { recursive: true });
+    await store.ready;
+    assert.equal(store.memories.get('a')?.content, 'saved before');
+    await store.transact(() => ({ result: null, memories: [memory('b', 'after')] }));
+    assert.equal(store.memories.get('b')?.content, 'after');
+    assert.equal(fs.existsSync(holderTemp), false, 'a leftover once the lock is ours');
+  });
+
+  it('stops waiting for the lock at once when closed', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, FILES.lock);
+    fs.mkdirSync(lockPath);
+    signForLiveProcess(lockPath);
+    const store = MemoryStore.start({
+      dataDir: dir,
+      logger: pino({ level: 'silent' }),
+      clock: () => T0,
+      lockWaitMs: 20_000,
+    });
+    const ready = store.ready;
+    const started = performance.now();
+    await new Promise((resolve) => setImmediate(resolve));
+    store.close();
+    await assert.rejects(ready, /closed/);
+    assert.ok(performance.now() - started < 5_000, 'no wait for the lock after close()');
+    fs.rmSync(lockPath, { recursive: true });
+  });
+});
+
+describe('MemoryStore: a lock taken over in the middle of a transaction', () => {
+  it('writes nothing from its stale view, and leaves the new owner its lock', async (t) => {
+    const dir = tempDir(t);
+    const store = await openStore(t, dir);
+    await store.transact(() => ({ result: null, memories: [memory('a', 'touched elsewhere')] }));
+    const file = path.join(dir, FILES.memories);
+    const before = fs.readFileSync(file);
+    const lockPath = path.join(dir, FILES.lock);
+    await assert.rejects(
+      store.transact(() => {
+        // As a gc stalled in its critical section: another process takes over and writes.
+        fs.rmSync(lockPath, { recursive: true });
+        fs.mkdirSync(lockPath);
+        signForLiveProcess(lockPath, 'new owner');
+        const stale = store.memories.get('a') as MemoryRecord;
+        return { result: null, deletes: ['a'], forgotten: [stale] };
+      }),
+      (error: Error) =>
+        error instanceof LockLostError &&
+        error.message.includes(lockPath) &&
+        error.message.includes(`pid ${process.ppid}`),
+    );
+    assert.ok(fs.readFileSync(file).equals(before), 'no tombstone written');
+    assert.equal(fs.existsSync(path.join(dir, FILES.forgotten)), false, 'nothing forgotten');
+    assert.equal(store.memories.get('a')?.content, 'touched elsewhere');
+    assert.equal(
+      JSON.parse(fs.readFileSync(path.join(lockPath, 'owner'), 'utf8')).token,
+      'new owner',
+      'its lock is not removed',
+    );
+  });
+});
+
+describe('MemoryStore: leftovers of a compaction cut short', () => {
+  it("removes its temp files at start, and nobody else's", async (t) => {
+    const dir = tempDir(t);
+    fs.writeFileSync(path.join(dir, FILES.memories), jsonl(memory('a', 'x')));
+    const dead = deadPid();
+    const leftovers = [
+      `${FILES.memories}.${dead}.tmp`,
+      `${FILES.relations}.${process.ppid}.tmp`,
+      // The sidecar is compacted without the lock: its temp file goes once its writer is gone.
+      `vectors.jsonl.${dead}.tmp`,
+    ];
+    const others = [
+      `vectors.jsonl.${process.ppid}.tmp`,
+      `${FILES.memories}.tmp`,
+      'notes.tmp',
+      `${FILES.memories}.bak`,
+    ];
+    for (const name of [...leftovers, ...others]) {
+      fs.writeFileSync(path.join(dir, name), jsonl(memory('a', 'half a compaction')));
+    }
+    fs.mkdirSync(path.join(dir, `${FILES.relations}.1.tmp`));
+    const store = await openStore(t, dir);
+    assert.equal(store.memories.get('a')?.content, 'x');
+    for (const name of leftovers) assert.equal(fs.existsSync(path.join(dir, name)), false, name);
+    for (const name of others) assert.equal(fs.existsSync(path.join(dir, name)), true, name);
+    assert.equal(fs.existsSync(path.join(dir, `${FILES.relations}.1.tmp`)), true, 'a folder');
   });
 });
 
