@@ -26,7 +26,7 @@ describe('table', () => {
     );
   });
 
-  it('counts characters, not UTF-16 units: an emoji or an accent is one column', () => {
+  it('counts characters, not UTF-16 units: an emoji or a composed accented letter is one column', () => {
     const lines = table(
       ['NAME', 'X'],
       [
