@@ -6,7 +6,7 @@ import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
 
 /**
  * Every setting in one schema. Values come from the environment (MNEMO_*) and CLI flags;
- * cli.ts is the only caller and the only reader of process.env.
+ * the CLI's main is the only caller, and src/cli.ts the only reader of process.env.
  */
 
 const number = (name: string, fix: string) =>

@@ -246,6 +246,41 @@ describe('the mnemo command', () => {
       assert.equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, '2.0');
     assert.match(stderr, /mnemo stdio ready/);
   });
+
+  it('mnemo stdio stops on SIGTERM with its input still open: exit 0, the save kept', async () => {
+    const own = makeHome();
+    const child = spawn(process.execPath, [CLI_PATH, 'stdio', '--data-dir', own], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: own,
+        MNEMO_LOG_LEVEL: 'warn',
+        MNEMO_EMBEDDINGS: 'off',
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    let stdout = '';
+    const answered = new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('"id":2')) resolve();
+      });
+    });
+    const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    send(INITIALIZE_REQUEST);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'save_memory', arguments: { content: 'Saved just before SIGTERM.' } },
+    });
+    await answered;
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    const id = /"memory_id":"([^"]+)"/.exec(stdout)?.[1] ?? '?';
+    assert.ok(fs.readFileSync(path.join(own, 'memories.jsonl'), 'utf8').includes(id));
+  });
 });
 
 describe('mnemo promote and mnemo vault init', () => {

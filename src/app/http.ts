@@ -1,0 +1,186 @@
+import type { Logger } from 'pino';
+import { type Config, ConfigError } from '../config.js';
+import { loadGatewayConfig } from '../gateway/config.js';
+import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
+import { createGateway, type Gateway } from '../gateway/proxy.js';
+import { QuickTunnel } from '../gateway/tunnel.js';
+import { type OpenedMemory, openMemory } from '../memory/open.js';
+import { createServer } from '../server.js';
+import { hostName, isLoopbackAddress } from '../transport/hosts.js';
+import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
+import { VERSION } from '../version.js';
+
+export interface ServeAppDeps {
+  logger: Logger;
+  clock: () => number;
+  /** Opens a Cloudflare quick tunnel to the server (`mnemo serve --tunnel`). */
+  tunnel?: boolean;
+  /** Told each public URL the tunnel gets, once gateway.json names it. */
+  onTunnelUrl?(url: string): void;
+}
+
+export interface ServeApp {
+  /**
+   * Checks the settings, opens the memory and the gateway, listens, publishes gateway.json and
+   * starts the tunnel; resolves with the local base URL once listening. Nothing stays open
+   * when it rejects.
+   */
+  start(): Promise<{ url: string }>;
+  /** Drains requests in flight (5 s at most), then closes everything start opened. */
+  stop(): Promise<void>;
+}
+
+/** How long requests in flight may run on once a stop is asked for. */
+const DRAIN_MS = 5_000;
+
+/**
+ * `mnemo serve`: the memory tools over streamable HTTP at /mcp, the upstreams of
+ * MNEMO_GATEWAY_CONFIG at /mcp/<label>, gateway.json for remote agents, an optional tunnel.
+ */
+export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
+  const { logger } = deps;
+  // The tunnel adds its host once it knows it.
+  const allowedHosts = [...config.allowedHosts];
+  const manifest = new ManifestFile(config.gatewayManifest);
+  let publicUrl = config.publicUrl;
+  let opened: OpenedMemory | undefined;
+  let gateway: Gateway | undefined;
+  let running: RunningHttp | undefined;
+  let tunnel: QuickTunnel | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const publish = async (url: string, previous: string | undefined) => {
+    if (previous !== undefined) await manifest.withdraw(previous);
+    publicUrl = url;
+    await manifest.publish(url, manifestEntries(url, config, gateway));
+    logger.info({ manifest: config.gatewayManifest, publicUrl: url }, 'gateway.json written');
+  };
+
+  const closeAll = async () => {
+    await tunnel?.stop();
+    if (running && publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});
+    await running?.close(DRAIN_MS);
+    await gateway?.close();
+    await opened?.ready.catch(() => {});
+    await opened?.close();
+  };
+  const shutDown = () => {
+    stopping ??= closeAll();
+    return stopping;
+  };
+
+  const startTunnel = (port: string) => {
+    const quick = new QuickTunnel({
+      command: config.cloudflared,
+      target: `http://127.0.0.1:${port}`,
+      logger,
+      restartMs: config.tunnelRestartMs,
+      onUrl: async (url, previous) => {
+        allowedHosts.push(hostName(url));
+        await publish(url, previous ?? publicUrl);
+        deps.onTunnelUrl?.(url);
+      },
+    });
+    quick.start();
+    return quick;
+  };
+
+  return {
+    async start() {
+      refuseUnsafe(config, deps.tunnel === true);
+      // A bad gateway config stops the start before anything is opened.
+      const servers =
+        config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
+      const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
+      opened = memory;
+      let loaded = false;
+      memory.loaded.then(
+        () => {
+          loaded = true;
+        },
+        (error: Error) => logger.error({ err: error.message }, 'cannot load the memory store'),
+      );
+      const upstreams =
+        servers === undefined
+          ? undefined
+          : createGateway({ servers, logger, callTimeoutMs: config.gatewayTimeoutMs });
+      gateway = upstreams;
+      const app = createHttpApp({
+        ...(upstreams ? { gateway: upstreams } : {}),
+        createMcpServer: () => createServer({ memory: memory.memory }),
+        authToken: config.authToken,
+        allowedHosts,
+        bodyLimit: config.httpBodyLimit,
+        rateLimitPerMinute: config.rateLimitPerMinute,
+        logger,
+        health: () => ({
+          status: 'ok',
+          version: VERSION,
+          store: loaded ? 'ready' : 'loading',
+          memories: loaded ? memory.store.memories.size : null,
+          upstreams: upstreams?.health() ?? [],
+        }),
+      });
+      try {
+        running = await listen(app, config.httpHost, config.httpPort);
+      } catch (error) {
+        await shutDown();
+        throw listenError(config, error as NodeJS.ErrnoException);
+      }
+      const url = running.url;
+      logger.info({ url, auth: config.authToken !== undefined }, 'mnemo serve listening');
+      try {
+        if (publicUrl !== undefined) await publish(publicUrl, undefined);
+        if (deps.tunnel) tunnel = startTunnel(new URL(url).port);
+      } catch (error) {
+        await shutDown();
+        throw error;
+      }
+      return { url };
+    },
+    stop() {
+      if (!stopping) logger.info('stopping: draining requests in flight');
+      return shutDown();
+    },
+  };
+}
+
+/** A public tunnel, or an address other machines reach, only behind a token. */
+function refuseUnsafe(config: Config, withTunnel: boolean): void {
+  if (withTunnel && config.authToken === undefined) {
+    throw new ConfigError(
+      'refusing to open a public tunnel without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32)',
+    );
+  }
+  if (!isLoopbackAddress(config.httpHost) && config.authToken === undefined) {
+    throw new ConfigError(
+      `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32), or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
+    );
+  }
+}
+
+function listenError(config: Config, error: NodeJS.ErrnoException): ConfigError {
+  return new ConfigError(
+    error.code === 'EADDRINUSE'
+      ? `port ${config.httpPort} on ${config.httpHost} is in use: stop what runs there, or pick another with --port or MNEMO_HTTP_PORT`
+      : `cannot listen on ${config.httpHost}:${config.httpPort}: ${error.message}`,
+  );
+}
+
+/** What a remote agent needs to reach mnemo and each upstream at `publicUrl`. */
+function manifestEntries(
+  publicUrl: string,
+  config: Config,
+  gateway: Gateway | undefined,
+): ManifestServer[] {
+  const bearer = (token: string | undefined): Record<string, string> =>
+    token === undefined ? {} : { authorization: `Bearer ${token}` };
+  return [
+    { label: 'mnemo', url: `${publicUrl}/mcp`, headers: bearer(config.authToken) },
+    ...(gateway?.labels() ?? []).map((label) => ({
+      label,
+      url: `${publicUrl}/mcp/${label}`,
+      headers: bearer(gateway?.tokenFor(label) ?? config.authToken),
+    })),
+  ];
+}

@@ -1,0 +1,126 @@
+import { ConfigError, loadConfig } from '../config.js';
+import { MemoryError } from '../memory/errors.js';
+import { LockTimeoutError } from '../storage/lock.js';
+import { StoreError } from '../storage/store.js';
+import { VERSION } from '../version.js';
+import { type Command, parseCommandLine, UsageError } from './command.js';
+import { runGc } from './commands/gc.js';
+import { runPromote } from './commands/promote.js';
+import { runReindex } from './commands/reindex.js';
+import { runRestore } from './commands/restore.js';
+import { runSearch } from './commands/search.js';
+import { runServe } from './commands/serve.js';
+import { runStats } from './commands/stats.js';
+import { runStdio } from './commands/stdio.js';
+import { runVault } from './commands/vault.js';
+import type { ProcessSignals } from './signals.js';
+
+const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
+
+Usage:
+  mnemo stdio                 serve the memory tools over stdin/stdout (for Claude Desktop)
+  mnemo serve [--host H] [--port P] [--tunnel]
+                              serve them over streamable HTTP at POST /mcp (default
+                              127.0.0.1:7744), behind MNEMO_AUTH_TOKEN; GET /health
+  mnemo gc [--dry-run | --apply] [--archive] [--limit N] [--at DATE]
+                              list the memories that have faded below the forget threshold;
+                              a dry run unless --apply (forgotten memories stay recoverable)
+  mnemo search QUERY [--top-k N] [--tags a,b]
+                              search memories as search_memory does
+  mnemo stats                 counts, score spread, review, gc and promotion candidates
+  mnemo restore ID            bring back a memory that gc or delete forgot, or one archived
+  mnemo promote [ID] [--apply] [--force] [--at DATE]
+                              list the memories durable enough for the Obsidian vault and why
+                              each qualifies; a dry run unless --apply writes their notes
+  mnemo vault init [DIR]      make an Obsidian vault from the template (default the vault of
+                              MNEMO_VAULT_DIR, else <data dir>/vault); an existing one is kept
+  mnemo reindex [--all]       compute the embeddings that are missing (MNEMO_EMBEDDINGS), with
+                              a progress bar; --all computes every one again
+
+Options (every command):
+  --data-dir DIR              data folder (default $MNEMO_DATA_DIR, else $XDG_DATA_HOME/mnemo,
+                              else ~/.local/share/mnemo)
+  --at DATE                   run as if it were DATE (ISO date or epoch seconds), e.g. to see
+                              what gc will forget by then
+  --json                      print JSON instead of a table
+  -h, --help                  this help
+  -v, --version               the version
+
+Settings come from the environment; see the README for every MNEMO_* variable.
+`;
+
+const COMMANDS = new Map<string, Command>([
+  ['stdio', runStdio],
+  ['serve', runServe],
+  ['gc', runGc],
+  ['search', runSearch],
+  ['stats', runStats],
+  ['restore', runRestore],
+  ['promote', runPromote],
+  ['vault', runVault],
+  ['reindex', runReindex],
+]);
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** The process's SIGINT/SIGTERM and exit, so `stdio` and `serve` stop cleanly on a signal. */
+  signals?: ProcessSignals;
+}
+
+/** Runs one mnemo command; resolves to the process exit code. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const out = (s: string) => io.stdout.write(`${s}\n`);
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    io.stderr.write(`mnemo: ${(error as Error).message}\nRun mnemo --help for usage.\n`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.version) {
+    out(VERSION);
+    return 0;
+  }
+  const [name, ...args] = positionals;
+  if (flags.help || !name || name === 'help') {
+    out(HELP);
+    return name || flags.help ? 0 : 2;
+  }
+  try {
+    const config = loadConfig({
+      env: io.env,
+      flags: { dataDir: flags['data-dir'], at: flags.at, host: flags.host, port: flags.port },
+    });
+    const command = COMMANDS.get(name);
+    if (!command) throw new UsageError(`unknown command "${name}"`);
+    return await command({ config, args, flags, out, stderr: io.stderr, signals: io.signals });
+  } catch (error) {
+    return report(error, io);
+  }
+}
+
+/** The one place an error becomes a message and an exit code. */
+function report(error: unknown, io: CliIo): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`mnemo: ${error.message}\nRun mnemo --help for usage.\n`);
+    return 2;
+  }
+  if (
+    error instanceof ConfigError ||
+    error instanceof StoreError ||
+    error instanceof LockTimeoutError ||
+    error instanceof MemoryError
+  ) {
+    io.stderr.write(`mnemo: ${error.message}\n`);
+    return 1;
+  }
+  // Unexpected: one line for the person, the stack only when asked for.
+  io.stderr.write(`mnemo: ${(error as Error).message ?? String(error)}\n`);
+  if (io.env.MNEMO_LOG_LEVEL === 'debug' || io.env.MNEMO_LOG_LEVEL === 'trace') {
+    io.stderr.write(`${(error as Error).stack ?? ''}\n`);
+  }
+  return 1;
+}

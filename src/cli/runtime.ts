@@ -1,0 +1,24 @@
+import type { Config } from '../config.js';
+import { createLogger } from '../logger.js';
+import { type OpenedMemory, openMemory } from '../memory/open.js';
+
+/** Seconds since the epoch: the wall clock, or the fixed instant of --at / MNEMO_NOW. */
+export function clockFor(config: Config): () => number {
+  const fixed = config.now;
+  return fixed !== undefined ? () => fixed : () => Math.floor(Date.now() / 1000);
+}
+
+/** Runs a one-shot command over the loaded memory, and closes it whatever happens. */
+export async function withMemory<T>(
+  config: Config,
+  fn: (opened: OpenedMemory) => Promise<T> | T,
+): Promise<T> {
+  const logger = createLogger(config.logLevel);
+  const opened = openMemory(config, { logger, clock: clockFor(config) });
+  try {
+    await opened.ready;
+    return await fn(opened);
+  } finally {
+    await opened.close();
+  }
+}

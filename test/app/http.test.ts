@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import pino from 'pino';
+import { createServeApp } from '../../src/app/http.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { capturingLogger, T0, tempDir } from '../support.js';
+
+const TOKEN = 'app-token-0123456789abcdef';
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function serveApp(env: Record<string, string> = {}, logger = pino({ level: 'silent' })) {
+  const dir = tempDir();
+  dirs.push(dir);
+  const config = loadConfig({
+    env: { MNEMO_EMBEDDINGS: 'off', MNEMO_DATA_DIR: dir, MNEMO_HTTP_PORT: '0', ...env },
+    home: dir,
+  });
+  return { dir, app: createServeApp(config, { logger, clock: () => T0 }) };
+}
+
+describe('the HTTP app (mnemo serve)', () => {
+  it('start resolves with the URL it listens at; stop drains, withdraws gateway.json, frees the port', async () => {
+    const { logger, lines } = capturingLogger();
+    const { dir, app } = serveApp(
+      { MNEMO_AUTH_TOKEN: TOKEN, MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com' },
+      logger,
+    );
+    const { url } = await app.start();
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = (await (await fetch(`${url}/health`)).json()) as { status: string };
+    assert.equal(health.status, 'ok');
+    const manifest = path.join(dir, 'gateway.json');
+    const urls = () =>
+      (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { servers: { url: string }[] }).servers.map(
+        (s) => s.url,
+      );
+    assert.deepEqual(urls(), ['https://quiet-fox.trycloudflare.com/mcp']);
+
+    await Promise.all([app.stop(), app.stop()]);
+    assert.deepEqual(urls(), []);
+    await assert.rejects(fetch(`${url}/health`));
+    assert.equal(
+      lines.filter((l) => l.msg === 'stopping: draining requests in flight').length,
+      1,
+      'one stop, however often asked',
+    );
+  });
+
+  it('refuses to start on a non-loopback address, or with a tunnel, without a token', async () => {
+    for (const [env, tunnel, message] of [
+      [{ MNEMO_HTTP_HOST: '0.0.0.0' }, false, /refusing to listen on 0\.0\.0\.0 without a token/],
+      [{}, true, /refusing to open a public tunnel without a token/],
+    ] as const) {
+      const parent = tempDir();
+      dirs.push(parent);
+      const dir = path.join(parent, 'data');
+      const config = loadConfig({
+        env: { MNEMO_EMBEDDINGS: 'off', MNEMO_DATA_DIR: dir, MNEMO_HTTP_PORT: '0', ...env },
+        home: parent,
+      });
+      const app = createServeApp(config, {
+        logger: pino({ level: 'silent' }),
+        clock: () => T0,
+        tunnel,
+      });
+      await assert.rejects(app.start(), (error: Error) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, message);
+        return true;
+      });
+      assert.ok(!fs.existsSync(dir), 'the data dir was not even made');
+    }
+  });
+
+  it('a port in use rejects start with what to do, and leaves nothing open', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const { app } = serveApp({ MNEMO_HTTP_PORT: String(port) });
+      await assert.rejects(
+        app.start(),
+        new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use: .*--port or MNEMO_HTTP_PORT`),
+      );
+    } finally {
+      taken.close();
+    }
+  });
+});
