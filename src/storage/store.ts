@@ -9,6 +9,7 @@ import {
   type MemoryRecord,
   RecordError,
   type RelationRecord,
+  storedShape,
   toMemoryRecord,
   toRelationRecord,
 } from './records.js';
@@ -183,14 +184,14 @@ export class MemoryStore {
         const at = this.clock();
         const file = new JsonlFile(path.join(this.dataDir, FILES.forgotten));
         try {
-          file.append(forgotten.map((r) => ({ ...r, forgotten_at: at })));
+          file.append(forgotten.map((r) => storedShape({ ...r, forgotten_at: at })));
         } finally {
           file.close();
         }
       }
-      const memoryLines: unknown[] = [...(m.memories ?? [])];
+      const memoryLines: unknown[] = (m.memories ?? []).map(storedShape);
       for (const id of m.deletes ?? []) memoryLines.push({ id, _deleted: true });
-      const relationLines: unknown[] = [...(m.relations ?? [])];
+      const relationLines: unknown[] = (m.relations ?? []).map(storedShape);
       for (const id of m.relationDeletes ?? []) relationLines.push({ id, _deleted: true });
       this.files.memories.append(memoryLines);
       this.files.relations.append(relationLines);
@@ -336,7 +337,7 @@ export class MemoryStore {
 
   private rewrite(kind: Kind): void {
     const values = kind === 'memories' ? this.memoryMap.values() : this.relationMap.values();
-    this.files[kind].rewrite(values);
+    this.files[kind].rewrite(storedLines(values));
     this.logger.debug({ file: this.files[kind].name }, 'compacted');
   }
 
@@ -386,6 +387,10 @@ export class MemoryStore {
       set.add(relation.id);
     }
   }
+}
+
+function* storedLines(records: Iterable<object>): Iterable<unknown> {
+  for (const record of records) yield storedShape(record);
 }
 
 function isJson(text: string): boolean {
