@@ -139,6 +139,15 @@ export function clampStrength(strength: number): number {
   return Math.min(MAX_STRENGTH, Math.max(MIN_STRENGTH, strength));
 }
 
+/**
+ * `strength` plus one step, at most MAX_STRENGTH; never lower than it was, so a strength someone
+ * set under 1 (cortexgraph allows it) grows from where it is.
+ */
+export function boostedStrength(strength: number): number {
+  const next = Math.min(MAX_STRENGTH, Math.round((strength + STRENGTH_STEP) * 1e9) / 1e9);
+  return Math.max(strength, next);
+}
+
 /** The new values of a memory after one use at `now`; the caller merges them into the record. */
 export function reinforce(
   memory: MemoryDynamics & { review_count?: number; cross_domain_count?: number },
@@ -151,9 +160,7 @@ export function reinforce(
   const next: Reinforcement = {
     last_used: now,
     use_count: memory.use_count + 1,
-    strength: boosted
-      ? clampStrength(Math.round((memory.strength + STRENGTH_STEP) * 1e9) / 1e9)
-      : memory.strength,
+    strength: boosted ? boostedStrength(memory.strength) : memory.strength,
     review_priority: 0,
   };
   if (options.kind === 'observe') {

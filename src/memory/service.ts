@@ -257,8 +257,12 @@ export class MemoryService {
         const updated: MemoryRecord = {
           ...duplicate,
           ...reinforced,
-          strength: Math.max(reinforced.strength, clampStrength(input.strength ?? 1)),
+          strength:
+            input.strength === undefined
+              ? reinforced.strength
+              : Math.max(reinforced.strength, clampStrength(input.strength)),
           meta: {
+            ...duplicate.meta,
             tags: union(duplicate.meta.tags, input.tags ?? []),
             source: duplicate.meta.source ?? input.source ?? null,
             context: duplicate.meta.context ?? input.context ?? null,

@@ -23,6 +23,31 @@ export interface ReadResult {
   more: boolean;
 }
 
+/**
+ * An append that failed. `undone`: what reached the file was cut off again, so nothing of it is
+ * there; otherwise some of it may be on disk.
+ */
+export class WriteError extends Error {
+  override name = 'WriteError';
+  constructor(
+    message: string,
+    readonly undone: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export interface JsonlFileOptions {
+  /**
+   * Keeps a copy of a torn last line (a write cut short) before the append path cuts it off.
+   * Without it the fragment is ended with a newline instead and stays, as an unreadable line its
+   * readers report: the way for a file written without the lock, where a cut could take another
+   * process's line, and for the quarantine itself.
+   */
+  keepTorn?: (line: BadLine) => void;
+}
+
 export interface ReadOptions {
   /** Takes each value as soon as it is parsed (then `values` stays empty). */
   visit?: (value: unknown) => void;
@@ -45,9 +70,11 @@ export class JsonlFile {
   /** Complete lines consumed since the last reset (stale ones included). */
   lineCount = 0;
   private closed = false;
+  private readonly keepTorn: ((line: BadLine) => void) | undefined;
 
-  constructor(filePath: string) {
+  constructor(filePath: string, options: JsonlFileOptions = {}) {
     this.path = filePath;
+    this.keepTorn = options.keepTorn;
   }
 
   get name(): string {
@@ -136,29 +163,120 @@ export class JsonlFile {
 
   /**
    * Appends lines and waits until they are on disk (without `sync`: derived data, which a crash
-   * may lose). The caller holds the data dir lock.
+   * may lose), after repairing a torn tail so the first line cannot be glued onto it. Returns the
+   * offset of the first line. A synced append that fails is cut back off before the error is
+   * thrown, so a failed write is not on disk (a WriteError says whether that worked). The caller
+   * holds the data dir lock.
    */
-  append(values: readonly unknown[], { sync = true }: { sync?: boolean } = {}): void {
+  append(values: readonly unknown[], { sync = true }: { sync?: boolean } = {}): number {
     this.assertOpen();
-    if (values.length === 0) return;
-    const fd = this.openForWrite();
-    let text = '';
-    for (const v of values) text += `${JSON.stringify(v)}\n`;
-    const buf = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < buf.length) {
-      written += fs.writeSync(fd, buf, written, buf.length - written);
-    }
-    if (sync) fs.fdatasyncSync(fd);
-    this.offset += buf.length;
-    this.lineCount += values.length;
+    if (values.length === 0) return this.offset;
+    return this.appendText(toLines(values), values.length, { sync });
   }
 
-  /** Ends a complete last line that lacks its newline (a hand edit). The caller holds the lock. */
-  terminateTail(): void {
+  /** `append` of lines already serialized (`toLines`), `count` of them. */
+  appendText(text: string, count: number, { sync = true }: { sync?: boolean } = {}): number {
+    this.assertOpen();
+    const start = this.repairTail();
     const fd = this.openForWrite();
-    fs.writeSync(fd, '\n');
+    const buf = Buffer.from(text, 'utf8');
+    try {
+      let written = 0;
+      while (written < buf.length) {
+        written += fs.writeSync(fd, buf, written, buf.length - written);
+      }
+      if (sync) fs.fdatasyncSync(fd);
+    } catch (error) {
+      // Unsynced appends are written without the lock: a cut could take another process's line.
+      if (!sync) throw error;
+      throw this.takeBack(fd, start, error as Error);
+    }
+    // Only when this reader had consumed the file up to here: otherwise it reads them later.
+    if (this.offset === start) {
+      this.offset += buf.length;
+      this.lineCount += count;
+    }
+    return start;
+  }
+
+  /**
+   * Makes the file end with a whole line: a last record that parses but lacks its newline (a
+   * hand edit) is ended; any other fragment (a write cut short by a crash, a full disk,
+   * `ulimit -f`) is handed to `keepTorn` and cut off, or ended when there is no `keepTorn`.
+   * Returns the size, where the next line starts. The caller holds the lock.
+   */
+  repairTail(): number {
+    const fd = this.openForWrite();
+    const size = fs.fstatSync(fd).size;
+    const tail = lastFragment(fd, size);
+    if (!tail) return size;
+    if (isJson(tail.text) || !this.keepTorn) {
+      fs.writeSync(fd, '\n');
+      fs.fdatasyncSync(fd);
+      return size + 1;
+    }
+    // A copy is kept before the bytes go.
+    this.keepTorn(tail);
+    fs.ftruncateSync(fd, tail.offset);
     fs.fdatasyncSync(fd);
+    if (this.offset > tail.offset) this.offset = tail.offset;
+    return tail.offset;
+  }
+
+  /**
+   * Takes back lines this process appended at `start` (a transaction that could not be
+   * completed): the file is cut there, and the lines no longer count as read.
+   */
+  cutBack(start: number, lines: number): void {
+    const fd = this.openForWrite();
+    fs.ftruncateSync(fd, start);
+    fs.fdatasyncSync(fd);
+    this.rewind(start, lines);
+  }
+
+  /** Lines this process appended at `start` are to be read again (their fate is unknown). */
+  rewind(start: number, lines: number): void {
+    if (this.offset > start) {
+      this.offset = start;
+      this.lineCount = Math.max(0, this.lineCount - lines);
+    }
+  }
+
+  /**
+   * Finishes an append a crash interrupted, `text` meant to start at `start` of the file whose
+   * inode was `ino`: writes what is missing of it. False when the file does not hold a start of
+   * `text` there (it was replaced since), and nothing is written.
+   */
+  finishAppend(ino: number, start: number, text: string): boolean {
+    // By name, not through a descriptor that may still point at a file since replaced.
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      const want = Buffer.from(text, 'utf8');
+      if (stat.ino !== ino || stat.size < start) return false;
+      const have = Math.min(stat.size - start, want.length);
+      const there = Buffer.alloc(have);
+      readFully(fd, there, start);
+      if (!there.equals(want.subarray(0, have))) return false;
+      for (let at = have; at < want.length; ) {
+        at += fs.writeSync(fd, want, at, want.length - at, start + at);
+      }
+      fs.fdatasyncSync(fd);
+      return true;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** The inode being appended to. */
+  inode(): number {
+    return fs.fstatSync(this.openForWrite()).ino;
   }
 
   /** Cuts bytes after the last complete line (a torn write). The caller holds the lock. */
@@ -172,24 +290,30 @@ export class JsonlFile {
   rewrite(values: Iterable<unknown>): void {
     this.assertOpen();
     const tmp = `${this.path}.${process.pid}.tmp`;
-    const fd = fs.openSync(tmp, 'w', FILE_MODE);
     let lines = 0;
     try {
-      let chunk = '';
-      for (const v of values) {
-        chunk += `${JSON.stringify(v)}\n`;
-        lines++;
-        if (chunk.length > 1 << 20) {
-          fs.writeSync(fd, chunk);
-          chunk = '';
+      const fd = fs.openSync(tmp, 'w', FILE_MODE);
+      try {
+        let chunk = '';
+        for (const v of values) {
+          chunk += `${JSON.stringify(v)}\n`;
+          lines++;
+          if (chunk.length > 1 << 20) {
+            fs.writeSync(fd, chunk);
+            chunk = '';
+          }
         }
+        if (chunk) fs.writeSync(fd, chunk);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
       }
-      if (chunk) fs.writeSync(fd, chunk);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      fs.renameSync(tmp, this.path);
+    } catch (error) {
+      // The file itself is as it was: only the temp file is to go.
+      fs.rmSync(tmp, { force: true });
+      throw error;
     }
-    fs.renameSync(tmp, this.path);
     syncDir(path.dirname(this.path));
     this.closeFd();
     this.fd = fs.openSync(this.path, 'a+', FILE_MODE);
@@ -224,6 +348,29 @@ export class JsonlFile {
     return this.fd;
   }
 
+  /** The error of a synced append that failed, after cutting off what it wrote. */
+  private takeBack(fd: number, start: number, error: Error): WriteError {
+    const why = errorCode(error);
+    try {
+      fs.ftruncateSync(fd, start);
+      fs.fdatasyncSync(fd);
+    } catch (undo) {
+      return new WriteError(
+        `writing to ${this.path} failed (${why}) and what was written could not be cut off ` +
+          `(${errorCode(undo as Error)}): the change may be on disk. Fix the disk (free space, ` +
+          'errors), then check before making it again',
+        false,
+        { cause: error },
+      );
+    }
+    return new WriteError(
+      `could not write to ${this.path} (${why}): nothing was written. Free disk space or fix ` +
+        'the disk, then try again',
+      true,
+      { cause: error },
+    );
+  }
+
   private closeFd(): void {
     if (this.fd !== null) {
       fs.closeSync(this.fd);
@@ -244,12 +391,74 @@ export function syncDir(dir: string): void {
   }
 }
 
-/** Reads every parsable line of a file that is not kept open (forgotten.jsonl, quarantine). */
-export function readAllLines(filePath: string): unknown[] {
+/**
+ * Reads a file that is not kept open (forgotten.jsonl): its parsable lines, and the others (an
+ * unfinished last line among them) for the caller to report.
+ */
+export function readAllLines(filePath: string): { values: unknown[]; bad: BadLine[] } {
   const file = new JsonlFile(filePath);
   try {
-    return file.readNew().values;
+    const read = file.readNew();
+    return { values: read.values, bad: read.tail ? [...read.corrupt, read.tail] : read.corrupt };
   } finally {
     file.close();
   }
+}
+
+/** Values as JSON Lines, each line ended. */
+export function toLines(values: Iterable<unknown>): string {
+  let text = '';
+  for (const v of values) text += `${JSON.stringify(v)}\n`;
+  return text;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What went wrong, in short: the errno code of the error or of its first cause that has one. */
+export function errorCode(error: Error): string {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code) return code;
+  }
+  return error.message;
+}
+
+function readFully(fd: number, buf: Buffer, position: number): number {
+  let read = 0;
+  while (read < buf.length) {
+    const n = fs.readSync(fd, buf, read, buf.length - read, position + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return read;
+}
+
+/** The bytes after the last newline of a file of `size` bytes, or null when it ends with one. */
+function lastFragment(fd: number, size: number): BadLine | null {
+  if (size === 0) return null;
+  const last = Buffer.alloc(1);
+  readFully(fd, last, size - 1);
+  if (last[0] === NEWLINE) return null;
+  let start = 0;
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  for (let end = size; end > 0; ) {
+    const from = Math.max(0, end - chunk.length);
+    const n = readFully(fd, chunk.subarray(0, end - from), from);
+    const nl = chunk.subarray(0, n).lastIndexOf(NEWLINE);
+    if (nl !== -1) {
+      start = from + nl + 1;
+      break;
+    }
+    end = from;
+  }
+  const text = Buffer.alloc(size - start);
+  readFully(fd, text, start);
+  return { offset: start, text: text.toString('utf8') };
 }

@@ -13,11 +13,22 @@ export const RELATION_TYPES = [
 ] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
 
+/**
+ * Fields of a stored record that mnemo does not use (cortexgraph's `embed` vector, what a newer
+ * writer adds), kept to be written back as they were. Under a symbol key: a spread carries them
+ * along with the record, JSON.stringify leaves them out, so tool results keep their shape and
+ * only `storedShape` puts them back on disk.
+ */
+export const OTHER_FIELDS: unique symbol = Symbol('other fields');
+
+export type OtherFields = Record<string, unknown>;
+
 export interface MemoryMeta {
   tags: string[];
   source: string | null;
   context: string | null;
   extra: Record<string, unknown>;
+  [OTHER_FIELDS]?: OtherFields;
 }
 
 export interface MemoryRecord {
@@ -36,6 +47,7 @@ export interface MemoryRecord {
   review_count: number;
   last_review_at: number | null;
   cross_domain_count: number;
+  [OTHER_FIELDS]?: OtherFields;
 }
 
 export interface RelationRecord {
@@ -46,6 +58,7 @@ export interface RelationRecord {
   strength: number;
   created_at: number;
   metadata: Record<string, unknown>;
+  [OTHER_FIELDS]?: OtherFields;
 }
 
 export interface Tombstone {
@@ -80,6 +93,9 @@ export function newMemoryRecord(
   };
 }
 
+/** The largest strength kept from disk (what mnemo computes stays within 1..2). */
+const MAX_STORED_STRENGTH = 2;
+
 export class RecordError extends Error {
   override name = 'RecordError';
 }
@@ -104,9 +120,75 @@ const finite = (v: unknown, fallback: number): number =>
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
+const MEMORY_KEYS = new Set<string>([
+  'id',
+  'content',
+  'meta',
+  'entities',
+  'created_at',
+  'last_used',
+  'use_count',
+  'strength',
+  'status',
+  'promoted_at',
+  'promoted_to',
+  'review_priority',
+  'review_count',
+  'last_review_at',
+  'cross_domain_count',
+]);
+const META_KEYS = new Set<string>(['tags', 'source', 'context', 'extra']);
+const RELATION_KEYS = new Set<string>([
+  'id',
+  'from_memory_id',
+  'to_memory_id',
+  'relation_type',
+  'strength',
+  'created_at',
+  'metadata',
+]);
+
+/** The fields of `raw` outside `known`, with those it carried already; undefined when none. */
+function otherFields(
+  raw: Record<string, unknown>,
+  known: ReadonlySet<string>,
+): OtherFields | undefined {
+  let other = (raw as { [OTHER_FIELDS]?: OtherFields })[OTHER_FIELDS];
+  for (const key of Object.keys(raw)) {
+    if (known.has(key)) continue;
+    other = { ...other, [key]: raw[key] };
+  }
+  return other;
+}
+
+/** Sets `other` on `target` when there is any (records without keep their plain shape). */
+function withOther<T extends { [OTHER_FIELDS]?: OtherFields }>(
+  target: T,
+  other: OtherFields | undefined,
+): T {
+  if (other !== undefined) target[OTHER_FIELDS] = other;
+  return target;
+}
+
+/**
+ * A record as it is stored: its fields, then those mnemo does not use (its own `meta`'s too).
+ * The record itself when it has none.
+ */
+export function storedShape(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const other = (value as { [OTHER_FIELDS]?: OtherFields })[OTHER_FIELDS];
+  const meta = value.meta as { [OTHER_FIELDS]?: OtherFields } | undefined;
+  const metaOther = isObject(meta) ? meta[OTHER_FIELDS] : undefined;
+  if (other === undefined && metaOther === undefined) return value;
+  const out: Record<string, unknown> = { ...value, ...other };
+  if (metaOther !== undefined) out.meta = { ...meta, ...metaOther };
+  return out;
+}
+
 /**
  * Turns a parsed line into a memory record, filling what older writers (cortexgraph, mnemex)
- * left out. Their `embed` vectors are not kept: embeddings live in a sidecar.
+ * left out. Values are kept as they are stored (mnemo clamps only what it computes); the fields
+ * mnemo does not use, such as their `embed` vectors, go under OTHER_FIELDS.
  */
 export function toMemoryRecord(raw: unknown): MemoryRecord {
   if (!isObject(raw)) throw new RecordError('not a JSON object');
@@ -118,9 +200,10 @@ export function toMemoryRecord(raw: unknown): MemoryRecord {
   const status = MEMORY_STATUSES.includes(raw.status as MemoryStatus)
     ? (raw.status as MemoryStatus)
     : 'active';
-  // Hand edits can bring anything: keep numbers finite and strength within 1..2.
-  const strength = Math.min(2, Math.max(1, finite(raw.strength, 1)));
-  return {
+  // Hand edits can bring anything: keep numbers finite, and strength within 0..2, the range
+  // cortexgraph stores (a strength under 1, set by its user, is kept as it is).
+  const strength = Math.min(MAX_STORED_STRENGTH, Math.max(0, finite(raw.strength, 1)));
+  const record: MemoryRecord = {
     id,
     content,
     meta: {
@@ -142,6 +225,8 @@ export function toMemoryRecord(raw: unknown): MemoryRecord {
     last_review_at: raw.last_review_at == null ? null : epoch(raw.last_review_at, created),
     cross_domain_count: Math.max(0, Math.floor(finite(raw.cross_domain_count, 0))),
   };
+  withOther(record.meta, otherFields(meta, META_KEYS));
+  return withOther(record, otherFields(raw, MEMORY_KEYS));
 }
 
 export function toRelationRecord(raw: unknown): RelationRecord {
@@ -151,7 +236,7 @@ export function toRelationRecord(raw: unknown): RelationRecord {
   if (typeof from !== 'string' || typeof to !== 'string') {
     throw new RecordError(`relation ${id}: missing from_memory_id or to_memory_id`);
   }
-  return {
+  const relation: RelationRecord = {
     id,
     from_memory_id: from,
     to_memory_id: to,
@@ -162,6 +247,7 @@ export function toRelationRecord(raw: unknown): RelationRecord {
     created_at: epoch(raw.created_at, 0),
     metadata: isObject(raw.metadata) ? raw.metadata : {},
   };
+  return withOther(relation, otherFields(raw, RELATION_KEYS));
 }
 
 export function isTombstone(raw: unknown): raw is Tombstone {

@@ -2,13 +2,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { type BadLine, DIR_MODE, JsonlFile, readAllLines, syncDir } from './jsonl-file.js';
+import { TransactionJournal } from './journal.js';
+import {
+  type BadLine,
+  DIR_MODE,
+  errorCode,
+  JsonlFile,
+  readAllLines,
+  syncDir,
+  toLines,
+  WriteError,
+} from './jsonl-file.js';
 import { DirLock, isAlive, LockLostError, LockTimeoutError } from './lock.js';
 import {
   isTombstone,
   type MemoryRecord,
   RecordError,
   type RelationRecord,
+  storedShape,
   toMemoryRecord,
   toRelationRecord,
 } from './records.js';
@@ -58,6 +69,8 @@ export const FILES = {
 
 type Kind = 'memories' | 'relations';
 
+const TORN = 'torn last line (a write cut short by a crash)';
+
 /**
  * The JSONL store: memories.jsonl and relations.jsonl as append-only logs (last line for an id
  * wins, `{"id","_deleted":true}` deletes), the live records in memory, one writer lock for the
@@ -70,6 +83,8 @@ export class MemoryStore {
   private readonly relationsByMemory = new Map<string, Set<string>>();
   private readonly files: Record<Kind, JsonlFile>;
   private readonly quarantineFile: JsonlFile;
+  private readonly forgottenFile: string;
+  private readonly journal: TransactionJournal;
   private readonly lock: DirLock;
   private readonly listeners: StoreListener[] = [];
   private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string }[] = [];
@@ -87,11 +102,14 @@ export class MemoryStore {
     this.logger = options.logger;
     this.clock = options.clock;
     this.compactMinLines = options.compactMinLines ?? 200;
+    // A torn tail is kept in quarantine before it is cut off, in every log but the quarantine.
     this.files = {
-      memories: new JsonlFile(path.join(this.dataDir, FILES.memories)),
-      relations: new JsonlFile(path.join(this.dataDir, FILES.relations)),
+      memories: this.logFile(FILES.memories),
+      relations: this.logFile(FILES.relations),
     };
     this.quarantineFile = new JsonlFile(path.join(this.dataDir, FILES.quarantine));
+    this.forgottenFile = path.join(this.dataDir, FILES.forgotten);
+    this.journal = new TransactionJournal(this.dataDir);
     this.lock = new DirLock(this.dataDir, path.join(this.dataDir, FILES.lock), {
       staleMs: options.lockStaleMs,
       waitMs: options.lockWaitMs,
@@ -223,7 +241,9 @@ export class MemoryStore {
 
   /**
    * Runs `plan` under the writer lock, after catching up with every other process, and makes
-   * what it returns durable (fdatasync) before applying it here and resolving.
+   * what it returns durable (fdatasync) before applying it here and resolving. All of it or none
+   * of it, across a crash too; a write that fails is not on disk (or the error says it may be).
+   * Compaction afterwards is not part of it: a failure there is logged.
    */
   async transact<T>(plan: () => Mutation<T>): Promise<T> {
     this.assertOpen();
@@ -238,19 +258,21 @@ export class MemoryStore {
       const forgotten = m.forgotten ?? [];
       if (forgotten.length > 0) {
         const at = this.clock();
-        const file = new JsonlFile(path.join(this.dataDir, FILES.forgotten));
+        const file = this.logFile(FILES.forgotten);
         try {
-          file.append(forgotten.map((r) => ({ ...r, forgotten_at: at })));
+          file.append(forgotten.map((r) => storedShape({ ...r, forgotten_at: at })));
         } finally {
           file.close();
         }
       }
-      const memoryLines: unknown[] = [...(m.memories ?? [])];
+      const memoryLines: unknown[] = (m.memories ?? []).map(storedShape);
       for (const id of m.deletes ?? []) memoryLines.push({ id, _deleted: true });
-      const relationLines: unknown[] = [...(m.relations ?? [])];
+      const relationLines: unknown[] = (m.relations ?? []).map(storedShape);
       for (const id of m.relationDeletes ?? []) relationLines.push({ id, _deleted: true });
-      this.files.memories.append(memoryLines);
-      this.files.relations.append(relationLines);
+      this.appendAll([
+        { file: this.files.memories, lines: memoryLines },
+        { file: this.files.relations, lines: relationLines },
+      ]);
       for (const line of memoryLines) this.applyMemory(line);
       for (const line of relationLines) this.applyRelation(line);
       this.compactIfStale();
@@ -258,12 +280,27 @@ export class MemoryStore {
     });
   }
 
-  /** The last copy of a record that gc or delete moved to forgotten.jsonl. */
+  /**
+   * The last copy of a record that gc or delete moved to forgotten.jsonl. Lines it cannot read
+   * are reported; one that holds the record after a fragment (an append glued onto a torn line
+   * by an older mnemo) still gives it.
+   */
   findForgotten(id: string): MemoryRecord | undefined {
-    const file = path.join(this.dataDir, FILES.forgotten);
+    const { values, bad } = readAllLines(this.forgottenFile);
     let found: unknown;
-    for (const line of readAllLines(file)) {
+    for (const line of values) {
       if ((line as { id?: unknown }).id === id) found = line;
+    }
+    for (const line of bad) {
+      const glued = recordAfterFragment(line.text);
+      if (glued !== undefined && found === undefined && glued.id === id) found = glued;
+      this.logger.warn(
+        { file: FILES.forgotten, offset: line.offset, recovered: glued?.id ?? null },
+        `${FILES.forgotten} has a line that cannot be read at byte ${line.offset}: ` +
+          (glued
+            ? `the record at its end (${glued.id}) can still be restored`
+            : 'a memory in it cannot be restored'),
+      );
     }
     if (found === undefined) return undefined;
     const { forgotten_at: _at, ...record } = found as Record<string, unknown>;
@@ -307,9 +344,126 @@ export class MemoryStore {
     if (this.closed) throw new StoreError('the memory store is closed');
   }
 
+  private logFile(name: string): JsonlFile {
+    return new JsonlFile(path.join(this.dataDir, name), {
+      keepTorn: (line) => this.quarantine(name, line, TORN),
+    });
+  }
+
+  /**
+   * Appends to each log its lines. Several logs are written as one transaction: the journal
+   * holds all of it first, so that a crash at any point leaves all of it (finished at the next
+   * lock) or none of it.
+   */
+  private appendAll(parts: { file: JsonlFile; lines: unknown[] }[]): void {
+    const writes = parts.filter((p) => p.lines.length > 0);
+    if (writes.length < 2) {
+      for (const { file, lines } of writes) file.append(lines);
+      return;
+    }
+    const texts = writes.map(({ file, lines }) => ({
+      file,
+      text: toLines(lines),
+      count: lines.length,
+    }));
+    const record = texts.map(({ file, text }) => ({
+      file: file.name,
+      start: file.repairTail(),
+      ino: file.inode(),
+      text,
+    }));
+    try {
+      this.journal.begin(record);
+    } catch (error) {
+      throw this.undo([], error as Error, this.journal.path, false);
+    }
+    const done: { file: JsonlFile; start: number; count: number }[] = [];
+    try {
+      for (const { file, text, count } of texts) {
+        done.push({ file, start: file.appendText(text, count), count });
+      }
+    } catch (error) {
+      const failed = texts[done.length]?.file.path ?? this.dataDir;
+      throw this.undo(done, error as Error, failed, true);
+    }
+    this.journal.end();
+  }
+
+  /**
+   * After a failed transaction: takes back what was appended and the journal, or, when that
+   * fails too, leaves the journal (`recorded`: it is whole and synced) to finish it.
+   */
+  private undo(
+    done: { file: JsonlFile; start: number; count: number }[],
+    error: Error,
+    failed: string,
+    recorded: boolean,
+  ): Error {
+    const why = errorCode(error);
+    if (!(error instanceof WriteError) || error.undone) {
+      try {
+        for (const { file, start, count } of done) file.cutBack(start, count);
+        this.journal.end();
+        return new WriteError(
+          `could not write to ${failed} (${why}): nothing was written. Free disk space or fix ` +
+            'the disk, then try again',
+          true,
+          { cause: error },
+        );
+      } catch {
+        // Left to the journal, as below.
+      }
+    }
+    // What is on disk is not known: the journal finishes it under the next lock, and the lines
+    // are read from the files then.
+    for (const { file, start, count } of done) file.rewind(start, count);
+    if (!recorded) {
+      return new WriteError(
+        `could not write ${failed} (${why}) nor remove it: the next write or start makes the ` +
+          'change if the record is whole. Fix the disk (free space, errors), then check before ' +
+          'making it again',
+        false,
+        { cause: error },
+      );
+    }
+    return new WriteError(
+      `writing to ${failed} failed (${why}) and could not be taken back: the change is ` +
+        `recorded in ${this.journal.path} and is completed by the next write or start. Do not ` +
+        'make it again; fix the disk (free space, errors)',
+      false,
+      { cause: error },
+    );
+  }
+
+  /** Finishes a transaction that a crash (or a failed disk) left half written. Under the lock. */
+  private finishTransaction(): void {
+    const parts = this.journal.pending();
+    if (parts === undefined) return;
+    for (const part of parts ?? []) {
+      const kind = (Object.keys(this.files) as Kind[]).find(
+        (k) => this.files[k].name === part.file,
+      );
+      const finished = kind && this.files[kind].finishAppend(part.ino, part.start, part.text);
+      if (!finished) {
+        this.logger.warn(
+          { file: part.file, journal: this.journal.path },
+          `a transaction left in ${this.journal.path} no longer matches ${part.file}: not finished there`,
+        );
+      }
+    }
+    this.logger.warn(
+      { journal: this.journal.path, files: parts?.map((p) => p.file) ?? [] },
+      parts
+        ? 'finished a write that a crash interrupted'
+        : 'a crash cut short the record of a write before the write began: nothing of it was made',
+    );
+    this.journal.end();
+  }
+
   /** Reads what was appended since the last call; true when `maxBytes` left some unread. */
   private catchUp(locked: boolean, maxBytes?: number): boolean {
     this.assertOpen();
+    if (locked) this.finishTransaction();
     let more = false;
     for (const kind of ['memories', 'relations'] as const) {
       const file = this.files[kind];
@@ -330,27 +484,22 @@ export class MemoryStore {
       }
       if (locked && read.tail) {
         this.lock.assertHeld();
-        if (isJson(read.tail.text)) {
-          // A whole record without its newline (an editor dropped it): keep it.
-          file.terminateTail();
-          for (const value of file.readNew().values) this.applyLine(kind, value);
-        } else {
-          // Only a writer holding the lock writes, so an unfinished line seen under the lock
-          // was cut short by a crash and never acknowledged. Keep a copy, then cut it off.
-          this.quarantine(kind, read.tail, 'torn last line (a write cut short by a crash)');
-          file.truncateTail();
-        }
+        // Only a writer holding the lock writes, so an unfinished line seen under the lock was
+        // cut short by a crash and never acknowledged: kept in quarantine and cut off. A whole
+        // record without its newline (an editor dropped it) is ended and read.
+        file.repairTail();
+        for (const value of file.readNew().values) this.applyLine(kind, value);
       }
     }
     if (locked && this.pendingCorrupt.length > 0) {
       this.lock.assertHeld();
       const kinds = new Set<Kind>();
       for (const { kind, line, reason } of this.pendingCorrupt.splice(0)) {
-        this.quarantine(kind, line, reason);
+        this.quarantine(this.files[kind].name, line, reason);
         kinds.add(kind);
       }
       // Rewrite without the bad lines so the next start does not quarantine them again.
-      for (const kind of kinds) this.rewrite(kind);
+      for (const kind of kinds) this.tryRewrite(kind);
     }
     if (locked) this.compactIfStale();
     return more;
@@ -370,14 +519,14 @@ export class MemoryStore {
     }
   }
 
-  private quarantine(kind: Kind, line: BadLine, reason: string): void {
+  private quarantine(file: string, line: BadLine, reason: string): void {
     this.logger.warn(
-      { file: this.files[kind].name, offset: line.offset, reason },
-      `kept a bad line of ${this.files[kind].name} in ${FILES.quarantine}`,
+      { file, offset: line.offset, reason },
+      `kept a bad line of ${file} in ${FILES.quarantine}`,
     );
     this.quarantineFile.append([
       {
-        file: this.files[kind].name,
+        file,
         offset: line.offset,
         reason,
         at: this.clock(),
@@ -390,14 +539,26 @@ export class MemoryStore {
     for (const kind of ['memories', 'relations'] as const) {
       const live = kind === 'memories' ? this.memoryMap.size : this.relationMap.size;
       const lines = this.files[kind].lineCount;
-      if (lines >= this.compactMinLines && lines - live > live) this.rewrite(kind);
+      if (lines >= this.compactMinLines && lines - live > live) this.tryRewrite(kind);
+    }
+  }
+
+  /** A rewrite that only tidies: the log holds the same records without it, so it may fail. */
+  private tryRewrite(kind: Kind): void {
+    try {
+      this.rewrite(kind);
+    } catch (error) {
+      this.logger.warn(
+        { file: this.files[kind].name, err: (error as Error).message },
+        `could not compact ${this.files[kind].name}: it stays as it is, and is tried again later`,
+      );
     }
   }
 
   private rewrite(kind: Kind): void {
     this.lock.assertHeld();
     const values = kind === 'memories' ? this.memoryMap.values() : this.relationMap.values();
-    this.files[kind].rewrite(values);
+    this.files[kind].rewrite(storedLines(values));
     this.logger.debug({ file: this.files[kind].name }, 'compacted');
   }
 
@@ -488,13 +649,26 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
+function* storedLines(records: Iterable<object>): Iterable<unknown> {
+  for (const record of records) yield storedShape(record);
+}
+
+/**
+ * The record at the end of a line an append was glued onto (the fragment of a write cut short,
+ * which older versions did not cut off first): mnemo writes `id` first.
+ */
+function recordAfterFragment(text: string): { id: string } | undefined {
+  const starts = /\{"id":\s*"/g;
+  for (let m = starts.exec(text); m !== null; m = starts.exec(text)) {
+    if (m.index === 0) continue;
+    try {
+      const value = JSON.parse(text.slice(m.index)) as { id?: unknown };
+      if (typeof value?.id === 'string') return value as { id: string };
+    } catch {
+      // Not there: try the next one.
+    }
   }
+  return undefined;
 }
 
 function prepareDataDir(dir: string): void {

@@ -297,6 +297,23 @@ describe('reinforce', () => {
     assert.equal(next.cross_domain_count, undefined);
   });
 
+  it('a strength set under 1 (cortexgraph allows it) stays, and a boost adds 0.1 to it', () => {
+    const weak = used({ strength: 0.8 });
+    const p = params('power_law');
+    assert.equal(reinforce(weak, NOW, { kind: 'touch' }, p, ZONE).strength, 0.8);
+    assert.equal(reinforce(weak, NOW, { kind: 'observe' }, p, ZONE).strength, 0.8);
+    const boosted = reinforce(weak, NOW, { kind: 'touch', boostStrength: true }, p, ZONE);
+    assert.equal(boosted.strength, 0.9);
+    const near = reinforce(
+      used({ strength: 1.95 }),
+      NOW,
+      { kind: 'touch', boostStrength: true },
+      p,
+      ZONE,
+    );
+    assert.equal(near.strength, MAX_STRENGTH);
+  });
+
   it('keeps the review priority of the reinforced memory', () => {
     const p = params('exponential', 3, 0);
     // Just used, strength 1.2, beta 0: the new score is 1.2, far above the zone.

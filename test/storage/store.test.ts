@@ -10,6 +10,7 @@ import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
 import {
   type MemoryRecord,
   newMemoryRecord,
+  OTHER_FIELDS,
   type RelationRecord,
 } from '../../src/storage/records.js';
 import {
@@ -717,6 +718,7 @@ describe('MemoryStore: a cortexgraph data dir', () => {
     assert.deepEqual([...store.memories.keys()].sort(), [
       '0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20',
       '3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60',
+      '7e6d5c4b-3a29-4b18-9c07-f6e5d4c3b2a1',
       '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60',
     ]);
     assert.deepEqual(store.memories.get('3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60'), {
@@ -740,6 +742,7 @@ describe('MemoryStore: a cortexgraph data dir', () => {
       review_count: 2,
       last_review_at: 1736448000,
       cross_domain_count: 1,
+      [OTHER_FIELDS]: { embed: [0.0132, -0.0871, 0.2245, 0.0419] },
     });
     assert.deepEqual(store.memories.get('0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20'), {
       id: '0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20',
@@ -757,6 +760,26 @@ describe('MemoryStore: a cortexgraph data dir', () => {
       review_count: 0,
       last_review_at: null,
       cross_domain_count: 0,
+      [OTHER_FIELDS]: { embed: null },
+    });
+    // A strength under 1, which cortexgraph allows, is kept as it is.
+    assert.deepEqual(store.memories.get('7e6d5c4b-3a29-4b18-9c07-f6e5d4c3b2a1'), {
+      id: '7e6d5c4b-3a29-4b18-9c07-f6e5d4c3b2a1',
+      content: 'The build cache lives on the NFS share; a guess, not verified.',
+      meta: { tags: ['infra'], source: null, context: null, extra: {} },
+      entities: [],
+      created_at: 1736400000,
+      last_used: 1736400000,
+      use_count: 0,
+      strength: 0.8,
+      status: 'active',
+      promoted_at: null,
+      promoted_to: null,
+      review_priority: 0,
+      review_count: 0,
+      last_review_at: null,
+      cross_domain_count: 0,
+      [OTHER_FIELDS]: { embed: [0.101, 0, -0.05, 0.3] },
     });
     // Written before cortexgraph had entities, embeddings and review fields.
     assert.deepEqual(store.memories.get('9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60'), {
@@ -777,7 +800,8 @@ describe('MemoryStore: a cortexgraph data dir', () => {
       cross_domain_count: 0,
     });
     for (const record of store.memories.values()) {
-      assert.equal('embed' in record, false, 'embeddings are not kept in the record');
+      assert.equal('embed' in record, false, 'embeddings are not among the fields mnemo uses');
+      assert.equal(JSON.stringify(record).includes('embed'), false, 'nor in its JSON');
     }
 
     assert.deepEqual(
@@ -803,6 +827,77 @@ describe('MemoryStore: a cortexgraph data dir', () => {
         },
       ],
     );
+  });
+
+  it('writes back the fields mnemo does not use: updates, compaction, forgetting, restoring', async (t) => {
+    const dir = tempDir(t);
+    for (const name of fs.readdirSync(FIXTURES)) {
+      fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
+    }
+    const memoriesFile = path.join(dir, FILES.memories);
+    const relationsFile = path.join(dir, FILES.relations);
+    // A field a newer writer added to a relation.
+    fs.appendFileSync(
+      relationsFile,
+      jsonl({ ...relation('r-new', 'a', 'b'), provenance: { by: 'cortexgraph', run: 7 } }),
+    );
+    const store = await openStore(t, dir);
+    const id = '3f9c1a2b-8d7e-4c6f-a5b4-1e2d3c4b5a60';
+    const weak = '7e6d5c4b-3a29-4b18-9c07-f6e5d4c3b2a1';
+    const embed = [0.0132, -0.0871, 0.2245, 0.0419];
+    const lastLineOf = (file: string, of: string) =>
+      parsedLines(file).findLast((l) => (l as { id: string }).id === of) as Record<string, unknown>;
+
+    // An update (as touch makes it: the record spread, some fields changed) keeps `embed`.
+    const record = store.memories.get(id) as MemoryRecord;
+    await store.transact(() => ({
+      result: null,
+      memories: [{ ...record, use_count: record.use_count + 1 }],
+    }));
+    assert.deepEqual(lastLineOf(memoriesFile, id).embed, embed);
+    assert.equal(lastLineOf(memoriesFile, id).use_count, 4);
+    assert.equal(store.memories.get(id)?.use_count, 4);
+
+    // Compaction writes every record from memory, with what mnemo does not use.
+    assert.equal(store.compactNow(), true);
+    const compacted = new Map(
+      parsedLines(memoriesFile).map((l) => [
+        (l as { id: string }).id,
+        l as Record<string, unknown>,
+      ]),
+    );
+    assert.equal(compacted.size, 4);
+    assert.deepEqual(compacted.get(id)?.embed, embed);
+    assert.equal(compacted.get('0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20')?.embed, null);
+    assert.equal('embed' in (compacted.get('9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60') ?? {}), false);
+    assert.deepEqual(compacted.get(weak)?.embed, [0.101, 0, -0.05, 0.3]);
+    assert.equal(compacted.get(weak)?.strength, 0.8, 'a stored strength stays as it is');
+    assert.deepEqual(lastLineOf(relationsFile, 'r-new').provenance, {
+      by: 'cortexgraph',
+      run: 7,
+    });
+
+    // Forgotten with it, and restored with it.
+    const current = store.memories.get(id) as MemoryRecord;
+    await store.transact(() => ({ result: null, forgotten: [current], deletes: [id] }));
+    assert.deepEqual(lastLineOf(path.join(dir, FILES.forgotten), id).embed, embed);
+    const back = store.findForgotten(id) as MemoryRecord;
+    await store.transact(() => ({
+      result: null,
+      memories: [{ ...back, status: 'active' as const, last_used: T0 }],
+    }));
+    assert.deepEqual(lastLineOf(memoriesFile, id).embed, embed);
+    assert.equal(lastLineOf(memoriesFile, id).last_used, T0);
+
+    // The record mnemo hands out has none of it: tool results keep their shape.
+    assert.equal(JSON.stringify(store.memories.get(id)).includes('embed'), false);
+    assert.equal(JSON.stringify(store.relations.get('r-new')).includes('provenance'), false);
+    store.close();
+
+    // And cortexgraph reads back what it wrote.
+    const again = await openStore(t, dir);
+    assert.deepEqual(again.memories.get(id)?.[OTHER_FIELDS], { embed });
+    assert.equal(again.memories.get(weak)?.strength, 0.8);
   });
 });
 
@@ -835,7 +930,7 @@ describe('MemoryStore: closed while loading', () => {
 });
 
 describe('MemoryStore: hand-edited numbers', () => {
-  it('keeps numbers finite and strength within 1..2', async (t) => {
+  it('keeps numbers finite and strength within 0..2', async (t) => {
     const dir = tempDir(t);
     const line = JSON.stringify(memory('n', 'numbers'))
       .replace('"use_count":0', '"use_count":1e400')
