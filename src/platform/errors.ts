@@ -1,0 +1,22 @@
+/**
+ * Something the person or the agent can fix: a bad argument, a bad setting, a busy or unusable
+ * data dir, a vault path that leaves the vault. The message names the field (or variable) and
+ * the fix, and is safe to show as it is: it never holds a secret. Each edge maps it once: the
+ * CLI to one stderr line and exit 1, an MCP tool to an `isError` result, HTTP to a 4xx answer.
+ * Anything else is a fault of mnemo's: logged, and answered with a generic message.
+ */
+export class UserError extends Error {
+  override name = 'UserError';
+  constructor(
+    message: string,
+    /** The input field or setting the message is about, when there is one. */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A user error that clears by itself: the same call may work in a moment (a busy lock). */
+export class TransientError extends UserError {
+  override name = 'TransientError';
+}
