@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { LexicalIndex } from '../search/lexical-index.js';
+import type { MemoryTexts } from '../search/memory-text.js';
 import type { MemoryRecord } from '../storage/records.js';
 import type { MemoryStore } from '../storage/store.js';
-import { type NoteEvent, noteText, type VaultIndex, type VaultNote } from '../vault/note-index.js';
+import type { NoteEvent, VaultIndex, VaultNote } from '../vault/note-index.js';
 import { resolveInVault } from '../vault/paths.js';
 
 export interface NoteSyncDeps {
   store: MemoryStore;
-  lexical: LexicalIndex;
+  /** What memories are searched by, by words and by meaning: their notes' texts are set here. */
+  texts: MemoryTexts;
   notes: VaultIndex;
   logger: Logger;
   clock: () => number;
@@ -34,7 +35,7 @@ const BATCH_MS = 50;
  */
 export class NoteSync {
   private readonly store: MemoryStore;
-  private readonly lexical: LexicalIndex;
+  private readonly texts: MemoryTexts;
   private readonly notes: VaultIndex;
   private readonly logger: Logger;
   private readonly clock: () => number;
@@ -47,7 +48,7 @@ export class NoteSync {
 
   constructor(deps: NoteSyncDeps) {
     this.store = deps.store;
-    this.lexical = deps.lexical;
+    this.texts = deps.texts;
     this.notes = deps.notes;
     this.logger = deps.logger;
     this.clock = deps.clock;
@@ -194,8 +195,7 @@ export class NoteSync {
   }
 
   private overlay(id: string, note: VaultNote | undefined): void {
-    if (note) this.lexical.setOverlay(id, noteText(note));
-    else if (this.lexical.hasOverlay(id)) this.lexical.setOverlay(id, undefined);
+    this.texts.setNote(id, note);
   }
 
   private exists(relative: string): boolean {
