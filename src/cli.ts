@@ -16,6 +16,7 @@ import { StoreError } from './storage/store.js';
 import { hostName, isLoopbackAddress } from './transport/hosts.js';
 import type { listen } from './transport/http.js';
 import { serveStdio } from './transport/stdio.js';
+import { VaultPathError } from './vault/paths.js';
 import { initVault, type VaultInit } from './vault/template.js';
 import { VERSION } from './version.js';
 
@@ -637,6 +638,8 @@ function runVault(
   try {
     done = initVault(vault, config.vaultFolder);
   } catch (error) {
+    // A folder that leads out of the vault: the message names the setting and the fix.
+    if (error instanceof VaultPathError) throw new ConfigError(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
       `cannot make the vault at ${vault}: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message}; pick a folder you can write`,

@@ -231,6 +231,26 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(record?.promoted_to, null);
   });
 
+  it('a vault folder that a link leads out of the vault fails the promotion, naming the setting', async () => {
+    const linked = await openTestMemory({ MNEMO_VAULT_FOLDER: 'notes/mnemo' });
+    try {
+      const outside = path.join(linked.dir, 'outside');
+      fs.mkdirSync(outside);
+      fs.mkdirSync(linked.vault, { recursive: true });
+      fs.writeFileSync(path.join(linked.vault, 'Home.md'), "A person's vault.");
+      fs.symlinkSync(outside, path.join(linked.vault, 'notes'));
+      const { memory_id } = await linked.memory.save({ content: 'Kitten' });
+      await assert.rejects(
+        linked.memory.promote({ memory_id, force: true }),
+        /MNEMO_VAULT_FOLDER "notes\/mnemo" leads out of the vault .*"notes" is a link to .*outside.*set MNEMO_VAULT_FOLDER to a folder inside the vault.*the memories stay active/,
+      );
+      assert.deepEqual(fs.readdirSync(outside), [], 'nothing was made outside the vault');
+      assert.equal(linked.store.memories.get(memory_id)?.status, 'active');
+    } finally {
+      await linked.close();
+    }
+  });
+
   it('search_unified ranks memories and every vault note together, once each', async () => {
     const kept = await t.memory.save({ content: 'The kitten sleeps on the rug' });
     await t.memory.save({ content: 'A kitten chased the red ball' });
