@@ -26,7 +26,7 @@ const BATCH_MS = 50;
 
 /**
  * Keeps memories and their notes in step, whichever side changed. The vault says which memories
- * are promoted:
+ * are promoted (logs name the memory, never the note: its path is a slug of the content):
  * - search matches a promoted memory by its note as the person left it;
  * - a renamed or moved note keeps its memory (promoted_to follows);
  * - a deleted note puts its memory back to active, and says so in the log;
@@ -113,7 +113,9 @@ export class NoteSync {
   }
 
   private run(ids: string[]): Promise<void> {
-    this.running = this.running.then(() => this.reconcileIds(ids));
+    // A renamed note is both a removal and an addition of its memory: reconciled once.
+    const unique = [...new Set(ids)];
+    this.running = this.running.then(() => this.reconcileIds(unique));
     return this.running;
   }
 
@@ -154,7 +156,7 @@ export class NoteSync {
         return undefined;
       }
       if (log) {
-        this.logger.info({ memory_id: id, note: found.path }, 'note in the vault: memory promoted');
+        this.logger.info({ memory_id: id }, 'note in the vault: memory promoted');
       }
       this.overlay(id, found);
       return {
@@ -176,17 +178,14 @@ export class NoteSync {
     const moved = notes[0];
     if (moved) {
       if (log) {
-        this.logger.info(
-          { memory_id: id, from: record.promoted_to, to: moved.path },
-          'note moved: promoted_to follows it',
-        );
+        this.logger.info({ memory_id: id }, 'note moved: promoted_to follows it');
       }
       this.overlay(id, moved);
       return { ...record, promoted_to: moved.path };
     }
     if (log) {
       this.logger.warn(
-        { memory_id: id, note: record.promoted_to },
+        { memory_id: id },
         'note deleted from the vault: the memory is active again',
       );
     }

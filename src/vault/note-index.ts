@@ -91,7 +91,7 @@ export class VaultIndex {
     }
     this.stopAwaitingVault();
     const warn = (what: string) => (error: Error) => {
-      this.logger.warn({ vault: this.vault, err: error.message }, what);
+      this.logger.warn({ vault: this.vault, err: errorCode(error) }, what);
     };
     const watched = watching ? this.watch().catch(warn('vault watcher stopped')) : undefined;
     this.scanning = Promise.resolve(watched)
@@ -220,12 +220,12 @@ export class VaultIndex {
     try {
       this.creation = fs.watch(folder, { persistent: false }, look);
       this.creation.on('error', (error) => {
-        this.logger.warn({ err: error.message }, 'cannot watch for the vault to be made');
+        this.logger.warn({ err: errorCode(error) }, 'cannot watch for the vault to be made');
         this.stopAwaitingVault();
       });
     } catch (error) {
       // Without it the vault is indexed when this process makes it (vaultCreated).
-      this.logger.warn({ err: (error as Error).message }, 'cannot watch for the vault to be made');
+      this.logger.warn({ err: errorCode(error) }, 'cannot watch for the vault to be made');
       return;
     }
     look();
@@ -268,7 +268,7 @@ export class VaultIndex {
       }
     });
     watcher.on('error', (error) => {
-      this.logger.warn({ vault: this.vault, err: (error as Error).message }, 'vault watcher');
+      this.logger.warn({ vault: this.vault, err: errorCode(error) }, 'vault watcher');
     });
     this.watcher = watcher;
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
@@ -292,11 +292,19 @@ export class VaultIndex {
     );
   }
 
-  /** Whether a failed read means the note is gone; any other failure is logged and waited out. */
+  /**
+   * Whether a failed read means the note is gone; any other failure is logged and waited out. The
+   * log names the note's memory, if any, and the error's code, never the path (a slug of a
+   * memory's content, or a person's title).
+   */
   private isGone(relative: string, error: unknown): boolean {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR') return true;
-    this.logger.warn({ note: relative, err: (error as Error).message }, 'cannot read note');
+    const memoryId = this.notes.get(relative)?.memoryId;
+    this.logger.warn(
+      { ...(memoryId ? { memory_id: memoryId } : {}), err: errorCode(error) },
+      'cannot read note',
+    );
     return false;
   }
 
@@ -321,7 +329,7 @@ export class VaultIndex {
       try {
         entries = await fs.promises.readdir(dir, { withFileTypes: true });
       } catch (error) {
-        this.logger.warn({ dir, err: (error as Error).message }, 'cannot list vault folder');
+        this.logger.warn({ err: errorCode(error) }, 'cannot list a vault folder');
         return;
       }
       for (const entry of entries) {
@@ -336,6 +344,11 @@ export class VaultIndex {
     await walk(this.vault);
     return out;
   }
+}
+
+/** An error for the log: its code (a file error's message names the file), else its message. */
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 }
 
 function sameNote(a: VaultNote, b: VaultNote): boolean {

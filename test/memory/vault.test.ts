@@ -184,9 +184,45 @@ describe('promotion into the Obsidian vault', () => {
       (l) => l.msg === 'note deleted from the vault: the memory is active again',
     );
     assert.equal(line?.memory_id, memory_id);
-    assert.equal(line?.note, file);
+    assert.equal(line?.note, undefined, 'the path (a slug of the content) is not logged');
     // Searching finds it by its own words again.
     assert.equal((await t.memory.search({ query: 'kitten' })).results[0]?.memory_id, memory_id);
+  });
+
+  it('logs name the memory, never the path of a note (a slug of its content)', async () => {
+    const { memory_id } = await t.memory.save({ content: 'Launch codename Bluebird' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    assert.match(file, /bluebird/, 'the path is a slug of the content');
+    await noticed(file);
+    fs.mkdirSync(path.join(t.vault, 'Plans'));
+    fs.renameSync(path.join(t.vault, file), path.join(t.vault, 'Plans/Bluebird.md'));
+    await noticed(file, 'Plans/Bluebird.md');
+    fs.rmSync(path.join(t.vault, 'Plans/Bluebird.md'));
+    await noticed('Plans/Bluebird.md');
+    fs.writeFileSync(
+      path.join(t.vault, 'mnemo/bluebird-again.md'),
+      `---\nmemory_id: ${memory_id}\n---\nLaunch codename Bluebird\n`,
+    );
+    await noticed('mnemo/bluebird-again.md');
+    // A note that cannot be read (a link to itself).
+    fs.symlinkSync('bluebird-loop.md', path.join(t.vault, 'mnemo/bluebird-loop.md'));
+    await noticed('mnemo/bluebird-loop.md');
+
+    const said = (msg: string) => log.lines.filter((l) => l.msg === msg);
+    for (const msg of [
+      'note moved: promoted_to follows it',
+      'note deleted from the vault: the memory is active again',
+      'note in the vault: memory promoted',
+    ]) {
+      assert.deepEqual(
+        said(msg).map((l) => l.memory_id),
+        [memory_id],
+        msg,
+      );
+    }
+    assert.equal(said('cannot read note').length, 1);
+    for (const line of log.lines) assert.doesNotMatch(JSON.stringify(line), /bluebird/i);
   });
 
   it('a note that names an active memory promotes it (a crash between note and record)', async () => {
