@@ -563,7 +563,10 @@ async function runRestore(
   if (!id) throw new UsageError('restore needs the ID of a memory, e.g. mnemo restore 7f3c…');
   return withMemory(config, async ({ memory }) => {
     const done = await memory.restore(id);
-    out(values.json ? JSON.stringify(done, null, 2) : `${done.memory_id} is ${done.status}.`);
+    const said = done.merged_into
+      ? `${done.memory_id} has the same content as the live memory ${done.merged_into}: merged into it.`
+      : `${done.memory_id} is ${done.status}.`;
+    out(values.json ? JSON.stringify(done, null, 2) : said);
     return 0;
   });
 }

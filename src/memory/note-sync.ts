@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { MemoryTexts } from '../search/memory-text.js';
 import type { MemoryRecord } from '../storage/records.js';
 import type { MemoryStore } from '../storage/store.js';
+import { noteMemoryId, parseNote } from '../vault/note.js';
 import type { NoteEvent, VaultIndex, VaultNote } from '../vault/note-index.js';
-import { resolveInVault } from '../vault/paths.js';
+import { isInside, resolveInVault, toVaultPath } from '../vault/paths.js';
 
 export interface NoteSyncDeps {
   store: MemoryStore;
@@ -83,6 +84,30 @@ export class NoteSync {
     return note?.memoryId === record.id ? note : undefined;
   }
 
+  /**
+   * Where a memory coming back (restore_memory) stands with the vault: promoted at its note's
+   * path when a note of it is in the vault (where promoted_to says, or wherever it moved), else
+   * active with promoted_to cleared; undefined when its promoted_to names a note outside this
+   * vault, which is not this vault's to judge.
+   */
+  restoredLink(record: MemoryRecord): Pick<MemoryRecord, 'status' | 'promoted_to'> | undefined {
+    const relative = record.promoted_to ? this.inVault(record.promoted_to) : null;
+    if (relative === undefined) return undefined;
+    const at = relative ? this.notes.get(relative) : undefined;
+    const found = at?.memoryId === record.id ? at.path : this.notes.notesOf(record.id)[0]?.path;
+    if (found) return { status: 'promoted', promoted_to: found };
+    // The vault is not indexed in a one-shot command: the note where promoted_to says.
+    if (relative && this.namesMemory(relative, record.id)) {
+      return { status: 'promoted', promoted_to: relative };
+    }
+    return { status: 'active', promoted_to: null };
+  }
+
+  /** Reconciles one memory with the vault now (e.g. restored): its text, its status. */
+  recheck(memoryId: string): Promise<void> {
+    return this.run([memoryId]);
+  }
+
   /** Checks every promoted memory against the vault: after the first scan. */
   async reconcileAll(): Promise<void> {
     await this.store.ready;
@@ -143,7 +168,11 @@ export class NoteSync {
   /** The memory as the vault says it should be, or undefined when it is right already. */
   private reconcileId(id: string, log: boolean): MemoryRecord | undefined {
     const record = this.store.memories.get(id);
-    if (!record) return undefined;
+    if (!record) {
+      // Gone from the store (deleted): searched by nothing, and by its own text if restored.
+      this.overlay(id, undefined);
+      return undefined;
+    }
     const notes = this.notes.notesOf(id);
     if (record.status === 'archived') {
       this.overlay(id, undefined);
@@ -195,6 +224,28 @@ export class NoteSync {
 
   private overlay(id: string, note: VaultNote | undefined): void {
     this.texts.setNote(id, note);
+  }
+
+  /**
+   * A promoted_to as a path of this vault: a relative one as it is (cortexgraph's are relative
+   * to its vault too), an absolute one inside the vault made relative; undefined for one outside.
+   */
+  private inVault(promotedTo: string): string | undefined {
+    if (!path.isAbsolute(promotedTo)) return promotedTo;
+    const absolute = path.resolve(promotedTo);
+    return isInside(this.notes.vault, absolute)
+      ? toVaultPath(this.notes.vault, absolute)
+      : undefined;
+  }
+
+  /** Whether the file at this vault path is a note of this memory (read from the disk). */
+  private namesMemory(relative: string, id: string): boolean {
+    try {
+      const text = fs.readFileSync(resolveInVault(this.notes.vault, relative), 'utf8');
+      return noteMemoryId(parseNote(text).properties) === id;
+    } catch {
+      return false;
+    }
   }
 
   private exists(relative: string): boolean {

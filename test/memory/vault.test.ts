@@ -238,6 +238,67 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(record?.promoted_to, 'mnemo/kitten.md');
   });
 
+  it('a deleted promoted memory comes back promoted when its note is still there, relinked', async () => {
+    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    await noticed(file);
+    await t.memory.delete(memory_id);
+    // The person moves and edits the note while the memory is away.
+    fs.mkdirSync(path.join(t.vault, 'Pets'));
+    fs.writeFileSync(
+      path.join(t.vault, 'Pets/Kitten.md'),
+      read(file).replaceAll('sleeps on the rug', 'naps by the fireplace'),
+    );
+    fs.rmSync(path.join(t.vault, file));
+    await noticed(file, 'Pets/Kitten.md');
+    assert.equal(t.store.memories.get(memory_id), undefined);
+
+    assert.deepEqual(await t.memory.restore(memory_id), { memory_id, status: 'promoted' });
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.status, 'promoted');
+    assert.equal(record?.promoted_to, 'Pets/Kitten.md');
+    // Searched by its note as the person left it.
+    const found = await t.memory.search({ query: 'fireplace' });
+    assert.deepEqual(
+      found.results.map((r) => r.memory_id),
+      [memory_id],
+    );
+    assert.equal((await t.memory.search({ query: 'rug' })).total, 0);
+  });
+
+  it('a deleted promoted memory whose note is gone comes back active, promoted_to cleared', async () => {
+    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    await noticed(file);
+    // The same for an archived one: restoring it checks its note too.
+    const other = await t.memory.save({ content: 'Milo likes tuna' });
+    const second = await t.memory.promote({ memory_id: other.memory_id, force: true });
+    const otherFile = second.promoted[0]?.path ?? '';
+    await noticed(otherFile);
+    await t.memory.delete(memory_id);
+    await t.memory.archive(other.memory_id);
+    fs.rmSync(path.join(t.vault, file));
+    fs.rmSync(path.join(t.vault, otherFile));
+    await noticed(file, otherFile);
+
+    assert.deepEqual(await t.memory.restore(memory_id), { memory_id, status: 'active' });
+    assert.deepEqual(await t.memory.restore(other.memory_id), {
+      memory_id: other.memory_id,
+      status: 'active',
+    });
+    for (const id of [memory_id, other.memory_id]) {
+      const record = t.store.memories.get(id);
+      assert.equal(record?.status, 'active');
+      assert.equal(record?.promoted_to, null);
+    }
+    assert.equal((await t.memory.search({ query: 'rug' })).results[0]?.memory_id, memory_id);
+    // It can be promoted again: a new note.
+    const again = await t.memory.promote({ memory_id, force: true });
+    assert.equal(again.promoted[0]?.path, file);
+  });
+
   it('a second promotion does not overwrite a note a person edited', async () => {
     const { memory_id } = await t.memory.save({ content: 'Kitten' });
     const { promoted } = await t.memory.promote({ memory_id, force: true });
