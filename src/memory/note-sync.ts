@@ -43,6 +43,12 @@ export class NoteSync {
   private readonly settleMs: number;
   private readonly changed = new Set<string>();
   private readonly removed = new Set<string>();
+  /**
+   * Memories whose note the index had and saw removed. Only these are demoted when no note of
+   * theirs is left: a note never seen in this vault may be in another (cortexgraph's, a vault
+   * mnemo is no longer pointed at), which is not this vault's to judge.
+   */
+  private readonly lost = new Set<string>();
   private changedTimer: NodeJS.Timeout | undefined;
   private removedTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
@@ -69,6 +75,7 @@ export class NoteSync {
       }, BATCH_MS);
     } else if (event.previous.memoryId) {
       this.removed.add(event.previous.memoryId);
+      this.lost.add(event.previous.memoryId);
       if (this.removedTimer) clearTimeout(this.removedTimer);
       this.removedTimer = unrefTimer(() => {
         this.removedTimer = undefined;
@@ -80,7 +87,8 @@ export class NoteSync {
   /** The note of a promoted memory, as it is in the vault now. */
   noteOf(record: MemoryRecord): VaultNote | undefined {
     if (record.status !== 'promoted' || !record.promoted_to) return undefined;
-    const note = this.notes.get(record.promoted_to);
+    const relative = this.inVault(record.promoted_to);
+    const note = relative === undefined ? undefined : this.notes.get(relative);
     return note?.memoryId === record.id ? note : undefined;
   }
 
@@ -129,6 +137,7 @@ export class NoteSync {
     for (const timer of [this.changedTimer, this.removedTimer]) if (timer) clearTimeout(timer);
     this.changed.clear();
     this.removed.clear();
+    this.lost.clear();
   }
 
   private drain(set: Set<string>): string[] {
@@ -197,26 +206,33 @@ export class NoteSync {
     }
     const linked = this.noteOf(record);
     if (linked) {
+      this.lost.delete(id);
       this.overlay(id, linked);
       return undefined;
     }
-    // A path from elsewhere (an imported cortexgraph file names notes by absolute path) is
-    // not this vault's to judge.
-    if (!record.promoted_to || path.isAbsolute(record.promoted_to)) return undefined;
-    if (this.exists(record.promoted_to)) return undefined;
+    // A path outside this vault (an absolute one from another machine or tool) is not this
+    // vault's to judge.
+    const relative = record.promoted_to ? this.inVault(record.promoted_to) : undefined;
+    if (relative === undefined) return undefined;
+    if (this.exists(relative)) return undefined;
     const moved = notes[0];
     if (moved) {
       if (log) {
         this.logger.info({ memory_id: id }, 'note moved: promoted_to follows it');
+        this.lost.delete(id);
       }
       this.overlay(id, moved);
       return { ...record, promoted_to: moved.path };
     }
+    // Demoted only when its note was seen here and seen to go: one never seen may be in a vault
+    // mnemo is not pointed at (cortexgraph's).
+    if (!this.lost.has(id)) return undefined;
     if (log) {
       this.logger.warn(
         { memory_id: id },
         'note deleted from the vault: the memory is active again',
       );
+      this.lost.delete(id);
     }
     this.overlay(id, undefined);
     return { ...record, status: 'active', promoted_to: null };

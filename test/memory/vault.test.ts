@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { parseNote } from '../../src/vault/note.js';
-import { capturingLogger, DAY, openTestMemory, type TestMemory } from '../support.js';
+import { initVault } from '../../src/vault/template.js';
+import {
+  capturingLogger,
+  DAY,
+  eventually,
+  openTestMemory,
+  type TestMemory,
+  tempDir,
+} from '../support.js';
 
 describe('promotion into the Obsidian vault', () => {
   let t: TestMemory;
@@ -383,5 +393,115 @@ describe('promotion into the Obsidian vault', () => {
       [fresh.memory_id, old.memory_id],
     );
     assert.ok(DAY > 0);
+  });
+});
+
+describe('a cortexgraph data dir beside the vault', () => {
+  const FIXTURES = fileURLToPath(new URL('../fixtures/cortexgraph/', import.meta.url));
+  const TABS = '0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20';
+  const NOTE = 'STM/prefers-tabs-over-spaces.md';
+  // The note cortexgraph wrote for it: marked by stm_id, at promoted_to relative to its vault.
+  const CORTEXGRAPH_NOTE = [
+    '---',
+    'title: Prefers tabs over spaces',
+    "created: '2024-12-24T00:26:40'",
+    "modified: '2024-12-30T23:06:40'",
+    'tags:',
+    '- preferences',
+    `stm_id: ${TABS}`,
+    'use_count: 6',
+    '---',
+    'Prefers tabs over spaces; 100 columns.',
+    '',
+  ].join('\n');
+  let t: TestMemory;
+  let log: ReturnType<typeof capturingLogger>;
+  afterEach(() => t.close());
+
+  /** Their data files in a fresh data dir, with `extra` records appended. */
+  function cortexgraphDir(extra: object[] = []): string {
+    const dir = tempDir();
+    for (const name of fs.readdirSync(FIXTURES)) {
+      fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
+    }
+    for (const record of extra) {
+      fs.appendFileSync(path.join(dir, 'memories.jsonl'), `${JSON.stringify(record)}\n`);
+    }
+    return dir;
+  }
+
+  async function open(dir: string) {
+    log = capturingLogger();
+    t = await openTestMemory({}, dir, { watchVault: true, logger: log.logger, noteSettleMs: 50 });
+    await t.opened.vaultReady;
+    await t.opened.noteSync.flush();
+  }
+
+  it('never demotes a memory whose note is in a vault mnemo was not pointed at', async () => {
+    // Never made: only named, as a record from another machine would.
+    const elsewhere = path.resolve(os.tmpdir(), 'no-such-vault-for-mnemo/STM/deploys.md');
+    const dir = cortexgraphDir([
+      {
+        id: 'abs-1',
+        content: 'Deploys happen on Tuesdays.',
+        meta: { tags: [], source: null, context: null, extra: {} },
+        created_at: 1735000000,
+        last_used: 1735500000,
+        use_count: 4,
+        strength: 1,
+        status: 'promoted',
+        promoted_at: 1735600000,
+        promoted_to: elsewhere,
+      },
+    ]);
+    // mnemo's own vault, which does not hold their notes.
+    initVault(path.join(dir, 'vault'), 'mnemo');
+    fs.writeFileSync(path.join(dir, 'vault/Garden.md'), 'Tomatoes.');
+    await open(dir);
+    assert.equal(t.opened.notes.size, 2, 'the vault was indexed');
+    assert.equal(t.store.memories.get(TABS)?.status, 'promoted');
+    assert.equal(t.store.memories.get(TABS)?.promoted_to, NOTE);
+    assert.equal(t.store.memories.get('abs-1')?.status, 'promoted');
+    assert.equal(t.store.memories.get('abs-1')?.promoted_to, elsewhere);
+    assert.deepEqual(
+      log.lines.filter((l) => /note deleted/.test(String(l.msg))),
+      [],
+      'nothing was deleted by the person',
+    );
+  });
+
+  it('reads their notes (stm_id, a promoted_to relative to the vault) and follows them', async () => {
+    const dir = cortexgraphDir();
+    fs.mkdirSync(path.join(dir, 'vault/STM'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'vault', NOTE), CORTEXGRAPH_NOTE);
+    await open(dir);
+    const record = () => t.store.memories.get(TABS);
+    assert.equal(record()?.status, 'promoted');
+    assert.equal(t.opened.notes.get(NOTE)?.memoryId, TABS, 'stm_id names the memory');
+    const unified = await t.memory.searchUnified({ query: 'tabs columns' });
+    assert.deepEqual(
+      unified.results.map((r) => [r.memory_id, r.path]),
+      [[TABS, NOTE]],
+      'the memory and its note are one result',
+    );
+
+    // Edited by a person: searched as edited.
+    const file = path.join(t.vault, NOTE);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('100 columns', '120 columns'));
+    await eventually(
+      async () =>
+        (await t.memory.search({ query: '120' })).results.some((r) => r.memory_id === TABS),
+      'the edit to be searched',
+    );
+    // Promoted again by mnemo: their note is updated in place, not written twice.
+    await t.memory.promote({ memory_id: TABS, force: true });
+    assert.equal(record()?.promoted_to, NOTE);
+    assert.deepEqual(fs.readdirSync(path.join(t.vault, 'mnemo')), []);
+    assert.match(fs.readFileSync(file, 'utf8'), /120 columns/);
+
+    // Deleted by a person while mnemo watches: the memory is active again.
+    fs.rmSync(file);
+    await eventually(() => record()?.status === 'active', 'the memory to be active again');
+    assert.equal(record()?.promoted_to, null);
   });
 });
