@@ -55,9 +55,11 @@ export class MemoryTexts {
   setNote(memoryId: string, note: NoteText | undefined): void {
     const before = this.notes.get(memoryId);
     if (sameNote(before, note)) return;
-    if (note)
+    if (note) {
       this.notes.set(memoryId, { title: note.title, tags: [...note.tags], body: note.body });
-    else this.notes.delete(memoryId);
+    } else {
+      this.notes.delete(memoryId);
+    }
     for (const listener of this.listeners) listener(memoryId, before);
   }
 

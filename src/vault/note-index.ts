@@ -105,7 +105,7 @@ export class VaultIndex {
     return this.wanted ? this.start(this.wanted) : Promise.resolve();
   }
 
-  /** Settles when the watcher watches and every note has been read once (at once when not started). */
+  /** Settles when the watcher watches and every note was read once (at once if not started). */
   get ready(): Promise<void> {
     return this.scanning ?? Promise.resolve();
   }

@@ -47,9 +47,12 @@ export function checkFolderInVault(root: string, folder: string): void {
     try {
       real = fs.realpathSync(current);
     } catch (error) {
-      // What does not exist yet is made as a folder inside its parent, which is inside.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // What does not exist yet is made as a folder inside its parent, which is inside; a link
+      // to nothing is judged by where it points.
+      const target = linkTarget(current);
+      if (target === undefined) return;
+      real = path.resolve(path.dirname(fs.realpathSync(path.dirname(current))), target);
     }
     if (!isInside(realRoot, real)) {
       const link = parts.slice(0, i + 1).join('/');
@@ -63,6 +66,15 @@ export function checkFolderInVault(root: string, folder: string): void {
 /** A vault-relative path with forward slashes, as Obsidian and promoted_to write it. */
 export function toVaultPath(root: string, absolute: string): string {
   return path.relative(root, absolute).split(path.sep).join('/');
+}
+
+/** Where the link at `p` points, or undefined when `p` is not a link. */
+function linkTarget(p: string): string | undefined {
+  try {
+    return fs.readlinkSync(p);
+  } catch {
+    return undefined;
+  }
 }
 
 function realpathOrSelf(p: string): string {

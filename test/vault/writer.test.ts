@@ -157,6 +157,9 @@ describe('VaultWriter', () => {
     assert.throws(() => linked.write(promoted('m1', 'Kitten'), []), refusal);
     assert.throws(() => initVault(vault, 'notes/mnemo'), refusal);
     assert.throws(() => initVault(vault, 'notes'), /MNEMO_VAULT_FOLDER "notes" leads out of/);
+    // A link to a folder that does not exist (yet) is judged by where it points.
+    fs.symlinkSync(path.join(outside, 'later'), path.join(vault, 'soon'));
+    assert.throws(() => initVault(vault, 'soon/mnemo'), /"soon" is a link to .*later/);
     assert.deepEqual(fs.readdirSync(outside), [], 'nothing was made outside the vault');
     // A link that stays inside the vault is a folder of the vault like any other.
     fs.mkdirSync(path.join(vault, 'real'));
