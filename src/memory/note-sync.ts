@@ -1,15 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { LexicalIndex } from '../search/lexical-index.js';
+import type { MemoryTexts } from '../search/memory-text.js';
 import type { MemoryRecord } from '../storage/records.js';
 import type { MemoryStore } from '../storage/store.js';
-import { type NoteEvent, noteText, type VaultIndex, type VaultNote } from '../vault/note-index.js';
-import { resolveInVault } from '../vault/paths.js';
+import { noteMemoryId, parseNote } from '../vault/note.js';
+import type { NoteEvent, VaultIndex, VaultNote } from '../vault/note-index.js';
+import { isInside, resolveInVault, toVaultPath } from '../vault/paths.js';
 
 export interface NoteSyncDeps {
   store: MemoryStore;
-  lexical: LexicalIndex;
+  /** What memories are searched by, by words and by meaning: their notes' texts are set here. */
+  texts: MemoryTexts;
   notes: VaultIndex;
   logger: Logger;
   clock: () => number;
@@ -25,7 +27,7 @@ const BATCH_MS = 50;
 
 /**
  * Keeps memories and their notes in step, whichever side changed. The vault says which memories
- * are promoted:
+ * are promoted (logs name the memory, never the note: its path is a slug of the content):
  * - search matches a promoted memory by its note as the person left it;
  * - a renamed or moved note keeps its memory (promoted_to follows);
  * - a deleted note puts its memory back to active, and says so in the log;
@@ -34,20 +36,26 @@ const BATCH_MS = 50;
  */
 export class NoteSync {
   private readonly store: MemoryStore;
-  private readonly lexical: LexicalIndex;
+  private readonly texts: MemoryTexts;
   private readonly notes: VaultIndex;
   private readonly logger: Logger;
   private readonly clock: () => number;
   private readonly settleMs: number;
   private readonly changed = new Set<string>();
   private readonly removed = new Set<string>();
+  /**
+   * Memories whose note the index had and saw removed. Only these are demoted when no note of
+   * theirs is left: a note never seen in this vault may be in another (cortexgraph's, a vault
+   * mnemo is no longer pointed at), which is not this vault's to judge.
+   */
+  private readonly lost = new Set<string>();
   private changedTimer: NodeJS.Timeout | undefined;
   private removedTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
 
   constructor(deps: NoteSyncDeps) {
     this.store = deps.store;
-    this.lexical = deps.lexical;
+    this.texts = deps.texts;
     this.notes = deps.notes;
     this.logger = deps.logger;
     this.clock = deps.clock;
@@ -67,6 +75,7 @@ export class NoteSync {
       }, BATCH_MS);
     } else if (event.previous.memoryId) {
       this.removed.add(event.previous.memoryId);
+      this.lost.add(event.previous.memoryId);
       if (this.removedTimer) clearTimeout(this.removedTimer);
       this.removedTimer = unrefTimer(() => {
         this.removedTimer = undefined;
@@ -78,8 +87,33 @@ export class NoteSync {
   /** The note of a promoted memory, as it is in the vault now. */
   noteOf(record: MemoryRecord): VaultNote | undefined {
     if (record.status !== 'promoted' || !record.promoted_to) return undefined;
-    const note = this.notes.get(record.promoted_to);
+    const relative = this.inVault(record.promoted_to);
+    const note = relative === undefined ? undefined : this.notes.get(relative);
     return note?.memoryId === record.id ? note : undefined;
+  }
+
+  /**
+   * Where a memory coming back (restore_memory) stands with the vault: promoted at its note's
+   * path when a note of it is in the vault (where promoted_to says, or wherever it moved), else
+   * active with promoted_to cleared; undefined when its promoted_to names a note outside this
+   * vault, which is not this vault's to judge.
+   */
+  restoredLink(record: MemoryRecord): Pick<MemoryRecord, 'status' | 'promoted_to'> | undefined {
+    const relative = record.promoted_to ? this.inVault(record.promoted_to) : null;
+    if (relative === undefined) return undefined;
+    const at = relative ? this.notes.get(relative) : undefined;
+    const found = at?.memoryId === record.id ? at.path : this.notes.notesOf(record.id)[0]?.path;
+    if (found) return { status: 'promoted', promoted_to: found };
+    // The vault is not indexed in a one-shot command: the note where promoted_to says.
+    if (relative && this.namesMemory(relative, record.id)) {
+      return { status: 'promoted', promoted_to: relative };
+    }
+    return { status: 'active', promoted_to: null };
+  }
+
+  /** Reconciles one memory with the vault now (e.g. restored): its text, its status. */
+  recheck(memoryId: string): Promise<void> {
+    return this.run([memoryId]);
   }
 
   /** Checks every promoted memory against the vault: after the first scan. */
@@ -103,6 +137,7 @@ export class NoteSync {
     for (const timer of [this.changedTimer, this.removedTimer]) if (timer) clearTimeout(timer);
     this.changed.clear();
     this.removed.clear();
+    this.lost.clear();
   }
 
   private drain(set: Set<string>): string[] {
@@ -112,7 +147,9 @@ export class NoteSync {
   }
 
   private run(ids: string[]): Promise<void> {
-    this.running = this.running.then(() => this.reconcileIds(ids));
+    // A renamed note is both a removal and an addition of its memory: reconciled once.
+    const unique = [...new Set(ids)];
+    this.running = this.running.then(() => this.reconcileIds(unique));
     return this.running;
   }
 
@@ -140,7 +177,11 @@ export class NoteSync {
   /** The memory as the vault says it should be, or undefined when it is right already. */
   private reconcileId(id: string, log: boolean): MemoryRecord | undefined {
     const record = this.store.memories.get(id);
-    if (!record) return undefined;
+    if (!record) {
+      // Gone from the store (deleted): searched by nothing, and by its own text if restored.
+      this.overlay(id, undefined);
+      return undefined;
+    }
     const notes = this.notes.notesOf(id);
     if (record.status === 'archived') {
       this.overlay(id, undefined);
@@ -153,7 +194,7 @@ export class NoteSync {
         return undefined;
       }
       if (log) {
-        this.logger.info({ memory_id: id, note: found.path }, 'note in the vault: memory promoted');
+        this.logger.info({ memory_id: id }, 'note in the vault: memory promoted');
       }
       this.overlay(id, found);
       return {
@@ -165,37 +206,62 @@ export class NoteSync {
     }
     const linked = this.noteOf(record);
     if (linked) {
+      this.lost.delete(id);
       this.overlay(id, linked);
       return undefined;
     }
-    // A path from elsewhere (an imported cortexgraph file names notes by absolute path) is
-    // not this vault's to judge.
-    if (!record.promoted_to || path.isAbsolute(record.promoted_to)) return undefined;
-    if (this.exists(record.promoted_to)) return undefined;
+    // A path outside this vault (an absolute one from another machine or tool) is not this
+    // vault's to judge.
+    const relative = record.promoted_to ? this.inVault(record.promoted_to) : undefined;
+    if (relative === undefined) return undefined;
+    if (this.exists(relative)) return undefined;
     const moved = notes[0];
     if (moved) {
       if (log) {
-        this.logger.info(
-          { memory_id: id, from: record.promoted_to, to: moved.path },
-          'note moved: promoted_to follows it',
-        );
+        this.logger.info({ memory_id: id }, 'note moved: promoted_to follows it');
+        this.lost.delete(id);
       }
       this.overlay(id, moved);
       return { ...record, promoted_to: moved.path };
     }
+    // Demoted only when its note was seen here and seen to go: one never seen may be in a vault
+    // mnemo is not pointed at (cortexgraph's).
+    if (!this.lost.has(id)) return undefined;
     if (log) {
       this.logger.warn(
-        { memory_id: id, note: record.promoted_to },
+        { memory_id: id },
         'note deleted from the vault: the memory is active again',
       );
+      this.lost.delete(id);
     }
     this.overlay(id, undefined);
     return { ...record, status: 'active', promoted_to: null };
   }
 
   private overlay(id: string, note: VaultNote | undefined): void {
-    if (note) this.lexical.setOverlay(id, noteText(note));
-    else if (this.lexical.hasOverlay(id)) this.lexical.setOverlay(id, undefined);
+    this.texts.setNote(id, note);
+  }
+
+  /**
+   * A promoted_to as a path of this vault: a relative one as it is (cortexgraph's are relative
+   * to its vault too), an absolute one inside the vault made relative; undefined for one outside.
+   */
+  private inVault(promotedTo: string): string | undefined {
+    if (!path.isAbsolute(promotedTo)) return promotedTo;
+    const absolute = path.resolve(promotedTo);
+    return isInside(this.notes.vault, absolute)
+      ? toVaultPath(this.notes.vault, absolute)
+      : undefined;
+  }
+
+  /** Whether the file at this vault path is a note of this memory (read from the disk). */
+  private namesMemory(relative: string, id: string): boolean {
+    try {
+      const text = fs.readFileSync(resolveInVault(this.notes.vault, relative), 'utf8');
+      return noteMemoryId(parseNote(text).properties) === id;
+    } catch {
+      return false;
+    }
   }
 
   private exists(relative: string): boolean {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { loadEmbeddings } from '../search/embeddings.js';
 import { LexicalIndex } from '../search/lexical-index.js';
+import { MemoryTexts } from '../search/memory-text.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
 import { SemanticIndex } from '../search/semantic-index.js';
 import { MemoryStore } from '../storage/store.js';
@@ -72,7 +73,9 @@ export interface OpenOptions {
  */
 export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const { logger, clock } = options;
-  const index = new LexicalIndex();
+  // One text per memory for words and meaning alike: its note's, once promoted and edited.
+  const texts = new MemoryTexts();
+  const index = new LexicalIndex(texts);
   // The model loads once the store has, in the background: the handshake and the first answers
   // never wait for it, and search is by words until it is there.
   let storeReady: () => void = () => {};
@@ -87,10 +90,15 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
           logger,
         }),
   );
+  let textsSettled: () => void = () => {};
   const semantic = new SemanticIndex({
     dataDir: config.dataDir,
     logger,
     enabled: config.embeddings !== 'off',
+    texts,
+    textsSettled: new Promise<void>((resolve) => {
+      textsSettled = resolve;
+    }),
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
   });
@@ -107,7 +115,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   });
   sync = new NoteSync({
     store,
-    lexical: index,
+    texts,
     notes,
     logger,
     clock,
@@ -136,6 +144,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         .then(() => noteSync.reconcileAll())
         .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
     : Promise.resolve();
+  void vaultReady.then(textsSettled);
   return {
     memory,
     store,

@@ -15,7 +15,7 @@ import {
   shouldForget,
 } from '../decay/index.js';
 import { type Cluster, clusterVectors, DEFAULT_CLUSTER_OPTIONS } from '../search/clustering.js';
-import type { LexicalIndex } from '../search/lexical-index.js';
+import { type LexicalIndex, normalizeContent } from '../search/lexical-index.js';
 import { combinedRank, fusedRelevance, interleave, topN } from '../search/ranking.js';
 import {
   type EmbeddingsStatus,
@@ -37,6 +37,7 @@ import type { VaultWriter, WrittenNote } from '../vault/writer.js';
 import { type MergePlan, mergeMemories } from './consolidate.js';
 import { MemoryError, notFound } from './errors.js';
 import type { NoteSync } from './note-sync.js';
+import { mergedFrom, mergeRestored } from './restore.js';
 
 export interface MemorySettings {
   decay: DecayParams;
@@ -778,30 +779,69 @@ export class MemoryService {
     return this.setStatus(memoryId, 'archived');
   }
 
-  /** Brings back an archived memory, or one that gc or delete_memory forgot. */
-  async restore(memoryId: string): Promise<{ memory_id: string; status: string }> {
-    return this.store.transact(() => {
+  /**
+   * Brings back an archived memory, or one that gc or delete_memory forgot. A promoted one comes
+   * back promoted when its note is still in the vault (at the note's path now), else active with
+   * promoted_to cleared. When a live memory holds the same content (saved again meanwhile), the
+   * restored one is merged into it rather than made a second copy (restore.ts).
+   */
+  async restore(
+    memoryId: string,
+  ): Promise<{ memory_id: string; status: string; merged_into?: string }> {
+    const vault = this.vault;
+    if (vault) await vault.notes.indexed;
+    const result = await this.store.transact<{
+      memory_id: string;
+      status: string;
+      merged_into?: string;
+    }>(() => {
       const live = this.store.memories.get(memoryId);
-      if (live) {
-        if (live.status === 'archived') {
-          return {
-            result: { memory_id: memoryId, status: 'active' },
-            memories: [{ ...live, status: 'active' as const }],
-          };
-        }
+      if (live && live.status !== 'archived') {
         return { result: { memory_id: memoryId, status: live.status } };
       }
-      const forgotten = this.store.findForgotten(memoryId);
-      if (!forgotten) {
+      const source = live ?? this.store.findForgotten(memoryId);
+      if (!source) {
         throw new MemoryError(
           `memory_id "${memoryId}" is neither a live memory nor in forgotten.jsonl: check the id (mnemo gc lists what it forgot)`,
           'memory_id',
         );
       }
-      // Restored as if just used, so that the next gc does not forget it again at once.
-      const restored: MemoryRecord = { ...forgotten, status: 'active', last_used: this.clock() };
-      return { result: { memory_id: memoryId, status: 'active' }, memories: [restored] };
+      const now = this.clock();
+      const twin = this.liveTwin(source);
+      if (twin) {
+        const merged = { memory_id: memoryId, status: 'merged', merged_into: twin.id };
+        if (mergedFrom(twin).includes(memoryId)) return { result: merged };
+        const next = mergeRestored(twin, source, now);
+        next.review_priority = reviewPriority(this.score(next, now), this.settings.dangerZone);
+        return { result: merged, memories: [next] };
+      }
+      // Without a vault, or with a note in another vault, its promotion is kept as it was.
+      const link = vault?.sync.restoredLink(source) ?? {
+        status: source.status === 'promoted' ? ('promoted' as const) : ('active' as const),
+        promoted_to: source.promoted_to,
+      };
+      const restored: MemoryRecord = {
+        ...source,
+        ...link,
+        // A forgotten one comes back as if just used, so that the next gc does not forget it
+        // again at once.
+        last_used: live ? source.last_used : now,
+      };
+      return { result: { memory_id: memoryId, status: restored.status }, memories: [restored] };
     });
+    // What it is searched by: its note's text again, or its own.
+    if (vault && result.status !== 'merged') await vault.sync.recheck(memoryId);
+    return result;
+  }
+
+  /** A live (not archived) memory, other than this one, with the same normalized content. */
+  private liveTwin(record: MemoryRecord): MemoryRecord | undefined {
+    const content = normalizeContent(record.content);
+    for (const other of this.store.memories.values()) {
+      if (other.id === record.id || other.status === 'archived') continue;
+      if (normalizeContent(other.content) === content) return other;
+    }
+    return undefined;
   }
 
   /** Deletes recoverably: the record goes to forgotten.jsonl first. */

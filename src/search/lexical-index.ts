@@ -1,14 +1,8 @@
 import type { MemoryRecord } from '../storage/records.js';
 import type { StoreListener } from '../storage/store.js';
 import { Bm25Index, type LexicalHits } from './bm25.js';
+import { MemoryTexts, memoryWords, type NoteText } from './memory-text.js';
 import { Tokenizer } from './tokenizer.js';
-
-/** The words of a memory that lexical search matches: content, tags and entities. */
-export function searchableText(
-  record: Pick<MemoryRecord, 'content' | 'meta' | 'entities'>,
-): string {
-  return `${record.content}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}`;
-}
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a range over all of ASCII, on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -44,26 +38,12 @@ export class LexicalIndex implements StoreListener {
   readonly tokenizer = new Tokenizer();
   private readonly bm25 = new Bm25Index<MemoryRecord>();
   private readonly byContent = new Map<number, string>();
-  /** By memory id: the text of its note, searched instead of the memory's own words. */
-  private readonly overlays = new Map<string, string>();
+  /** What each memory is searched by (its note's text once promoted), shared with the vectors. */
+  private readonly texts: MemoryTexts;
 
-  /**
-   * Makes search match a promoted memory by its note as a person edited it (or by its own words
-   * again, with undefined).
-   */
-  setOverlay(memoryId: string, text: string | undefined): void {
-    const record = this.bm25.doc(memoryId);
-    const before = record ? this.indexedText(record) : undefined;
-    if (text === undefined) this.overlays.delete(memoryId);
-    else this.overlays.set(memoryId, text);
-    if (!record || before === undefined) return;
-    const after = this.indexedText(record);
-    if (after === before) return;
-    this.bm25.add(memoryId, this.tokenizer.termIds(after), this.tokenizer.termIds(before), record);
-  }
-
-  hasOverlay(memoryId: string): boolean {
-    return this.overlays.has(memoryId);
+  constructor(texts = new MemoryTexts()) {
+    this.texts = texts;
+    texts.onChange((id, before) => this.noteChanged(id, before));
   }
 
   upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void {
@@ -90,7 +70,6 @@ export class LexicalIndex implements StoreListener {
   remove(previous: MemoryRecord): void {
     this.bm25.remove(previous.id, this.tokenizer.termIds(this.indexedText(previous)));
     this.dropContent(previous);
-    this.overlays.delete(previous.id);
   }
 
   reset(): void {
@@ -110,8 +89,18 @@ export class LexicalIndex implements StoreListener {
     return record && normalizeContent(record.content) === normalized ? id : undefined;
   }
 
+  /** Indexes a memory again when the note it is searched by changed. */
+  private noteChanged(memoryId: string, before: NoteText | undefined): void {
+    const record = this.bm25.doc(memoryId);
+    if (!record) return;
+    const old = memoryWords(record, before);
+    const text = this.indexedText(record);
+    if (text === old) return;
+    this.bm25.add(memoryId, this.tokenizer.termIds(text), this.tokenizer.termIds(old), record);
+  }
+
   private indexedText(record: MemoryRecord): string {
-    return this.overlays.get(record.id) ?? searchableText(record);
+    return memoryWords(record, this.texts.noteOf(record.id));
   }
 
   private dropContent(record: MemoryRecord): void {

@@ -6,6 +6,7 @@ import type { MemoryRecord } from '../storage/records.js';
 import type { StoreListener } from '../storage/store.js';
 import { type EmbeddingProvider, MINILM_MODEL, STATIC_MODEL } from './embeddings.js';
 import { contentHash } from './lexical-index.js';
+import { MemoryTexts, memoryText } from './memory-text.js';
 import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
 
 /** The sidecar beside memories.jsonl: one line a vector, the last line for an id wins. */
@@ -89,6 +90,13 @@ export interface SemanticIndexOptions {
   matVec?: Promise<MatVec | undefined>;
   /** false (embeddings off): track nothing, so a store of words alone pays nothing. */
   enabled?: boolean;
+  /** What each memory is searched by (its note's text once promoted), shared with the words. */
+  texts?: MemoryTexts;
+  /**
+   * Settles when the texts are known (the vault's notes read): the vectors still to compute at
+   * start are computed then, so an edited note's stored vector is found, not computed again.
+   */
+  textsSettled?: Promise<unknown>;
 }
 
 export interface EmbeddingsStatus {
@@ -103,8 +111,9 @@ export interface EmbeddingsStatus {
 export type ReindexProgress = (done: number, total: number) => void;
 
 /**
- * Keeps a vector for every live memory, keyed by memory id, content hash and model id: nothing is
- * embedded again for unchanged content, and a change of model embeds everything again. Vectors are
+ * Keeps a vector for every live memory, of its text (memory-text.ts: its note's once promoted and
+ * edited, else its content), keyed by memory id, the text's hash and model id: nothing is embedded
+ * again for an unchanged text, and a change of model embeds everything again. Vectors are
  * derived data: the sidecar is appended without the store's lock, and a vector lost to a crash or
  * to another process is simply computed again.
  */
@@ -112,8 +121,9 @@ export class SemanticIndex implements StoreListener {
   private provider: EmbeddingProvider | null = null;
   private vectors: VectorIndex | undefined;
   private file: JsonlFile | undefined;
-  /** What each live memory's vector must be of: id → content hash. */
-  private readonly wanted = new Map<string, { hash: string; content: string }>();
+  /** What each live memory's vector must be of: id → its text and the text's hash, its content. */
+  private readonly wanted = new Map<string, { hash: string; text: string; own: string }>();
+  private readonly texts: MemoryTexts;
   /** Vectors on disk for this model, by id, until the memory asks for them. */
   private stored = new Map<string, VectorLine>();
   private readonly pending = new Set<string>();
@@ -133,6 +143,11 @@ export class SemanticIndex implements StoreListener {
   readonly ready: Promise<void>;
 
   constructor(private readonly options: SemanticIndexOptions) {
+    this.texts = options.texts ?? new MemoryTexts();
+    this.texts.onChange((id) => {
+      const target = this.wanted.get(id);
+      if (target) this.track(id, target.own);
+    });
     this.ready = this.start()
       .catch((error: Error) => {
         options.logger.warn({ err: error.message }, 'embeddings stopped: search is by words');
@@ -172,12 +187,21 @@ export class SemanticIndex implements StoreListener {
 
   upsert(record: MemoryRecord): void {
     if (this.options.enabled === false) return;
-    const hash = textHash(record.content);
-    const before = this.wanted.get(record.id);
-    if (before?.hash === hash) return;
-    this.wanted.set(record.id, { hash, content: record.content });
-    this.vectors?.delete(record.id);
-    if (this.provider) this.want(record.id);
+    this.track(record.id, record.content);
+  }
+
+  /** Wants the vector of the memory's text (its note's, once promoted and edited). */
+  private track(id: string, own: string): void {
+    const text = memoryText(own, this.texts.noteOf(id));
+    const hash = textHash(text);
+    const before = this.wanted.get(id);
+    if (before?.hash === hash) {
+      if (before.own !== own) before.own = own;
+      return;
+    }
+    this.wanted.set(id, { hash, text, own });
+    this.vectors?.delete(id);
+    if (this.provider) this.want(id);
   }
 
   remove(previous: MemoryRecord): void {
@@ -301,14 +325,22 @@ export class SemanticIndex implements StoreListener {
     this.file = new JsonlFile(path.join(this.options.dataDir, VECTORS_FILE));
     this.load();
     for (const id of this.wanted.keys()) this.want(id);
-    this.stored.clear();
     this.loaded = true;
-    if (this.pending.size > 0) {
-      logger.info({ model: this.provider.id, missing: this.pending.size }, 'embedding memories');
-    }
-    // In the background: the missing vectors, then the sidecar rewritten if mostly stale.
-    void this.drain()
-      .then(() => this.compact())
+    // In the background, once the notes' texts are known (until then the stored vectors stay at
+    // hand for them): the missing vectors, then the sidecar rewritten if mostly stale.
+    void Promise.resolve(this.options.textsSettled)
+      .catch(() => {})
+      .then(() => {
+        this.stored.clear();
+        if (this.closed || !this.provider) return;
+        if (this.pending.size > 0) {
+          logger.info(
+            { model: this.provider.id, missing: this.pending.size },
+            'embedding memories',
+          );
+        }
+        return this.drain().then(() => this.compact());
+      })
       .catch((error: Error) => logger.warn({ err: error.message }, 'embedding stopped'));
   }
 
@@ -370,15 +402,15 @@ export class SemanticIndex implements StoreListener {
     };
     report();
     while (this.pending.size > 0 && !this.closed) {
-      const batch: { id: string; hash: string; content: string }[] = [];
+      const batch: { id: string; hash: string; text: string }[] = [];
       for (const id of this.pending) {
         const target = this.wanted.get(id);
-        if (target) batch.push({ id, ...target });
+        if (target) batch.push({ id, hash: target.hash, text: target.text });
         this.pending.delete(id);
         if (batch.length === BATCH) break;
       }
       if (batch.length === 0) continue;
-      const vectors = await provider.embed(batch.map((b) => b.content));
+      const vectors = await provider.embed(batch.map((b) => b.text));
       const lines: VectorLine[] = [];
       batch.forEach((b, i) => {
         // The memory may have changed or gone while the model worked.

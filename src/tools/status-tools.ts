@@ -30,15 +30,27 @@ export function registerArchiveMemory(server: McpServer, { memory }: ToolDeps): 
   );
 }
 
+const restoreOutput = {
+  memory_id: z.string(),
+  status: z
+    .string()
+    .describe('active, promoted (its note is still in the vault), or merged (into merged_into).'),
+  merged_into: z
+    .string()
+    .optional()
+    .describe('The live memory that holds the same content; the restored one was merged into it.'),
+};
+
 export function registerRestoreMemory(server: McpServer, { memory }: ToolDeps): void {
   server.registerTool(
     'restore_memory',
     {
       title: 'Restore a memory',
       description:
-        'Brings back an archived memory, or one that gc or delete_memory forgot, as active.',
+        'Brings back an archived memory, or one that gc or delete_memory forgot: as active, or as promoted when its note is still in the vault. ' +
+        'When a live memory holds the same content (it was saved again meanwhile), the restored one is merged into it (uses added) instead of coming back as a second copy.',
       inputSchema: { memory_id: memoryId().describe('The memory to restore.') },
-      outputSchema: statusOutput,
+      outputSchema: restoreOutput,
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -48,7 +60,12 @@ export function registerRestoreMemory(server: McpServer, { memory }: ToolDeps): 
     },
     async ({ memory_id }) => {
       const done = await memory.restore(memory_id);
-      return answer(done, `${done.memory_id} is ${done.status}.`);
+      return answer(
+        done,
+        done.merged_into
+          ? `${done.memory_id} has the same content as the live memory ${done.merged_into}: merged into it.`
+          : `${done.memory_id} is ${done.status}.`,
+      );
     },
   );
 }

@@ -60,7 +60,8 @@ export class VaultIndex {
   private readSeq = 0;
   private watcher: FSWatcher | undefined;
   private scanning: Promise<void> | undefined;
-  private scanned: Promise<void> | undefined;
+  /** Watches the nearest existing folder above a vault that does not exist yet. */
+  private creation: fs.FSWatcher | undefined;
   private wanted: { watch: boolean } | undefined;
   private closed = false;
 
@@ -75,20 +76,27 @@ export class VaultIndex {
   }
 
   /**
-   * Starts the scan (and the watcher, with `watch`) if the vault exists; resolves when the scan is
-   * done. Calling it again after the vault was made starts them then.
+   * Starts the watcher (with `watch`), then the scan, if the vault exists; resolves when both are
+   * done. The watcher comes first so that no note falls between the two: a note written before it
+   * watches is read by the scan, one written after is reported by it. Without a vault yet, with
+   * `watch`, waits for one to be made (by this process or another) and starts then.
    */
   start({ watch: watching }: { watch: boolean }): Promise<void> {
     this.wanted = { watch: watching };
     if (this.scanning) return this.scanning;
-    if (this.closed || !fs.existsSync(this.vault)) return Promise.resolve();
-    const watching$ = watching ? this.watch() : Promise.resolve();
-    const warn = (error: Error) => {
-      this.logger.warn({ vault: this.vault, err: error.message }, 'vault scan stopped');
+    if (this.closed) return Promise.resolve();
+    if (!fs.existsSync(this.vault)) {
+      if (watching) this.awaitVault();
+      return Promise.resolve();
+    }
+    this.stopAwaitingVault();
+    const warn = (what: string) => (error: Error) => {
+      this.logger.warn({ vault: this.vault, err: errorCode(error) }, what);
     };
-    const scan$ = this.scan();
-    this.scanned = scan$.catch(warn);
-    this.scanning = Promise.all([watching$, scan$]).then(() => {}, warn);
+    const watched = watching ? this.watch().catch(warn('vault watcher stopped')) : undefined;
+    this.scanning = Promise.resolve(watched)
+      .then(() => this.scan())
+      .catch(warn('vault scan stopped'));
     return this.scanning;
   }
 
@@ -97,14 +105,14 @@ export class VaultIndex {
     return this.wanted ? this.start(this.wanted) : Promise.resolve();
   }
 
-  /** Settles when the first scan is done and the watcher watches (at once when not started). */
+  /** Settles when the watcher watches and every note was read once (at once if not started). */
   get ready(): Promise<void> {
     return this.scanning ?? Promise.resolve();
   }
 
-  /** Settles when every note has been read once; the watcher may still be setting up. */
+  /** Settles when every note has been read once; the same moment as `ready`. */
   get indexed(): Promise<void> {
-    return this.scanned ?? Promise.resolve();
+    return this.ready;
   }
 
   get(relative: string): VaultNote | undefined {
@@ -187,8 +195,52 @@ export class VaultIndex {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopAwaitingVault();
     await this.watcher?.close();
     this.watcher = undefined;
+  }
+
+  /**
+   * Watches the nearest folder above the vault that exists, and starts once the vault is there
+   * (each folder on the way down is watched in turn). Looks once more right after each watch is
+   * set, so a vault made in between is not missed.
+   */
+  private awaitVault(): void {
+    if (this.closed || this.creation) return;
+    const folder = this.nearestExisting();
+    const look = () => {
+      if (this.closed) return;
+      if (fs.existsSync(this.vault)) {
+        void this.vaultCreated();
+      } else if (this.nearestExisting() !== folder) {
+        this.stopAwaitingVault();
+        this.awaitVault();
+      }
+    };
+    try {
+      this.creation = fs.watch(folder, { persistent: false }, look);
+      this.creation.on('error', (error) => {
+        this.logger.warn({ err: errorCode(error) }, 'cannot watch for the vault to be made');
+        this.stopAwaitingVault();
+      });
+    } catch (error) {
+      // Without it the vault is indexed when this process makes it (vaultCreated).
+      this.logger.warn({ err: errorCode(error) }, 'cannot watch for the vault to be made');
+      return;
+    }
+    look();
+  }
+
+  /** The nearest folder above the vault that exists. */
+  private nearestExisting(): string {
+    let folder = path.dirname(this.vault);
+    while (!fs.existsSync(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+    return folder;
+  }
+
+  private stopAwaitingVault(): void {
+    this.creation?.close();
+    this.creation = undefined;
   }
 
   /** Resolves when chokidar has set up its watches. */
@@ -216,7 +268,7 @@ export class VaultIndex {
       }
     });
     watcher.on('error', (error) => {
-      this.logger.warn({ vault: this.vault, err: (error as Error).message }, 'vault watcher');
+      this.logger.warn({ vault: this.vault, err: errorCode(error) }, 'vault watcher');
     });
     this.watcher = watcher;
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
@@ -240,11 +292,19 @@ export class VaultIndex {
     );
   }
 
-  /** Whether a failed read means the note is gone; any other failure is logged and waited out. */
+  /**
+   * Whether a failed read means the note is gone; any other failure is logged and waited out. The
+   * log names the note's memory, if any, and the error's code, never the path (a slug of a
+   * memory's content, or a person's title).
+   */
   private isGone(relative: string, error: unknown): boolean {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR') return true;
-    this.logger.warn({ note: relative, err: (error as Error).message }, 'cannot read note');
+    const memoryId = this.notes.get(relative)?.memoryId;
+    this.logger.warn(
+      { ...(memoryId ? { memory_id: memoryId } : {}), err: errorCode(error) },
+      'cannot read note',
+    );
     return false;
   }
 
@@ -269,7 +329,7 @@ export class VaultIndex {
       try {
         entries = await fs.promises.readdir(dir, { withFileTypes: true });
       } catch (error) {
-        this.logger.warn({ dir, err: (error as Error).message }, 'cannot list vault folder');
+        this.logger.warn({ err: errorCode(error) }, 'cannot list a vault folder');
         return;
       }
       for (const entry of entries) {
@@ -284,6 +344,11 @@ export class VaultIndex {
     await walk(this.vault);
     return out;
   }
+}
+
+/** An error for the log: its code (a file error's message names the file), else its message. */
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 }
 
 function sameNote(a: VaultNote, b: VaultNote): boolean {

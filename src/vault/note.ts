@@ -118,10 +118,15 @@ export function parseNote(text: string): ParsedNote {
   }
 }
 
-/** The memory a note belongs to, from its `memory_id` property. */
+/**
+ * The memory a note belongs to: its `memory_id` property, else `stm_id` (how cortexgraph marks
+ * the notes it promoted; mnemo opens its data as it is).
+ */
 export function noteMemoryId(properties: Record<string, unknown>): string | undefined {
-  const id = properties.memory_id;
-  return typeof id === 'string' && id.length > 0 ? id : undefined;
+  for (const id of [properties.memory_id, properties.stm_id]) {
+    if (typeof id === 'string' && id.length > 0) return id;
+  }
+  return undefined;
 }
 
 /** Tags of a note's properties: a list or a single string, with or without `#`. */

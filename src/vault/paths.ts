@@ -32,9 +32,49 @@ export function resolveInVault(root: string, relative: string): string {
   return target;
 }
 
+/**
+ * Checks that mnemo's folder (MNEMO_VAULT_FOLDER, already checked to be a relative name) stays
+ * inside the vault: each part of it that exists is resolved, links too, and must be inside the
+ * vault. Run before anything is created, so that nothing is ever made outside.
+ */
+export function checkFolderInVault(root: string, folder: string): void {
+  const realRoot = realpathOrSelf(root);
+  let current = root;
+  const parts = folder.split(/[\\/]+/).filter(Boolean);
+  for (const [i, part] of parts.entries()) {
+    current = path.join(current, part);
+    let real: string;
+    try {
+      real = fs.realpathSync(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // What does not exist yet is made as a folder inside its parent, which is inside; a link
+      // to nothing is judged by where it points.
+      const target = linkTarget(current);
+      if (target === undefined) return;
+      real = path.resolve(path.dirname(fs.realpathSync(path.dirname(current))), target);
+    }
+    if (!isInside(realRoot, real)) {
+      const link = parts.slice(0, i + 1).join('/');
+      throw new VaultPathError(
+        `MNEMO_VAULT_FOLDER "${parts.join('/')}" leads out of the vault ${root}: "${link}" is a link to ${real}; set MNEMO_VAULT_FOLDER to a folder inside the vault (or make "${link}" a folder of the vault)`,
+      );
+    }
+  }
+}
+
 /** A vault-relative path with forward slashes, as Obsidian and promoted_to write it. */
 export function toVaultPath(root: string, absolute: string): string {
   return path.relative(root, absolute).split(path.sep).join('/');
+}
+
+/** Where the link at `p` points, or undefined when `p` is not a link. */
+function linkTarget(p: string): string | undefined {
+  try {
+    return fs.readlinkSync(p);
+  } catch {
+    return undefined;
+  }
 }
 
 function realpathOrSelf(p: string): string {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { VaultPathError } from './paths.js';
+import { checkFolderInVault, VaultPathError } from './paths.js';
 
 /** vault-template/ at the package root (from src/vault or dist/vault alike). */
 export const TEMPLATE_DIR = fileURLToPath(new URL('../../vault-template/', import.meta.url));
@@ -34,10 +34,11 @@ export function checkFolderName(folder: string): string {
 /**
  * Makes sure `vault` is a vault with `folder` in it. A folder that does not exist or is empty is
  * made from the template; an existing vault is used as it is and only `folder` is created in it.
- * Never overwrites a file.
+ * Never overwrites a file, and creates nothing when `folder` would lead out of the vault.
  */
 export function initVault(vault: string, folder: string, template = TEMPLATE_DIR): VaultInit {
   const name = checkFolderName(folder);
+  checkFolderInVault(vault, name);
   const created = isMissingOrEmpty(vault);
   if (created) copyTree(template, vault);
   fs.mkdirSync(path.join(vault, name), { recursive: true, mode: 0o700 });

@@ -12,7 +12,7 @@ import {
   renderNote,
   updateOwnedProperties,
 } from './note.js';
-import { resolveInVault, toVaultPath, VaultPathError } from './paths.js';
+import { checkFolderInVault, resolveInVault, toVaultPath, VaultPathError } from './paths.js';
 import { candidateName, slugify } from './slug.js';
 import { initVault } from './template.js';
 
@@ -82,6 +82,8 @@ export class VaultWriter {
         r.promoted_to ? [{ path: r.promoted_to, title: noteTitle(r.content) }] : [],
       ),
     );
+    // Checked at each note: a person may have put a link in its place since.
+    checkFolderInVault(this.vault, this.folder);
     const folder = resolveInVault(this.vault, this.folder);
     const slug = slugify(record.content);
     for (let n = 1; n <= MAX_NAMES; n++) {

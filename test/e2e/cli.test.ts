@@ -348,4 +348,22 @@ describe('mnemo promote and mnemo vault init', () => {
     const usage = mnemo(['vault', 'open']);
     assert.equal(usage.code, 2);
   });
+
+  it('vault init refuses a folder that a link leads out of the vault, and makes nothing there', () => {
+    const target = path.join(dir, 'LinkedVault');
+    const outside = path.join(dir, 'Elsewhere');
+    fs.mkdirSync(target);
+    fs.mkdirSync(outside);
+    fs.symlinkSync(outside, path.join(target, 'notes'));
+    const linked = mnemo(['vault', 'init', target, '--data-dir', dir], {
+      MNEMO_VAULT_FOLDER: 'notes/mnemo',
+    });
+    assert.equal(linked.code, 1, linked.stdout);
+    assert.match(
+      linked.stderr,
+      /^mnemo: MNEMO_VAULT_FOLDER "notes\/mnemo" leads out of the vault .*set MNEMO_VAULT_FOLDER to a folder inside the vault/,
+    );
+    assert.equal(linked.stdout, '');
+    assert.deepEqual(fs.readdirSync(outside), []);
+  });
 });

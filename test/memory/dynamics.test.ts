@@ -45,6 +45,60 @@ describe('memory dynamics through the service', () => {
     );
   });
 
+  it('restoring a memory whose content was saved again merges it into the live one, once', async () => {
+    t = await openTestMemory();
+    const first = await t.memory.save({
+      content: 'The cabin wifi password is taped inside the fuse box.',
+      tags: ['cabin'],
+      entities: ['Cabin'],
+    });
+    for (let i = 0; i < 3; i++) await t.memory.touch(first.memory_id);
+    const firstCreated = t.store.memories.get(first.memory_id)?.created_at;
+    await t.memory.delete(first.memory_id);
+    t.clock.advanceDays(2);
+    const again = await t.memory.save({
+      content: 'the cabin wifi password is taped inside  the fuse box.',
+      tags: ['wifi'],
+    });
+    assert.equal(again.deduplicated, false, 'a forgotten memory is not a duplicate');
+    await t.memory.touch(again.memory_id);
+    const archived = await t.memory.save({ content: 'Milo likes tuna.' });
+    await t.memory.archive(archived.memory_id);
+    const twin = await t.memory.save({ content: 'Milo likes tuna.' });
+
+    const merged = await t.memory.restore(first.memory_id);
+    assert.deepEqual(merged, {
+      memory_id: first.memory_id,
+      status: 'merged',
+      merged_into: again.memory_id,
+    });
+    assert.equal(t.store.memories.has(first.memory_id), false, 'no second live copy');
+    const live = t.store.memories.get(again.memory_id);
+    assert.equal(live?.status, 'active');
+    assert.equal(live?.content, 'the cabin wifi password is taped inside  the fuse box.');
+    assert.equal(live?.use_count, 4, "its uses and the restored one's");
+    assert.equal(live?.created_at, firstCreated, 'the earlier creation');
+    assert.deepEqual(live?.meta.tags, ['wifi', 'cabin']);
+    assert.deepEqual(live?.entities, ['Cabin']);
+    assert.equal(live?.last_used, t.clock.now);
+    // Restoring it again changes nothing: its uses are not counted twice.
+    assert.deepEqual(await t.memory.restore(first.memory_id), merged);
+    assert.equal(t.store.memories.get(again.memory_id)?.use_count, 4);
+    const search = await t.memory.search({ query: 'wifi password' });
+    assert.deepEqual(
+      search.results.map((r) => r.memory_id),
+      [again.memory_id],
+    );
+
+    // An archived memory whose content is live again is merged the same way, and stays archived.
+    assert.deepEqual(await t.memory.restore(archived.memory_id), {
+      memory_id: archived.memory_id,
+      status: 'merged',
+      merged_into: twin.memory_id,
+    });
+    assert.equal(t.store.memories.get(archived.memory_id)?.status, 'archived');
+  });
+
   it('a memory that was saved and never used is never a promotion candidate', async () => {
     t = await openTestMemory();
     const unused = await t.memory.save({ content: 'never used', strength: 2 });

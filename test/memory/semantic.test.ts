@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openTestMemory, type TestMemory } from '../support.js';
+import { VECTORS_FILE } from '../../src/search/semantic-index.js';
+import { eventually, openTestMemory, type TestMemory, tempDir } from '../support.js';
 
 describe('semantic recall with the static model', () => {
   let t: TestMemory;
@@ -109,6 +112,114 @@ describe('semantic recall with the static model', () => {
       assert.equal(from?.length, 2);
     } finally {
       await m.close();
+    }
+  });
+
+  it('the edited text of a promoted note is what both words and meaning search', async () => {
+    const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
+    try {
+      await m.opened.semantic.ready;
+      const noticed = async (relative: string) => {
+        await m.opened.notes.refresh(relative);
+        await m.opened.noteSync.flush();
+      };
+      const dog = 'dog sleeping near the hearth';
+      const { memory_id } = await m.memory.save({
+        content: 'Quarterly tax filing is due at the end of March.',
+      });
+      await m.memory.save({ content: 'The deploy pipeline runs on every merge to main.' });
+      assert.ok(
+        (await m.memory.search({ query: dog })).results.every((r) => r.memory_id !== memory_id),
+      );
+      const { promoted } = await m.memory.promote({ memory_id, force: true });
+      const file = promoted[0]?.path ?? '';
+      await noticed(file);
+      await m.opened.semantic.drain();
+      const vectorLines = () =>
+        fs.readFileSync(path.join(m.dir, VECTORS_FILE), 'utf8').split('\n').filter(Boolean).length;
+      const before = vectorLines();
+
+      const absolute = path.join(m.vault, file);
+      fs.writeFileSync(
+        absolute,
+        fs
+          .readFileSync(absolute, 'utf8')
+          .replaceAll(
+            'Quarterly tax filing is due at the end of March.',
+            'The puppy naps beside the fireplace every evening.',
+          ),
+      );
+      await noticed(file);
+      const byWords = await m.memory.search({
+        query: 'fireplace',
+        include_review_candidates: false,
+      });
+      assert.deepEqual(
+        byWords.results.map((r) => r.memory_id),
+        [memory_id],
+      );
+      // No word in common with the note: found by its meaning alone.
+      const byMeaning = await m.memory.search({ query: dog });
+      assert.equal(byMeaning.results[0]?.memory_id, memory_id);
+      assert.equal(
+        byMeaning.results[0]?.content,
+        'The puppy naps beside the fireplace every evening.\n',
+      );
+      const unified = await m.memory.searchUnified({ query: dog, ltm_weight: 0 });
+      assert.equal(unified.results[0]?.memory_id, memory_id);
+      // The old text is found by neither any more.
+      assert.equal((await m.memory.search({ query: 'tax filing' })).total, 0);
+      assert.ok(
+        (await m.memory.search({ query: 'taxes owed to the government' })).results.every(
+          (r) => r.memory_id !== memory_id,
+        ),
+      );
+      assert.equal(vectorLines(), before + 1, 'the edited note is embedded once');
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('after a restart, the vector of an edited note is read back, not computed again', async () => {
+    const dir = tempDir();
+    const options = { watchVault: true, noteSettleMs: 100 };
+    const first = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' }, dir, options);
+    const vectors = path.join(dir, VECTORS_FILE);
+    const lines = () => fs.readFileSync(vectors, 'utf8').split('\n').filter(Boolean);
+    let memoryId: string;
+    try {
+      await first.opened.semantic.ready;
+      ({ memory_id: memoryId } = await first.memory.save({
+        content: 'Quarterly tax filing is due at the end of March.',
+      }));
+      const { promoted } = await first.memory.promote({ memory_id: memoryId, force: true });
+      await first.opened.notes.ready;
+      const file = path.join(first.vault, promoted[0]?.path ?? '');
+      fs.writeFileSync(
+        file,
+        fs
+          .readFileSync(file, 'utf8')
+          .replace(/Quarterly.*March\.\n$/, 'The puppy naps by the fire.\n'),
+      );
+      await eventually(
+        async () => (await first.memory.search({ query: 'puppy' })).total === 1,
+        'the edit to be seen',
+      );
+      await first.opened.semantic.drain();
+    } finally {
+      await first.opened.close();
+    }
+    const before = lines();
+    const again = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' }, dir, options);
+    try {
+      await again.opened.vaultReady;
+      await again.opened.semantic.ready;
+      const found = await again.memory.search({ query: 'dog sleeping near the hearth' });
+      assert.equal(found.results[0]?.memory_id, memoryId);
+      await again.opened.semantic.drain();
+      assert.deepEqual(lines(), before, 'nothing was embedded again');
+    } finally {
+      await again.close();
     }
   });
 });

@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { parseNote } from '../../src/vault/note.js';
-import { capturingLogger, DAY, openTestMemory, type TestMemory } from '../support.js';
+import { initVault } from '../../src/vault/template.js';
+import {
+  capturingLogger,
+  DAY,
+  eventually,
+  openTestMemory,
+  type TestMemory,
+  tempDir,
+} from '../support.js';
 
 describe('promotion into the Obsidian vault', () => {
   let t: TestMemory;
@@ -184,9 +194,45 @@ describe('promotion into the Obsidian vault', () => {
       (l) => l.msg === 'note deleted from the vault: the memory is active again',
     );
     assert.equal(line?.memory_id, memory_id);
-    assert.equal(line?.note, file);
+    assert.equal(line?.note, undefined, 'the path (a slug of the content) is not logged');
     // Searching finds it by its own words again.
     assert.equal((await t.memory.search({ query: 'kitten' })).results[0]?.memory_id, memory_id);
+  });
+
+  it('logs name the memory, never the path of a note (a slug of its content)', async () => {
+    const { memory_id } = await t.memory.save({ content: 'Launch codename Bluebird' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    assert.match(file, /bluebird/, 'the path is a slug of the content');
+    await noticed(file);
+    fs.mkdirSync(path.join(t.vault, 'Plans'));
+    fs.renameSync(path.join(t.vault, file), path.join(t.vault, 'Plans/Bluebird.md'));
+    await noticed(file, 'Plans/Bluebird.md');
+    fs.rmSync(path.join(t.vault, 'Plans/Bluebird.md'));
+    await noticed('Plans/Bluebird.md');
+    fs.writeFileSync(
+      path.join(t.vault, 'mnemo/bluebird-again.md'),
+      `---\nmemory_id: ${memory_id}\n---\nLaunch codename Bluebird\n`,
+    );
+    await noticed('mnemo/bluebird-again.md');
+    // A note that cannot be read (a link to itself).
+    fs.symlinkSync('bluebird-loop.md', path.join(t.vault, 'mnemo/bluebird-loop.md'));
+    await noticed('mnemo/bluebird-loop.md');
+
+    const said = (msg: string) => log.lines.filter((l) => l.msg === msg);
+    for (const msg of [
+      'note moved: promoted_to follows it',
+      'note deleted from the vault: the memory is active again',
+      'note in the vault: memory promoted',
+    ]) {
+      assert.deepEqual(
+        said(msg).map((l) => l.memory_id),
+        [memory_id],
+        msg,
+      );
+    }
+    assert.equal(said('cannot read note').length, 1);
+    for (const line of log.lines) assert.doesNotMatch(JSON.stringify(line), /bluebird/i);
   });
 
   it('a note that names an active memory promotes it (a crash between note and record)', async () => {
@@ -200,6 +246,67 @@ describe('promotion into the Obsidian vault', () => {
     const record = t.store.memories.get(memory_id);
     assert.equal(record?.status, 'promoted');
     assert.equal(record?.promoted_to, 'mnemo/kitten.md');
+  });
+
+  it('a deleted promoted memory comes back promoted when its note is still there, relinked', async () => {
+    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    await noticed(file);
+    await t.memory.delete(memory_id);
+    // The person moves and edits the note while the memory is away.
+    fs.mkdirSync(path.join(t.vault, 'Pets'));
+    fs.writeFileSync(
+      path.join(t.vault, 'Pets/Kitten.md'),
+      read(file).replaceAll('sleeps on the rug', 'naps by the fireplace'),
+    );
+    fs.rmSync(path.join(t.vault, file));
+    await noticed(file, 'Pets/Kitten.md');
+    assert.equal(t.store.memories.get(memory_id), undefined);
+
+    assert.deepEqual(await t.memory.restore(memory_id), { memory_id, status: 'promoted' });
+    const record = t.store.memories.get(memory_id);
+    assert.equal(record?.status, 'promoted');
+    assert.equal(record?.promoted_to, 'Pets/Kitten.md');
+    // Searched by its note as the person left it.
+    const found = await t.memory.search({ query: 'fireplace' });
+    assert.deepEqual(
+      found.results.map((r) => r.memory_id),
+      [memory_id],
+    );
+    assert.equal((await t.memory.search({ query: 'rug' })).total, 0);
+  });
+
+  it('a deleted promoted memory whose note is gone comes back active, promoted_to cleared', async () => {
+    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const file = promoted[0]?.path ?? '';
+    await noticed(file);
+    // The same for an archived one: restoring it checks its note too.
+    const other = await t.memory.save({ content: 'Milo likes tuna' });
+    const second = await t.memory.promote({ memory_id: other.memory_id, force: true });
+    const otherFile = second.promoted[0]?.path ?? '';
+    await noticed(otherFile);
+    await t.memory.delete(memory_id);
+    await t.memory.archive(other.memory_id);
+    fs.rmSync(path.join(t.vault, file));
+    fs.rmSync(path.join(t.vault, otherFile));
+    await noticed(file, otherFile);
+
+    assert.deepEqual(await t.memory.restore(memory_id), { memory_id, status: 'active' });
+    assert.deepEqual(await t.memory.restore(other.memory_id), {
+      memory_id: other.memory_id,
+      status: 'active',
+    });
+    for (const id of [memory_id, other.memory_id]) {
+      const record = t.store.memories.get(id);
+      assert.equal(record?.status, 'active');
+      assert.equal(record?.promoted_to, null);
+    }
+    assert.equal((await t.memory.search({ query: 'rug' })).results[0]?.memory_id, memory_id);
+    // It can be promoted again: a new note.
+    const again = await t.memory.promote({ memory_id, force: true });
+    assert.equal(again.promoted[0]?.path, file);
   });
 
   it('a second promotion does not overwrite a note a person edited', async () => {
@@ -229,6 +336,26 @@ describe('promotion into the Obsidian vault', () => {
     const record = t.store.memories.get(memory_id);
     assert.equal(record?.status, 'active');
     assert.equal(record?.promoted_to, null);
+  });
+
+  it('a vault folder that a link leads out of the vault fails the promotion, naming the setting', async () => {
+    const linked = await openTestMemory({ MNEMO_VAULT_FOLDER: 'notes/mnemo' });
+    try {
+      const outside = path.join(linked.dir, 'outside');
+      fs.mkdirSync(outside);
+      fs.mkdirSync(linked.vault, { recursive: true });
+      fs.writeFileSync(path.join(linked.vault, 'Home.md'), "A person's vault.");
+      fs.symlinkSync(outside, path.join(linked.vault, 'notes'));
+      const { memory_id } = await linked.memory.save({ content: 'Kitten' });
+      await assert.rejects(
+        linked.memory.promote({ memory_id, force: true }),
+        /MNEMO_VAULT_FOLDER "notes\/mnemo" leads out of the vault .*"notes" is a link to .*outside.*set MNEMO_VAULT_FOLDER to a folder inside the vault.*the memories stay active/,
+      );
+      assert.deepEqual(fs.readdirSync(outside), [], 'nothing was made outside the vault');
+      assert.equal(linked.store.memories.get(memory_id)?.status, 'active');
+    } finally {
+      await linked.close();
+    }
   });
 
   it('search_unified ranks memories and every vault note together, once each', async () => {
@@ -266,5 +393,115 @@ describe('promotion into the Obsidian vault', () => {
       [fresh.memory_id, old.memory_id],
     );
     assert.ok(DAY > 0);
+  });
+});
+
+describe('a cortexgraph data dir beside the vault', () => {
+  const FIXTURES = fileURLToPath(new URL('../fixtures/cortexgraph/', import.meta.url));
+  const TABS = '0b6f2d4e-5c1a-4f3b-9e2d-7a8c9d0e1f20';
+  const NOTE = 'STM/prefers-tabs-over-spaces.md';
+  // The note cortexgraph wrote for it: marked by stm_id, at promoted_to relative to its vault.
+  const CORTEXGRAPH_NOTE = [
+    '---',
+    'title: Prefers tabs over spaces',
+    "created: '2024-12-24T00:26:40'",
+    "modified: '2024-12-30T23:06:40'",
+    'tags:',
+    '- preferences',
+    `stm_id: ${TABS}`,
+    'use_count: 6',
+    '---',
+    'Prefers tabs over spaces; 100 columns.',
+    '',
+  ].join('\n');
+  let t: TestMemory;
+  let log: ReturnType<typeof capturingLogger>;
+  afterEach(() => t.close());
+
+  /** Their data files in a fresh data dir, with `extra` records appended. */
+  function cortexgraphDir(extra: object[] = []): string {
+    const dir = tempDir();
+    for (const name of fs.readdirSync(FIXTURES)) {
+      fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
+    }
+    for (const record of extra) {
+      fs.appendFileSync(path.join(dir, 'memories.jsonl'), `${JSON.stringify(record)}\n`);
+    }
+    return dir;
+  }
+
+  async function open(dir: string) {
+    log = capturingLogger();
+    t = await openTestMemory({}, dir, { watchVault: true, logger: log.logger, noteSettleMs: 50 });
+    await t.opened.vaultReady;
+    await t.opened.noteSync.flush();
+  }
+
+  it('never demotes a memory whose note is in a vault mnemo was not pointed at', async () => {
+    // Never made: only named, as a record from another machine would.
+    const elsewhere = path.resolve(os.tmpdir(), 'no-such-vault-for-mnemo/STM/deploys.md');
+    const dir = cortexgraphDir([
+      {
+        id: 'abs-1',
+        content: 'Deploys happen on Tuesdays.',
+        meta: { tags: [], source: null, context: null, extra: {} },
+        created_at: 1735000000,
+        last_used: 1735500000,
+        use_count: 4,
+        strength: 1,
+        status: 'promoted',
+        promoted_at: 1735600000,
+        promoted_to: elsewhere,
+      },
+    ]);
+    // mnemo's own vault, which does not hold their notes.
+    initVault(path.join(dir, 'vault'), 'mnemo');
+    fs.writeFileSync(path.join(dir, 'vault/Garden.md'), 'Tomatoes.');
+    await open(dir);
+    assert.equal(t.opened.notes.size, 2, 'the vault was indexed');
+    assert.equal(t.store.memories.get(TABS)?.status, 'promoted');
+    assert.equal(t.store.memories.get(TABS)?.promoted_to, NOTE);
+    assert.equal(t.store.memories.get('abs-1')?.status, 'promoted');
+    assert.equal(t.store.memories.get('abs-1')?.promoted_to, elsewhere);
+    assert.deepEqual(
+      log.lines.filter((l) => /note deleted/.test(String(l.msg))),
+      [],
+      'nothing was deleted by the person',
+    );
+  });
+
+  it('reads their notes (stm_id, a promoted_to relative to the vault) and follows them', async () => {
+    const dir = cortexgraphDir();
+    fs.mkdirSync(path.join(dir, 'vault/STM'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'vault', NOTE), CORTEXGRAPH_NOTE);
+    await open(dir);
+    const record = () => t.store.memories.get(TABS);
+    assert.equal(record()?.status, 'promoted');
+    assert.equal(t.opened.notes.get(NOTE)?.memoryId, TABS, 'stm_id names the memory');
+    const unified = await t.memory.searchUnified({ query: 'tabs columns' });
+    assert.deepEqual(
+      unified.results.map((r) => [r.memory_id, r.path]),
+      [[TABS, NOTE]],
+      'the memory and its note are one result',
+    );
+
+    // Edited by a person: searched as edited.
+    const file = path.join(t.vault, NOTE);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('100 columns', '120 columns'));
+    await eventually(
+      async () =>
+        (await t.memory.search({ query: '120' })).results.some((r) => r.memory_id === TABS),
+      'the edit to be searched',
+    );
+    // Promoted again by mnemo: their note is updated in place, not written twice.
+    await t.memory.promote({ memory_id: TABS, force: true });
+    assert.equal(record()?.promoted_to, NOTE);
+    assert.deepEqual(fs.readdirSync(path.join(t.vault, 'mnemo')), []);
+    assert.match(fs.readFileSync(file, 'utf8'), /120 columns/);
+
+    // Deleted by a person while mnemo watches: the memory is active again.
+    fs.rmSync(file);
+    await eventually(() => record()?.status === 'active', 'the memory to be active again');
+    assert.equal(record()?.promoted_to, null);
   });
 });

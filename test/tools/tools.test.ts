@@ -164,6 +164,23 @@ describe('MCP tools over a linked client', () => {
     assert.equal((await t.ok<{ total: number }>('search_memory', { query: 'kites' })).total, 0);
     assert.deepEqual(await t.ok('restore_memory', { memory_id }), { memory_id, status: 'active' });
     assert.equal((await t.ok<{ total: number }>('search_memory', { query: 'kites' })).total, 1);
+
+    // Deleted, saved again, restored: merged into the live copy, which the answer names.
+    await t.ok('delete_memory', { memory_id });
+    const again = await t.ok<{ memory_id: string }>('save_memory', {
+      content: 'A fleeting thought about kites.',
+    });
+    const merged = await t.call('restore_memory', { memory_id });
+    assert.deepEqual(merged.structuredContent, {
+      memory_id,
+      status: 'merged',
+      merged_into: again.memory_id,
+    });
+    assert.match(
+      errorText(merged),
+      new RegExp(`same content as the live memory ${again.memory_id}: merged into it`),
+    );
+    assert.equal((await t.ok<{ total: number }>('search_memory', { query: 'kites' })).total, 1);
   });
 
   it('promote_memory lists candidates in a dry run, then writes their notes', async () => {

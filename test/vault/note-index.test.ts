@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import pino from 'pino';
 import { type NoteEvent, VaultIndex } from '../../src/vault/note-index.js';
+import { initVault } from '../../src/vault/template.js';
 import {
   eventually,
   openTestClient,
@@ -139,5 +140,81 @@ describe('the vault watcher (chokidar) keeps memories in step with notes', () =>
       () => t.store.memories.get(memory_id)?.status === 'active',
       'the memory to be active again',
     );
+  });
+});
+
+describe('no note falls between the first scan and the watch', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a note written while the vault is being scanned is indexed', async () => {
+    const vault = tempDir();
+    dirs.push(vault);
+    fs.writeFileSync(path.join(vault, 'first.md'), 'The first note.');
+    let written = false;
+    const index = new VaultIndex({
+      vault,
+      logger: silent,
+      onEvent: () => {
+        // The scan has listed the vault and reads its first note: a person writes another.
+        if (written) return;
+        written = true;
+        fs.writeFileSync(path.join(vault, 'second.md'), 'Written during the scan.');
+      },
+    });
+    try {
+      await index.start({ watch: true });
+      assert.ok(written);
+      await eventually(() => index.get('second.md') !== undefined, 'the second note indexed');
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('a note written as soon as a promotion made the vault is found by search_unified', async () => {
+    const t = await openTestMemory({}, undefined, { watchVault: true });
+    try {
+      await t.opened.vaultReady;
+      const { memory_id } = await t.memory.save({ content: 'Deploys happen on Tuesdays' });
+      await t.memory.promote({ memory_id, force: true });
+      // The client searches at once (the vault's notes are read by then), then a person writes.
+      assert.equal((await t.memory.searchUnified({ query: 'tomatoes' })).total, 0);
+      fs.writeFileSync(path.join(t.vault, 'Garden.md'), 'The tomatoes need water daily.');
+      await eventually(
+        async () =>
+          (await t.memory.searchUnified({ query: 'tomatoes' })).results.some(
+            (r) => r.path === 'Garden.md',
+          ),
+        'the note to be found',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a vault made by another process while mnemo runs is indexed and watched', async () => {
+    const t = await openTestMemory({}, undefined, { watchVault: true });
+    try {
+      await t.opened.vaultReady;
+      // `mnemo vault init` in a terminal, or another mnemo promoting.
+      initVault(t.vault, 'mnemo');
+      fs.writeFileSync(path.join(t.vault, 'Garden.md'), 'The tomatoes need water daily.');
+      await eventually(
+        async () =>
+          (await t.memory.searchUnified({ query: 'tomatoes' })).results.some(
+            (r) => r.path === 'Garden.md',
+          ),
+        'the note to be found',
+      );
+      fs.writeFileSync(path.join(t.vault, 'Later.md'), 'The cucumbers too.');
+      await eventually(
+        async () => (await t.memory.searchUnified({ query: 'cucumbers' })).total === 1,
+        'a later note to be found',
+      );
+    } finally {
+      await t.close();
+    }
   });
 });

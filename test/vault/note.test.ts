@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   type NoteProperties,
+  noteMemoryId,
   noteTags,
   obsidianDateTime,
   parseNote,
@@ -98,6 +99,13 @@ describe('renderNote and parseNote', () => {
     assert.deepEqual(noteTags({ tags: '#a, b c' }), ['a', 'b', 'c']);
     assert.deepEqual(noteTags({ tag: 'x' }), ['x']);
     assert.deepEqual(noteTags({}), []);
+  });
+
+  it('reads the memory a note belongs to from memory_id, else from stm_id (cortexgraph)', () => {
+    assert.equal(noteMemoryId({ memory_id: 'm1' }), 'm1');
+    assert.equal(noteMemoryId({ stm_id: 'c1' }), 'c1');
+    assert.equal(noteMemoryId({ memory_id: 'm1', stm_id: 'c1' }), 'm1');
+    assert.equal(noteMemoryId({ memory_id: '', stm_id: 7 }), undefined);
   });
 
   it('treats unreadable frontmatter as body, without throwing', () => {

@@ -145,4 +145,27 @@ describe('VaultWriter', () => {
     const again = initVault(path.join(dir, 'fresh'), 'notes/mnemo');
     assert.equal(again.created, false);
   });
+
+  it('refuses a folder that a link leads out of the vault, before creating anything', () => {
+    const outside = path.join(dir, 'outside');
+    fs.mkdirSync(outside);
+    initVault(vault, 'mnemo');
+    fs.symlinkSync(outside, path.join(vault, 'notes'));
+    const linked = new VaultWriter({ vault, folder: 'notes/mnemo' });
+    const refusal =
+      /MNEMO_VAULT_FOLDER "notes\/mnemo" leads out of the vault .*"notes" is a link to .*outside.*set MNEMO_VAULT_FOLDER to a folder inside the vault/;
+    assert.throws(() => linked.write(promoted('m1', 'Kitten'), []), refusal);
+    assert.throws(() => initVault(vault, 'notes/mnemo'), refusal);
+    assert.throws(() => initVault(vault, 'notes'), /MNEMO_VAULT_FOLDER "notes" leads out of/);
+    // A link to a folder that does not exist (yet) is judged by where it points.
+    fs.symlinkSync(path.join(outside, 'later'), path.join(vault, 'soon'));
+    assert.throws(() => initVault(vault, 'soon/mnemo'), /"soon" is a link to .*later/);
+    assert.deepEqual(fs.readdirSync(outside), [], 'nothing was made outside the vault');
+    // A link that stays inside the vault is a folder of the vault like any other.
+    fs.mkdirSync(path.join(vault, 'real'));
+    fs.symlinkSync(path.join(vault, 'real'), path.join(vault, 'inner'));
+    const inner = new VaultWriter({ vault, folder: 'inner/mnemo' });
+    assert.equal(inner.write(promoted('m2', 'Puppy'), []).path, 'inner/mnemo/puppy.md');
+    assert.ok(fs.existsSync(path.join(vault, 'real/mnemo/puppy.md')));
+  });
 });
