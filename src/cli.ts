@@ -204,7 +204,7 @@ async function runStdio(config: Config): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
-  await serveStdio(server);
+  await serveStdio(server, { logger });
   // Let a load in progress, and the calls waiting on it, finish before the store closes.
   await opened.ready.catch(() => {});
   await opened.close();
