@@ -283,37 +283,54 @@ async function runServe(
         : `cannot listen on ${config.httpHost}:${config.httpPort}: ${(error as Error).message}`,
     );
   }
-  out(`mnemo serve: ${running.url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
-  logger.info({ url: running.url, auth: config.authToken !== undefined }, 'mnemo serve listening');
-  const manifest = new ManifestFile(config.gatewayManifest);
+  // Listening from here: a signal during the rest of the start drains as it would later, and a
+  // failure stops everything before it is reported; the server never runs half-started.
+  const signalled = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  const manifest = new ManifestFile(config.gatewayManifest, { logger, clock: () => Date.now() });
   let publicUrl = config.publicUrl;
+  let tunnel: QuickTunnel | undefined;
+  const stop = async () => {
+    await tunnel?.stop();
+    if (publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});
+    await running.close(5_000);
+    await gateway?.close();
+    await opened.ready.catch(() => {});
+    await opened.close();
+  };
   const publish = async (url: string, previous: string | undefined) => {
     if (previous !== undefined) await manifest.withdraw(previous);
     publicUrl = url;
     await manifest.publish(url, manifestEntries(url, config, gateway));
     logger.info({ manifest: config.gatewayManifest, publicUrl: url }, 'gateway.json written');
   };
-  if (publicUrl !== undefined) await publish(publicUrl, undefined);
-  let tunnel: QuickTunnel | undefined;
-  if (withTunnel) {
-    const port = new URL(running.url).port;
-    tunnel = new QuickTunnel({
-      command: config.cloudflared,
-      target: `http://127.0.0.1:${port}`,
-      logger,
-      restartMs: config.tunnelRestartMs,
-      onUrl: async (url, previous) => {
-        allowedHosts.push(hostName(url));
-        await publish(url, previous ?? publicUrl);
-        out(`mnemo serve: ${url}/mcp (tunnel)`);
-      },
-    });
-    tunnel.start();
+  try {
+    if (publicUrl !== undefined) await publish(publicUrl, undefined);
+    if (withTunnel) {
+      const port = new URL(running.url).port;
+      tunnel = new QuickTunnel({
+        command: config.cloudflared,
+        target: `http://127.0.0.1:${port}`,
+        logger,
+        restartMs: config.tunnelRestartMs,
+        onUrl: async (url, previous) => {
+          allowedHosts.push(hostName(url));
+          await publish(url, previous ?? publicUrl);
+          out(`mnemo serve: ${url}/mcp (tunnel)`);
+        },
+      });
+      tunnel.start();
+    }
+  } catch (error) {
+    logger.warn('the start failed after listening: stopping the server');
+    await stop();
+    throw error;
   }
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  out(`mnemo serve: ${running.url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
+  logger.info({ url: running.url, auth: config.authToken !== undefined }, 'mnemo serve listening');
+  await signalled;
   // A second signal does not wait for the drain (every answered write is on disk already).
   const force = () => {
     logger.warn('second signal: stopping now');
@@ -322,12 +339,7 @@ async function runServe(
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
   logger.info('stopping: draining requests in flight');
-  await tunnel?.stop();
-  if (publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});
-  await running.close(5_000);
-  await gateway?.close();
-  await opened.ready.catch(() => {});
-  await opened.close();
+  await stop();
   return 0;
 }
 
