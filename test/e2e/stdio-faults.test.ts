@@ -169,6 +169,17 @@ describe('mnemo stdio under malformed input', { timeout: 60_000 }, () => {
     assert.ok(!r.error?.message.includes('xxxx'));
   });
 
+  it('refuses a "__proto__" key in meta as it came over the wire, by name', async () => {
+    s.write(
+      '{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "save_memory", ' +
+        '"arguments": {"content": "proto over the wire", "meta": {"__proto__": {"x": 1}}}}}',
+    );
+    const r = await s.reply((x) => x.id === 12);
+    const result = r.result as { isError?: boolean; content: { text: string }[] };
+    assert.equal(result.isError, true);
+    assert.match(result.content[0]?.text ?? '', /meta has a key named "__proto__"/);
+  });
+
   it('kept stdout to protocol JSON, logged one stderr line per refusal, and is still up', async () => {
     for (const line of s.stdoutLines) {
       const value = JSON.parse(line) as Reply | Reply[];
