@@ -62,7 +62,7 @@ export function checkLine(line: string): Checked {
 }
 
 /** Checks a parsed value as one JSON-RPC 2.0 message, then a request's params. */
-export function checkMessage(value: unknown): Checked {
+function checkMessage(value: unknown): Checked {
   const problem = envelopeProblem(value);
   if (problem !== undefined) {
     return {
