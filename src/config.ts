@@ -93,8 +93,15 @@ export const configSchema = z
       (v) => Number.isInteger(v) && v >= 0 && v <= 65535,
       { message: 'MNEMO_HTTP_PORT must be a port number from 0 to 65535, e.g. 7744' },
     ),
+    // Set but blank must not mean "no auth": it is refused, not taken as unset.
     authToken: z
       .string()
+      .trim()
+      .min(1, {
+        error:
+          'MNEMO_AUTH_TOKEN is set but blank (empty or only white space), which would leave /mcp without auth: set it to 16 or more random characters (e.g. openssl rand -hex 32), or unset it',
+        abort: true,
+      })
       .min(
         16,
         'MNEMO_AUTH_TOKEN is too short: use at least 16 random characters (e.g. openssl rand -hex 32)',
@@ -281,8 +288,7 @@ export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
   );
   if (flags.host !== undefined) raw.httpHost = flags.host;
   if (flags.port !== undefined) raw.httpPort = flags.port;
-  const token = env.MNEMO_AUTH_TOKEN?.trim();
-  if (token) raw.authToken = token;
+  if (env.MNEMO_AUTH_TOKEN !== undefined) raw.authToken = env.MNEMO_AUTH_TOKEN;
   raw.allowedHosts = (env.MNEMO_ALLOWED_HOSTS ?? '')
     .split(',')
     .map((h) => h.trim())

@@ -157,6 +157,23 @@ describe('loadConfig', () => {
       }
     });
 
+    it('refuses a blank MNEMO_AUTH_TOKEN rather than serving without auth', () => {
+      for (const blank of ['', ' '.repeat(16), '\t \n']) {
+        const message = configError({ MNEMO_AUTH_TOKEN: blank }).message;
+        assert.match(
+          message,
+          /^MNEMO_AUTH_TOKEN is set but blank .*without auth: set it to 16 or more random characters \(e\.g\. openssl rand -hex 32\), or unset it$/,
+        );
+      }
+      assert.equal(load().authToken, undefined, 'unset: no token');
+      assert.equal(
+        load({ MNEMO_AUTH_TOKEN: ' 0123456789abcdef\n' }).authToken,
+        '0123456789abcdef',
+        'trimmed',
+      );
+      assert.match(configError({ MNEMO_AUTH_TOKEN: ' short ' }).message, /too short/);
+    });
+
     it('refuses a bad boolean, naming MNEMO_AUTO_REINFORCE', () => {
       assert.match(configError({ MNEMO_AUTO_REINFORCE: 'maybe' }).message, /MNEMO_AUTO_REINFORCE/);
     });

@@ -41,7 +41,10 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
   const { logger } = deps;
   // The tunnel adds its host once it knows it.
   const allowedHosts = [...config.allowedHosts];
-  const manifest = new ManifestFile(config.gatewayManifest);
+  const manifest = new ManifestFile(config.gatewayManifest, {
+    logger,
+    clock: () => deps.clock() * 1000,
+  });
   let publicUrl = config.publicUrl;
   let opened: OpenedMemory | undefined;
   let gateway: Gateway | undefined;

@@ -59,7 +59,7 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
       );
       const server = createServer({ memory: memory.memory });
       logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
-      connection = await connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout });
+      connection = await connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout, logger });
       void connection.closed.then(clientClosed);
     },
     stop() {

@@ -8,8 +8,15 @@ import { ConfigError } from '../config.js';
  * entry with an optional `token` that opens only that upstream's route.
  */
 
+// Trimmed as the Authorization header is; a blank token is refused, never taken as none.
 const token = z
-  .string()
+  .string({ error: 'token must be a string of 16 or more random characters' })
+  .trim()
+  .min(1, {
+    error:
+      'token is blank (empty or only white space): set 16 or more random characters (e.g. openssl rand -hex 32), or leave token out',
+    abort: true,
+  })
   .min(16, 'token is too short: use at least 16 random characters (e.g. openssl rand -hex 32)')
   .optional();
 

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config.js';
 import { FILE_MODE, syncDir } from '../storage/jsonl-file.js';
-import { DirLock } from '../storage/lock.js';
+import { DirLock, LockTimeoutError } from '../storage/lock.js';
 
 /** One MCP server as a remote agent (xAI's server_url / server_label / authorization) sees it. */
 export interface ManifestServer {
@@ -14,17 +16,33 @@ export interface Manifest {
   servers: ManifestServer[];
 }
 
+export interface ManifestOptions {
+  /** Wall-clock milliseconds, for the name of a file set aside. */
+  clock: () => number;
+  /** Told when a corrupt file is set aside. */
+  logger?: Pick<Logger, 'warn'>;
+}
+
 /**
  * gateway.json, shared by every mnemo instance on the machine. Each instance owns the entries
  * whose URL starts with its public URL; an update replaces those and keeps the others', read,
- * merged and replaced atomically (temp file, fsync, rename) under a lock.
+ * merged and replaced atomically (temp file, fsync, rename) under a lock. A file that is not a
+ * manifest (empty, cut short, edited by hand) is renamed to `<file>.corrupt-<time>` and logged,
+ * and the update starts from no entries: the other instances' come back when they publish.
  */
 export class ManifestFile {
   private readonly lock: DirLock;
+  private readonly logger: Pick<Logger, 'warn'> | undefined;
+  private readonly clock: () => number;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    options: ManifestOptions,
+  ) {
     const dir = path.dirname(file);
     this.lock = new DirLock(dir, `${file}.lock`);
+    this.logger = options.logger;
+    this.clock = options.clock;
   }
 
   /** Puts `servers` in place of every entry under `publicUrl`. */
@@ -37,34 +55,100 @@ export class ManifestFile {
     await this.update((others) => others.filter((s) => !owned(s, publicUrl)));
   }
 
+  /** The manifest; a ConfigError naming the file when it is not one. */
   read(): Manifest {
-    let text: string;
+    const text = this.readText();
+    if (text === undefined) return { servers: [] };
+    const parsed = parseManifest(text);
+    if (typeof parsed === 'string') {
+      throw new ConfigError(
+        `${this.file} is not a valid gateway.json (${parsed}): move it aside or delete it, and mnemo serve writes a new one`,
+      );
+    }
+    return parsed;
+  }
+
+  private readText(): string | undefined {
     try {
-      text = fs.readFileSync(this.file, 'utf8');
+      return fs.readFileSync(this.file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { servers: [] };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const parsed = JSON.parse(text) as Partial<Manifest>;
-    return { servers: Array.isArray(parsed.servers) ? parsed.servers : [] };
+  }
+
+  /** The entries to update from; a file that is not a manifest is set aside first. */
+  private currentServers(): ManifestServer[] {
+    const text = this.readText();
+    if (text === undefined) return [];
+    const parsed = parseManifest(text);
+    if (typeof parsed !== 'string') return parsed.servers;
+    const stamp = new Date(this.clock()).toISOString().replace(/[:.]/g, '-');
+    let aside = `${this.file}.corrupt-${stamp}`;
+    // Never over an earlier one (same millisecond, or a clock that stands still).
+    for (let n = 1; fs.existsSync(aside); n++) aside = `${this.file}.corrupt-${stamp}-${n}`;
+    fs.renameSync(this.file, aside);
+    this.logger?.warn(
+      { manifest: this.file, keptAs: aside, problem: parsed },
+      `${this.file} was not a valid gateway.json (${parsed}): kept it as ${aside} and wrote a new one with this instance's entries; restart the other mnemo serve instances that share it to add theirs back`,
+    );
+    return [];
   }
 
   private async update(change: (servers: ManifestServer[]) => ManifestServer[]): Promise<void> {
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    await this.lock.run(() => {
-      const next: Manifest = { servers: change(this.read().servers) };
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      const fd = fs.openSync(tmp, 'w', FILE_MODE);
-      try {
-        fs.writeSync(fd, `${JSON.stringify(next, null, 2)}\n`);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(tmp, this.file);
-      syncDir(path.dirname(this.file));
-    });
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      await this.lock.run(() => {
+        const next: Manifest = { servers: change(this.currentServers()) };
+        const tmp = `${this.file}.${process.pid}.tmp`;
+        const fd = fs.openSync(tmp, 'w', FILE_MODE);
+        try {
+          fs.writeSync(fd, `${JSON.stringify(next, null, 2)}\n`);
+          fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+        fs.renameSync(tmp, this.file);
+        syncDir(path.dirname(this.file));
+      });
+    } catch (error) {
+      if (error instanceof LockTimeoutError) throw error;
+      throw new ConfigError(
+        `cannot write gateway.json at ${this.file} (${(error as Error).message}): make its folder writable, or point MNEMO_GATEWAY_MANIFEST at another file`,
+      );
+    }
   }
+}
+
+/** The manifest in `text`, or what is wrong with it. */
+function parseManifest(text: string): Manifest | string {
+  if (text.trim() === '') return 'it is empty';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'it is not JSON';
+  }
+  const servers = (value as { servers?: unknown } | null)?.servers;
+  if (typeof value !== 'object' || value === null || !Array.isArray(servers)) {
+    return 'it has no "servers" list';
+  }
+  const bad = servers.findIndex((s) => !isManifestServer(s));
+  if (bad !== -1) return `servers[${bad}] is not {label, url, headers}`;
+  return { servers: servers as ManifestServer[] };
+}
+
+function isManifestServer(value: unknown): value is ManifestServer {
+  const s = value as Partial<ManifestServer> | null;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.label === 'string' &&
+    typeof s.url === 'string' &&
+    typeof s.headers === 'object' &&
+    s.headers !== null &&
+    Object.values(s.headers).every((h) => typeof h === 'string')
+  );
 }
 
 function owned(server: ManifestServer, publicUrl: string): boolean {

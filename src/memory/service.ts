@@ -36,6 +36,7 @@ import type { VaultIndex } from '../vault/note-index.js';
 import type { VaultWriter, WrittenNote } from '../vault/writer.js';
 import { type MergePlan, mergeMemories } from './consolidate.js';
 import { MemoryError, notFound } from './errors.js';
+import { contentProblem, jsonObjectProblem } from './input-rules.js';
 import type { NoteSync } from './note-sync.js';
 import { mergedFrom, mergeRestored } from './restore.js';
 
@@ -239,6 +240,10 @@ export class MemoryService {
   }
 
   async save(input: SaveInput): Promise<SaveResult> {
+    const blank = contentProblem(input.content);
+    if (blank !== undefined) throw new MemoryError(blank, 'content');
+    const badMeta = jsonObjectProblem(input.meta, 'meta');
+    if (badMeta !== undefined) throw new MemoryError(badMeta, 'meta');
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
     const vector = await this.embedOne(input.content);
@@ -1019,6 +1024,8 @@ export class MemoryService {
     strength?: number;
     metadata?: Record<string, unknown>;
   }): Promise<{ relation_id: string }> {
+    const problem = jsonObjectProblem(input.metadata, 'metadata');
+    if (problem !== undefined) throw new MemoryError(problem, 'metadata');
     return this.store.transact(() => {
       this.require(input.from_memory_id, 'from_memory_id');
       this.require(input.to_memory_id, 'to_memory_id');

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { RELATION_TYPES } from '../storage/records.js';
-import { answer, memoryId, type ToolDeps } from './shared.js';
+import { answer, JSON_OBJECT_LIMITS, jsonObject, memoryId, type ToolDeps } from './shared.js';
 
 export function registerCreateRelation(server: McpServer, { memory }: ToolDeps): void {
   server.registerTool(
@@ -10,7 +10,8 @@ export function registerCreateRelation(server: McpServer, { memory }: ToolDeps):
       title: 'Relate two memories',
       description:
         'Records how one memory relates to another (related, causes, supports, contradicts, has_decision, consolidated_from). ' +
-        'Relations come back with open_memories and become links between promoted notes.',
+        'Relations come back with open_memories and become links between promoted notes. ' +
+        `metadata is kept as given, ${JSON_OBJECT_LIMITS}.`,
       inputSchema: {
         from_memory_id: memoryId('from_memory_id').describe('The memory the relation starts from.'),
         to_memory_id: memoryId('to_memory_id').describe('The memory it points to.'),
@@ -25,10 +26,9 @@ export function registerCreateRelation(server: McpServer, { memory }: ToolDeps):
           .max(1, { error: 'strength must be at most 1' })
           .optional()
           .describe('How strong the relation is, 0 to 1 (default 1).'),
-        metadata: z
-          .record(z.string(), z.unknown())
+        metadata: jsonObject('metadata')
           .optional()
-          .describe('Any extra JSON to keep with it.'),
+          .describe(`Any extra JSON to keep with it: ${JSON_OBJECT_LIMITS}.`),
       },
       outputSchema: { relation_id: z.string() },
       annotations: {

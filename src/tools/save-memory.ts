@@ -1,6 +1,14 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { answer, MAX_CONTENT, type ToolDeps, tags } from './shared.js';
+import { contentProblem } from '../memory/input-rules.js';
+import {
+  answer,
+  JSON_OBJECT_LIMITS,
+  jsonObject,
+  MAX_CONTENT,
+  type ToolDeps,
+  tags,
+} from './shared.js';
 
 export function registerSaveMemory(server: McpServer, { memory }: ToolDeps): void {
   server.registerTool(
@@ -11,7 +19,8 @@ export function registerSaveMemory(server: McpServer, { memory }: ToolDeps): voi
         'Remember one fact, decision, preference or event for later. Write it so it makes sense on its own, months from now. ' +
         'Saving the same content again reinforces the existing memory instead of duplicating it (deduplicated: true). ' +
         'Memories close in meaning are listed under similar_to and both are kept: open or consolidate them if they say the same. ' +
-        'Memories fade unless used; use touch_memory or observe_memory_usage when one helps.',
+        'Memories fade unless used; use touch_memory or observe_memory_usage when one helps. ' +
+        `meta is kept as given, ${JSON_OBJECT_LIMITS}.`,
       inputSchema: {
         content: z
           .string({ error: 'content must be a string: the text to remember' })
@@ -19,10 +28,12 @@ export function registerSaveMemory(server: McpServer, { memory }: ToolDeps): voi
           .max(MAX_CONTENT, {
             error: `content is longer than ${MAX_CONTENT.toLocaleString('en-US')} characters: shorten it or split it into several memories`,
           })
-          .refine((s) => s.trim().length > 0, {
-            error: 'content is only white space: pass the text to remember',
+          .refine((s) => contentProblem(s) === undefined, {
+            error: (issue) => contentProblem(issue.input as string),
           })
-          .describe('The text to remember, 1 to 50,000 characters.'),
+          .describe(
+            'The text to remember, 1 to 50,000 characters, not only white space or invisible characters.',
+          ),
         tags: tags()
           .optional()
           .describe(
@@ -43,10 +54,9 @@ export function registerSaveMemory(server: McpServer, { memory }: ToolDeps): voi
           .max(2000)
           .optional()
           .describe('What was going on when this was learned.'),
-        meta: z
-          .record(z.string(), z.unknown())
+        meta: jsonObject('meta')
           .optional()
-          .describe('Any extra JSON fields to keep with the memory.'),
+          .describe(`Any extra JSON fields to keep with the memory: ${JSON_OBJECT_LIMITS}.`),
         strength: z
           .number({
             error: 'strength must be a number from 1 to 2 (1 is normal, 2 is twice as durable)',

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { jsonObjectProblem, MAX_META_CHARS, MAX_META_DEPTH } from '../memory/input-rules.js';
 import type { MemoryService } from '../memory/service.js';
 import { MEMORY_STATUSES } from '../storage/records.js';
 
@@ -41,6 +42,25 @@ export const tags = (field = 'tags') =>
 export const statusList = z
   .array(z.enum(MEMORY_STATUSES, { error: 'status must list active, promoted or archived' }))
   .min(1, { error: 'status is empty: list at least one of active, promoted, archived' });
+
+/** The limits of a free-form JSON field, for its description. */
+export const JSON_OBJECT_LIMITS = `at most ${MAX_META_DEPTH} levels deep and ${MAX_META_CHARS.toLocaleString('en-US')} characters as JSON, without a "__proto__" key`;
+
+/**
+ * A free-form JSON object (meta, metadata). Checked as it arrives, before zod copies it: the
+ * copy would drop a `__proto__` key unseen, and the depth is bounded before anything recurses.
+ */
+export const jsonObject = (field: string) =>
+  z.preprocess(
+    (value, ctx) => {
+      const problem = jsonObjectProblem(value, field);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      return value;
+    },
+    z.record(z.string(), z.unknown(), {
+      error: `${field} must be an object of JSON fields, e.g. {"project": "mnemo"}`,
+    }),
+  );
 
 export const unixTime = z.number().int().describe('Epoch seconds');
 

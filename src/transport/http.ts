@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -9,6 +8,7 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
+import { paramsFault } from './jsonrpc.js';
 
 /** The one error type of the HTTP edge; `sendError` turns it into a response. */
 export class HttpError extends Error {
@@ -79,7 +79,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json(deps.health());
   });
 
-  // Per token, so one leaked tunnel URL cannot flood the store; keyed by a hash, never the token.
+  // Who calls, checked once: the configured token presented for this route, by label ('mnemo'
+  // for MNEMO_AUTH_TOKEN, 'upstream:<label>' for that upstream's own), or undefined.
+  app.use('/mcp', (req, res, next) => {
+    res.locals.holder = tokenHolder(req, deps);
+    next();
+  });
+
+  // Per verified token, so one leaked tunnel URL cannot flood the store; everything else (no
+  // token, a wrong one) per client address. The keys are labels and addresses: what a caller
+  // sends cannot grow the limiter's memory, and the token itself is never a key.
   const perMinute = deps.rateLimitPerMinute ?? 600;
   if (perMinute > 0) {
     app.use(
@@ -89,11 +98,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         limit: perMinute,
         standardHeaders: 'draft-8',
         legacyHeaders: false,
-        keyGenerator: (req) => {
-          const token = presentedToken(req.headers.authorization);
-          return token
-            ? `token:${createHash('sha256').update(token).digest('hex')}`
-            : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+        keyGenerator: (req, res) => {
+          const holder = res.locals.holder as string | undefined;
+          return holder ? `token:${holder}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
         },
         handler: () => {
           throw new HttpError(429, `more than ${perMinute} calls a minute: slow down and retry`);
@@ -104,14 +111,17 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // Before the /mcp auth below, which would also match /mcp/<label>: here the upstream's own
   // token is accepted besides the global one. Auth comes first so no label leaks.
-  app.post('/mcp/:label', (req, _res, next) => {
+  app.post('/mcp/:label', (req, res, next) => {
     const label = req.params.label;
     const own = deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
-    const accepted = [deps.authToken, own].filter((t): t is string => t !== undefined);
-    const presented = presentedToken(req.headers.authorization);
-    // Every accepted token is compared, so the timing does not tell which one matched.
-    const matches = accepted.map((t) => tokenMatches(presented, t));
-    if (accepted.length > 0 && !matches.includes(true)) throw unauthorized();
+    const holder = res.locals.holder as string | undefined;
+    if (
+      (deps.authToken !== undefined || own !== undefined) &&
+      holder !== 'mnemo' &&
+      holder !== `upstream:${label}`
+    ) {
+      throw unauthorized();
+    }
     if (!deps.gateway?.has(label)) {
       throw new HttpError(
         404,
@@ -134,11 +144,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     await serveOnce(pool, req, res);
   });
 
-  app.use('/mcp', (req, _res, next) => {
-    if (deps.authToken === undefined) return next();
-    if (!tokenMatches(presentedToken(req.headers.authorization), deps.authToken)) {
-      throw unauthorized();
-    }
+  app.use('/mcp', (_req, res, next) => {
+    if (deps.authToken !== undefined && res.locals.holder !== 'mnemo') throw unauthorized();
     next();
   });
 
@@ -165,6 +172,35 @@ const unauthorized = () =>
   new HttpError(401, 'missing or wrong token: send Authorization: Bearer <token>', -32001, {
     'WWW-Authenticate': 'Bearer',
   });
+
+/**
+ * The label of the configured token a /mcp request presents: 'mnemo' for the global one,
+ * 'upstream:<label>' for the own token of the upstream whose route it calls; undefined for no
+ * token or a wrong one. Every token accepted on the route is compared, so the timing does not
+ * tell which one matched.
+ */
+function tokenHolder(req: Request, deps: HttpDeps): string | undefined {
+  const accepted: [string, string][] = [];
+  if (deps.authToken !== undefined) accepted.push(['mnemo', deps.authToken]);
+  const label = routeLabel(req.path);
+  const own =
+    label !== undefined && deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
+  if (own !== undefined) accepted.push([`upstream:${label}`, own]);
+  const presented = presentedToken(req.headers.authorization);
+  const matched = accepted.filter(([, token]) => tokenMatches(presented, token));
+  return matched[0]?.[0];
+}
+
+/** The <label> of a path /<label> under /mcp, decoded as express decodes route params. */
+function routeLabel(path: string): string | undefined {
+  const segment = /^\/([^/]+)\/?$/.exec(path)?.[1];
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
 
 type PooledServer = { connect(t: Transport): Promise<void>; close(): Promise<void> };
 
@@ -201,6 +237,13 @@ async function serveOnce(pool: ServerPool, req: Request, res: Response): Promise
     );
   });
   await server.connect(transport);
+  // Params that do not fit their request get a readable -32602, not the SDK's raw schema dump.
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const fault = paramsFault(message);
+    if (fault) void transport.send(fault).catch(() => {});
+    else deliver?.(message, extra);
+  };
   await transport.handleRequest(req, res, req.body);
 }
 

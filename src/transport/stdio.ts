@@ -1,6 +1,132 @@
 import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { checkLine, rpcError } from './jsonrpc.js';
+
+/** The largest message read from stdin; a longer line is refused and skipped, not buffered. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+export interface StdioOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Where refused messages are logged (one line each); stdout stays the protocol's. */
+  logger?: Logger;
+  maxMessageBytes?: number;
+}
+
+/**
+ * MCP over newline-delimited JSON on stdin/stdout. Unlike the SDK's StdioServerTransport, which
+ * closes on an oversized message and drops malformed ones without a word, every line that is
+ * not a valid message is answered with a JSON-RPC error (-32700, -32600, -32602), logged, and
+ * skipped; the session goes on. A line is buffered up to `maxMessageBytes`, no further.
+ */
+export class StdioLineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly stdin: Readable;
+  private readonly stdout: Writable;
+  private readonly logger: Logger | undefined;
+  private readonly max: number;
+  /** The pieces of the line being read, `length` bytes in all (counted past `max` too). */
+  private pieces: Buffer[] = [];
+  private length = 0;
+  private closed = false;
+
+  constructor(options: StdioOptions = {}) {
+    this.stdin = options.stdin ?? process.stdin;
+    this.stdout = options.stdout ?? process.stdout;
+    this.logger = options.logger;
+    this.max = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  }
+
+  async start(): Promise<void> {
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onStreamError);
+    this.stdin.once('end', this.onEnd);
+  }
+
+  send(message: JSONRPCMessage | JSONRPCErrorResponse[]): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onStreamError);
+    this.stdin.off('end', this.onEnd);
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.pieces = [];
+    this.onclose?.();
+  }
+
+  private readonly onStreamError = (error: Error) => this.onerror?.(error);
+  private readonly onEnd = () => void this.close();
+
+  private readonly onData = (chunk: Buffer | string) => {
+    const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let start = 0;
+    while (start <= data.length) {
+      const newline = data.indexOf(0x0a, start);
+      const end = newline === -1 ? data.length : newline;
+      // Past the cap the line's bytes are only counted: memory stays bounded whatever is sent.
+      if (this.length + (end - start) <= this.max) {
+        if (end > start) this.pieces.push(Buffer.from(data.subarray(start, end)));
+      } else {
+        this.pieces = [];
+      }
+      this.length += end - start;
+      if (newline === -1) return;
+      const bytes = this.length;
+      const line = bytes <= this.max ? Buffer.concat(this.pieces).toString('utf8') : undefined;
+      this.pieces = [];
+      this.length = 0;
+      start = newline + 1;
+      if (line === undefined) this.refuseOversized(bytes);
+      else this.handleLine(line.replace(/\r$/, ''));
+    }
+  };
+
+  private handleLine(line: string): void {
+    if (line.trim() === '') return;
+    const checked = checkLine(line);
+    if ('message' in checked) {
+      try {
+        this.onmessage?.(checked.message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+      return;
+    }
+    this.refuse(checked.reply, Buffer.byteLength(line));
+  }
+
+  private refuseOversized(bytes: number): void {
+    const message = `invalid request: a message of ${bytes} bytes is over the ${this.max}-byte limit: send less per call (e.g. split the content)`;
+    this.refuse(rpcError(ErrorCode.InvalidRequest, message), bytes);
+  }
+
+  private refuse(reply: JSONRPCErrorResponse | JSONRPCErrorResponse[], bytes: number): void {
+    const first = Array.isArray(reply) ? reply[0] : reply;
+    // The line itself is never logged: it may hold anything, secrets included.
+    this.logger?.warn(
+      { code: first?.error.code, bytes },
+      `stdio: refused a message: ${first?.error.message}`,
+    );
+    this.send(reply).catch((error: Error) => this.onerror?.(error));
+  }
+}
 
 export interface StdioConnection {
   /** Settles when the client closes its end (stdin ends, or the transport closes). */
@@ -12,12 +138,11 @@ export interface StdioConnection {
 /** Connects `server` to stdin/stdout (or the given streams) and resolves once it listens. */
 export async function connectStdio(
   server: McpServer,
-  io: { stdin?: Readable; stdout?: Writable } = {},
+  options: StdioOptions = {},
 ): Promise<StdioConnection> {
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
+  const transport = new StdioLineTransport(options);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    (io.stdin ?? process.stdin).once('end', () => resolve());
   });
   await server.connect(transport);
   return { closed, close: () => server.close() };

@@ -99,6 +99,120 @@ describe('mnemo serve', () => {
     assert.equal(JSON.parse(stats.stdout).total, 20);
   });
 
+  it('refuses a MNEMO_AUTH_TOKEN of 16 spaces instead of serving without auth', () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const r = spawnSync(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+      encoding: 'utf8',
+      env: env({ MNEMO_AUTH_TOKEN: ' '.repeat(16) }),
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /MNEMO_AUTH_TOKEN is set but blank .*openssl rand -hex 32/);
+    assert.equal(r.stdout, '', 'never listened');
+  });
+
+  it('with a corrupt gateway.json: serves, rebuilds it, keeps the old one aside; SIGTERM drains, exits 0', async (t) => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const manifestFile = path.join(dir, 'gateway.json');
+    const corrupt = '{"servers": [{"label": "other", "url": "https://other.example/mcp"';
+    fs.writeFileSync(manifestFile, corrupt);
+    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+      env: env({
+        MNEMO_AUTH_TOKEN: TOKEN,
+        MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com',
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // A failed assertion must not leave the server running.
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${out}${stderr}`)));
+    });
+    assert.deepEqual(JSON.parse(fs.readFileSync(manifestFile, 'utf8')).servers, [
+      {
+        label: 'mnemo',
+        url: 'https://quiet-fox.trycloudflare.com/mcp',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      },
+    ]);
+    const aside = fs.readdirSync(dir).filter((f) => f.startsWith('gateway.json.corrupt-'));
+    assert.equal(aside.length, 1);
+    assert.equal(fs.readFileSync(path.join(dir, aside[0] as string), 'utf8'), corrupt);
+    const warning = stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; manifest?: string })
+      .find((l) => l.manifest === manifestFile);
+    assert.match(
+      warning?.msg ?? '',
+      /was not a valid gateway\.json \(it is not JSON\): kept it as /,
+    );
+    assert.ok(!stderr.includes(TOKEN), 'no token in the log');
+
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKEN}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'save_memory', arguments: { content: 'saved past a corrupt manifest' } },
+      }),
+    });
+    assert.equal(res.status, 200);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.deepEqual(
+      JSON.parse(fs.readFileSync(manifestFile, 'utf8')).servers,
+      [],
+      'withdrawn on a clean stop',
+    );
+    const stats = spawnSync(process.execPath, [CLI_PATH, 'stats', '--json', '--data-dir', dir], {
+      encoding: 'utf8',
+      env: env(),
+    });
+    assert.equal(JSON.parse(stats.stdout).total, 1);
+  });
+
+  it('a start that fails after listening stops everything and exits 1, naming the file', () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, 'a-file'), '');
+    const manifestFile = path.join(dir, 'a-file', 'gateway.json');
+    const r = spawnSync(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+      encoding: 'utf8',
+      env: env({
+        MNEMO_AUTH_TOKEN: TOKEN,
+        MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com',
+        MNEMO_GATEWAY_MANIFEST: manifestFile,
+      }),
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.ok(r.stderr.includes(`mnemo: cannot write gateway.json at ${manifestFile} (`), r.stderr);
+    assert.match(r.stderr, /point MNEMO_GATEWAY_MANIFEST at another file/);
+    assert.equal(r.stdout, '', 'never announced as serving');
+  });
+
   for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
     it(`${signal} while saves are in flight: every answered save is kept${signal === 'SIGTERM' ? ', exit 0' : ''}`, async () => {
       const dir = makeTempDir();

@@ -63,6 +63,24 @@ describe('gateway config', () => {
     });
   }
 
+  it('refuses a blank token (16 spaces included) by label, and trims one as the header is', () => {
+    for (const blank of ['', ' '.repeat(16), ' \t\n'.repeat(8)]) {
+      assert.throws(
+        () => parseGatewayConfig({ mcpServers: { c: { command: 'x', token: blank } } }),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          /mcpServers\.c\.token: token is blank .*openssl rand -hex 32\), or leave token out/.test(
+            e.message,
+          ) &&
+          !/too short/.test(e.message),
+      );
+    }
+    const servers = parseGatewayConfig({
+      mcpServers: { c: { url: 'https://h/mcp', token: ' c-token-0123456789abcdef\n' } },
+    });
+    assert.equal(servers.c?.token, 'c-token-0123456789abcdef');
+  });
+
   it('comes from MNEMO_GATEWAY_CONFIG, as an absolute path', () => {
     const env = { MNEMO_DATA_DIR: '/tmp/mnemo-unused' };
     assert.equal(loadConfig({ env }).gatewayConfig, undefined);

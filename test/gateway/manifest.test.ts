@@ -4,13 +4,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { ConfigError } from '../../src/config.js';
 import { ManifestFile } from '../../src/gateway/manifest.js';
+import { capturingLogger } from '../support.js';
 
 function tempManifest(t: TestContext): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-manifest-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return path.join(dir, 'gateway.json');
 }
+
+/** A fixed wall clock: 2026-01-01T00:00:00Z. */
+const clock = () => Date.UTC(2026, 0, 1);
 
 const entry = (base: string, label: string) => ({
   label,
@@ -21,11 +26,11 @@ const entry = (base: string, label: string) => ({
 describe('gateway.json', () => {
   it('publishes this instance, keeps the others, replaces on a new URL, withdraws on stop, mode 0600', async (t) => {
     const file = tempManifest(t);
-    const other = new ManifestFile(file);
+    const other = new ManifestFile(file, { clock });
     await other.publish('https://other.trycloudflare.com', [
       entry('https://other.trycloudflare.com', 'mnemo'),
     ]);
-    const mine = new ManifestFile(file);
+    const mine = new ManifestFile(file, { clock });
     await mine.publish('https://a.trycloudflare.com', [
       entry('https://a.trycloudflare.com', 'mnemo'),
       entry('https://a.trycloudflare.com', 'desktop-commander'),
@@ -57,7 +62,7 @@ describe('gateway.json', () => {
     const script = `
       import { ManifestFile } from ${JSON.stringify(path.resolve('src/gateway/manifest.ts'))};
       const [file, base] = process.argv.slice(1);
-      const m = new ManifestFile(file);
+      const m = new ManifestFile(file, { clock: Date.now });
       for (let i = 0; i < 30; i++) {
         await m.publish(base, [{ label: 'mnemo', url: base + '/mcp', headers: {} }, { label: 'x' + i, url: base + '/mcp/x' + i, headers: {} }]);
       }
@@ -75,12 +80,73 @@ describe('gateway.json', () => {
       });
     const codes = await Promise.all([run('https://one.example'), run('https://two.example')]);
     assert.deepEqual(codes, [0, 0]);
-    const servers = new ManifestFile(file).read().servers;
+    const servers = new ManifestFile(file, { clock }).read().servers;
     assert.deepEqual(servers.map((s) => s.url).sort(), [
       'https://one.example/mcp',
       'https://one.example/mcp/x29',
       'https://two.example/mcp',
       'https://two.example/mcp/x29',
     ]);
+  });
+
+  for (const [what, text] of [
+    ['empty', ''],
+    ['white space', '  \n'],
+    ['cut short', '{"servers": [{"label": "mnemo", "url": "https://x/mcp"'],
+    ['a list', '[]'],
+    ['servers that are not a list', '{"servers": "none"}'],
+    ['an entry without a url', '{"servers": [{"label": "mnemo", "headers": {}}]}'],
+  ] as const) {
+    it(`${what}: read names the file; publish keeps it aside, logs it, writes this instance's entries`, async (t) => {
+      const file = tempManifest(t);
+      fs.writeFileSync(file, text);
+      const { logger, lines } = capturingLogger();
+      const m = new ManifestFile(file, { clock, logger });
+      assert.throws(
+        () => m.read(),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          e.message.startsWith(`${file} is not a valid gateway.json (`) &&
+          /move it aside or delete it/.test(e.message),
+      );
+      await m.publish('https://a.trycloudflare.com', [
+        entry('https://a.trycloudflare.com', 'mnemo'),
+      ]);
+      assert.deepEqual(m.read().servers, [entry('https://a.trycloudflare.com', 'mnemo')]);
+      const aside = `${file}.corrupt-2026-01-01T00-00-00-000Z`;
+      assert.equal(fs.readFileSync(aside, 'utf8'), text, 'the corrupt file is kept as it was');
+      const warned = lines.filter((l) => l.level === 40);
+      assert.equal(warned.length, 1);
+      assert.equal(warned[0]?.manifest, file);
+      assert.equal(warned[0]?.keptAs, aside);
+      assert.match(String(warned[0]?.msg), /restart the other mnemo serve instances/);
+    });
+  }
+
+  it('a second corrupt file in the same millisecond does not replace the first one kept aside', async (t) => {
+    const file = tempManifest(t);
+    const m = new ManifestFile(file, { clock });
+    fs.writeFileSync(file, 'first');
+    await m.publish('https://a.example', []);
+    fs.writeFileSync(file, 'second');
+    await m.withdraw('https://a.example');
+    const stamp = `${file}.corrupt-2026-01-01T00-00-00-000Z`;
+    assert.equal(fs.readFileSync(stamp, 'utf8'), 'first');
+    assert.equal(fs.readFileSync(`${stamp}-1`, 'utf8'), 'second');
+    assert.deepEqual(m.read().servers, []);
+  });
+
+  it('a manifest it cannot write is a ConfigError naming the file and the setting', async (t) => {
+    const dir = path.dirname(tempManifest(t));
+    const notADir = path.join(dir, 'a-file');
+    fs.writeFileSync(notADir, '');
+    const file = path.join(notADir, 'gateway.json');
+    await assert.rejects(
+      new ManifestFile(file, { clock }).publish('https://a.example', []),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.message.startsWith(`cannot write gateway.json at ${file} (`) &&
+        /point MNEMO_GATEWAY_MANIFEST at another file/.test(e.message),
+    );
   });
 });

@@ -20,6 +20,21 @@ const TOOLS = [
   'consolidate_memories',
 ];
 
+/** An object `levels` deep, meta itself the first level: {a: {a: ... {}}}. */
+function nested(levels: number): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let at = root;
+  for (let i = 1; i < levels; i++) {
+    const inner: Record<string, unknown> = {};
+    at.a = inner;
+    at = inner;
+  }
+  return root;
+}
+
+/** Arguments as a client's JSON arrives: JSON.parse makes `__proto__` an own key. */
+const fromJson = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
 describe('MCP tools over a linked client', () => {
   let t: TestClient;
   before(async () => {
@@ -214,6 +229,67 @@ describe('MCP tools over a linked client', () => {
       ['empty content', 'save_memory', { content: '' }, /content is empty.*text to remember/],
       ['blank content', 'save_memory', { content: '   ' }, /content is only white space/],
       [
+        'content of zero-width and other invisible characters',
+        'save_memory',
+        { content: '\u200b\u200c\u200d\u2060\ufeff\u00ad \u180e\n\u3164' },
+        /content is only white space or invisible characters \(such as zero-width spaces\): pass the text/,
+      ],
+      [
+        'meta nested 10,000 levels deep',
+        'save_memory',
+        { content: 'deep meta', meta: nested(10_000) },
+        /meta is nested deeper than 8 levels: flatten it/,
+      ],
+      [
+        'meta nested 9 levels deep',
+        'save_memory',
+        { content: 'deep meta', meta: nested(9) },
+        /meta is nested deeper than 8 levels: flatten it/,
+      ],
+      [
+        'a __proto__ key in meta',
+        'save_memory',
+        fromJson('{"content": "proto meta", "meta": {"__proto__": {"admin": true}, "ok": 1}}'),
+        /meta has a key named "__proto__", which cannot be kept: rename it/,
+      ],
+      [
+        'a __proto__ key deeper in meta',
+        'save_memory',
+        fromJson('{"content": "proto meta", "meta": {"a": [{"__proto__": 1}]}}'),
+        /meta\.a\[0\] has a key named "__proto__"/,
+      ],
+      [
+        'meta too large',
+        'save_memory',
+        { content: 'large meta', meta: { pad: 'x'.repeat(16_000) } },
+        /meta is 16,010 characters as JSON, over 16,000: keep it to a few fields/,
+      ],
+      [
+        'meta that is not an object',
+        'save_memory',
+        { content: 'text meta', meta: '{"a": 1}' },
+        /meta must be an object of JSON fields/,
+      ],
+      [
+        'relation metadata nested 10,000 levels deep',
+        'create_relation',
+        {
+          from_memory_id: 'a',
+          to_memory_id: 'b',
+          relation_type: 'related',
+          metadata: nested(10_000),
+        },
+        /metadata is nested deeper than 8 levels: flatten it/,
+      ],
+      [
+        'a __proto__ key in relation metadata',
+        'create_relation',
+        fromJson(
+          '{"from_memory_id": "a", "to_memory_id": "b", "relation_type": "related", "metadata": {"__proto__": {}}}',
+        ),
+        /metadata has a key named "__proto__"/,
+      ],
+      [
         'oversized content',
         'save_memory',
         { content: 'x'.repeat(50_001) },
@@ -324,5 +400,48 @@ describe('MCP tools over a linked client', () => {
         assert.equal(afterStats.total, before.total, 'nothing was written or lost');
       });
     }
+  });
+
+  it('keeps meta up to the limits as given, and says the limits in the descriptions', async () => {
+    const meta = {
+      ...nested(8),
+      constructor: 'kept',
+      prototype: ['kept'],
+      text: 'y'.repeat(15_000),
+    };
+    const saved = await t.ok<{ memory_id: string }>('save_memory', {
+      content: 'meta at the limits',
+      meta,
+    });
+    const opened = await t.ok<{ memories: { meta: { extra: unknown } }[] }>('open_memories', {
+      memory_ids: [saved.memory_id],
+    });
+    assert.deepEqual(opened.memories[0]?.meta.extra, meta);
+    const { tools } = await t.client.listTools();
+    for (const [name, field] of [
+      ['save_memory', 'meta'],
+      ['create_relation', 'metadata'],
+    ] as const) {
+      const tool = tools.find((x) => x.name === name);
+      const props = tool?.inputSchema.properties as Record<string, { description?: string }>;
+      for (const text of [tool?.description ?? '', props[field]?.description ?? '']) {
+        assert.match(
+          text,
+          /at most 8 levels deep and 16,000 characters as JSON, without a "__proto__" key/,
+        );
+      }
+    }
+  });
+
+  it('the service refuses the same content and meta from any caller', async () => {
+    await assert.rejects(t.memory.save({ content: '\u200b\u2060' }), /content is only white space/);
+    await assert.rejects(
+      t.memory.save({ content: 'deep', meta: nested(10_000) }),
+      /meta is nested deeper than 8 levels/,
+    );
+    await assert.rejects(
+      t.memory.save({ content: 'proto', meta: fromJson('{"__proto__": {}}') }),
+      /meta has a key named "__proto__"/,
+    );
   });
 });

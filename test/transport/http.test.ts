@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -149,6 +150,23 @@ describe('POST /mcp over streamable HTTP', () => {
     assert.equal(JSON.parse(bad.body).error.code, -32700);
   });
 
+  it('answers arguments sent as a string with a readable -32602 naming params.arguments', async () => {
+    const res = await request(`${server.url}/mcp`, {
+      headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'save_memory', arguments: '{"content": "x"}' },
+      }),
+    });
+    const body = JSON.parse(res.body);
+    assert.equal(body.id, 3);
+    assert.equal(body.error.code, -32602);
+    assert.match(body.error.message, /params\.arguments must be an object.*not JSON text/);
+    assert.ok(!body.error.message.includes('invalid_type'), body.error.message);
+  });
+
   it('serves /health without auth, and GET /mcp answers 405', async () => {
     const health = await request(`${server.url}/health`, { method: 'GET' });
     assert.equal(health.status, 200);
@@ -216,6 +234,64 @@ describe('rate limit', () => {
       other.status,
       401,
       'another token has its own budget (and is then refused as wrong)',
+    );
+  });
+});
+
+describe('rate limit of calls without a valid token', () => {
+  const ECHO_TOKEN = 'echo-token-0123456789abcdef';
+  let m: TestMemory;
+  let s: RunningHttp;
+  before(async () => {
+    m = await openTestMemory();
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: m.memory }),
+      authToken: TOKEN,
+      allowedHosts: [],
+      bodyLimit: '64kb',
+      logger: pino({ level: 'silent' }),
+      health: () => ({}),
+      rateLimitPerMinute: 5,
+      gateway: {
+        has: (label) => label === 'echo',
+        tokenFor: () => ECHO_TOKEN,
+        createServer: () => createServer({ memory: m.memory }),
+      },
+    });
+    s = await listen(app, '127.0.0.1', 0);
+  });
+  after(async () => {
+    await s.close(100);
+    await m.close();
+  });
+
+  const call = async (route: string, authorization?: string) => {
+    const headers: Record<string, string> = { ...jsonHeaders };
+    if (authorization !== undefined) headers.authorization = authorization;
+    return (await request(`${s.url}${route}`, { headers, body: initialize })).status;
+  };
+
+  it('counts wrong tokens and no token against the address, whatever tokens are tried', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      statuses.push(await call('/mcp', `Bearer wrong-${randomUUID()}`));
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
+    assert.equal(await call('/mcp'), 429, 'no token shares the address budget');
+    assert.equal(await call('/mcp/echo', `Bearer wrong-${randomUUID()}`), 429, 'on every route');
+  });
+
+  it('keeps a budget per verified token, the global one and each upstream one', async () => {
+    const mine: number[] = [];
+    for (let i = 0; i < 6; i++) mine.push(await call('/mcp', `Bearer ${TOKEN}`));
+    assert.deepEqual(mine, [200, 200, 200, 200, 200, 429]);
+    const echo: number[] = [];
+    for (let i = 0; i < 6; i++) echo.push(await call('/mcp/echo', ECHO_TOKEN));
+    assert.deepEqual(echo, [200, 200, 200, 200, 200, 429]);
+    assert.equal(
+      await call('/mcp', ECHO_TOKEN),
+      429,
+      'an upstream token on /mcp counts as no token: the address budget, spent',
     );
   });
 });

@@ -1,0 +1,55 @@
+/**
+ * What a memory's content and free-form JSON (save_memory meta, create_relation metadata) may
+ * be. Pure checks returning the message to show, naming the field and the fix; the tools check
+ * the raw input with them and the service checks again, for any other caller.
+ */
+
+/** Levels of objects and lists, meta itself being the first. */
+export const MAX_META_DEPTH = 8;
+/** Characters of meta written as JSON. */
+export const MAX_META_CHARS = 16_000;
+
+/** White space, control characters and those that draw nothing (zero-width, soft hyphen, BOM). */
+const INVISIBLE_ONLY = /^[\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
+
+/** Why `content` cannot be saved as it is, or undefined. */
+export function contentProblem(content: string): string | undefined {
+  if (content.length > 0 && INVISIBLE_ONLY.test(content)) {
+    return 'content is only white space or invisible characters (such as zero-width spaces): pass the text to remember';
+  }
+  return undefined;
+}
+
+/**
+ * Why a free-form JSON object cannot be kept as it is, or undefined. The walk stops at the
+ * depth limit, so an object nested 10,000 levels deep is refused without recursing into it.
+ * A `__proto__` key is refused by name: copying the object (zod, a spread) would drop it or
+ * turn it into a prototype. Values that are not objects are left to the schema's own error.
+ */
+export function jsonObjectProblem(value: unknown, field: string): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const pending: { value: object; path: string; depth: number }[] = [
+    { value, path: field, depth: 1 },
+  ];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > MAX_META_DEPTH) {
+      return `${field} is nested deeper than ${MAX_META_DEPTH} levels: flatten it`;
+    }
+    const isList = Array.isArray(next.value);
+    if (!isList && Object.hasOwn(next.value, '__proto__')) {
+      return `${next.path} has a key named "__proto__", which cannot be kept: rename it`;
+    }
+    for (const [key, child] of Object.entries(next.value)) {
+      if (typeof child === 'object' && child !== null) {
+        const shown = key.length > 40 ? `${key.slice(0, 39)}…` : key;
+        const path = isList ? `${next.path}[${key}]` : `${next.path}.${shown}`;
+        pending.push({ value: child, path, depth: next.depth + 1 });
+      }
+    }
+  }
+  const chars = JSON.stringify(value).length;
+  if (chars > MAX_META_CHARS) {
+    return `${field} is ${chars.toLocaleString('en-US')} characters as JSON, over ${MAX_META_CHARS.toLocaleString('en-US')}: keep it to a few fields, or save long text as the content of a memory`;
+  }
+  return undefined;
+}

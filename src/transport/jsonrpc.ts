@@ -1,0 +1,184 @@
+import {
+  ClientRequestSchema,
+  ErrorCode,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+
+/**
+ * The faults of JSON-RPC framing and params, answered with a readable error instead of silence
+ * or a raw schema dump. Messages never echo what was sent: only field names and kinds of value.
+ */
+
+export const rpcError = (
+  code: number,
+  message: string,
+  id: RequestId | null = null,
+): JSONRPCErrorResponse =>
+  // JSON-RPC 2.0 answers a request it cannot identify with id null; the SDK's type leaves id out.
+  ({ jsonrpc: '2.0', id, error: { code, message } }) as JSONRPCErrorResponse;
+
+/** A message checked for framing: the message to deliver, or the error to answer with. */
+export type Checked =
+  | { message: JSONRPCMessage }
+  | { reply: JSONRPCErrorResponse | JSONRPCErrorResponse[] };
+
+const ONE_PER_LINE = 'send one JSON-RPC 2.0 message (an object) per line';
+
+/** Parses one line of a stdio stream: JSON, one JSON-RPC 2.0 message, params that fit. */
+export function checkLine(line: string): Checked {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return {
+      reply: rpcError(ErrorCode.ParseError, `parse error: the line is not JSON: ${ONE_PER_LINE}`),
+    };
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) {
+      return {
+        reply: rpcError(
+          ErrorCode.InvalidRequest,
+          `invalid request: an empty batch: ${ONE_PER_LINE}`,
+        ),
+      };
+    }
+    // MCP dropped JSON-RPC batches (2025-06-18): each element is refused, with its id when it has one.
+    return {
+      reply: value.map((element) =>
+        rpcError(
+          ErrorCode.InvalidRequest,
+          `invalid request: batches are not supported: ${ONE_PER_LINE}`,
+          requestIdOf(element),
+        ),
+      ),
+    };
+  }
+  return checkMessage(value);
+}
+
+/** Checks a parsed value as one JSON-RPC 2.0 message, then a request's params. */
+function checkMessage(value: unknown): Checked {
+  const problem = envelopeProblem(value);
+  if (problem !== undefined) {
+    return {
+      reply: rpcError(ErrorCode.InvalidRequest, `invalid request: ${problem}`, requestIdOf(value)),
+    };
+  }
+  const params = (value as { params?: unknown }).params;
+  if (
+    params !== undefined &&
+    (typeof params !== 'object' || params === null || Array.isArray(params))
+  ) {
+    return {
+      reply: rpcError(
+        ErrorCode.InvalidParams,
+        `invalid params: "params" must be an object, not ${kindOf(params)}`,
+        requestIdOf(value),
+      ),
+    };
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      reply: rpcError(
+        ErrorCode.InvalidRequest,
+        `invalid request: not a JSON-RPC 2.0 request, notification or response: ${ONE_PER_LINE}`,
+        requestIdOf(value),
+      ),
+    };
+  }
+  const fault = paramsFault(parsed.data);
+  return fault ? { reply: fault } : { message: parsed.data };
+}
+
+function envelopeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) {
+    return `a message must be an object, not ${kindOf(value)}: ${ONE_PER_LINE}`;
+  }
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0": mnemo speaks JSON-RPC 2.0 only';
+  if ('method' in m && typeof m.method !== 'string') {
+    return `"method" must be a string, not ${kindOf(m.method)}`;
+  }
+  if ('method' in m && 'id' in m && !isRequestId(m.id)) {
+    return `"id" must be a string or a number, not ${kindOf(m.id)}`;
+  }
+  if (!('method' in m) && !('id' in m)) {
+    return 'a message needs a "method" (or, when it answers, an "id" and a "result" or "error")';
+  }
+  return undefined;
+}
+
+const isRequestId = (id: unknown): id is RequestId =>
+  typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+
+/** The id of what looks like a request, so its sender stops waiting; null otherwise. */
+function requestIdOf(value: unknown): RequestId | null {
+  if (typeof value !== 'object' || value === null || !('method' in value)) return null;
+  const id = (value as { id?: unknown }).id;
+  return isRequestId(id) ? id : null;
+}
+
+type RequestSchema = z.ZodType & { shape: { method: { value: string } } };
+
+/** The SDK's schema of each client request, by method (tools/call, initialize, ...). */
+const requestSchemas = new Map<string, z.ZodType>(
+  (ClientRequestSchema.options as readonly RequestSchema[]).map((s) => [s.shape.method.value, s]),
+);
+
+/**
+ * A -32602 answer for a request whose params do not fit its method, naming each field and the
+ * fix; undefined when they fit (or the method is not one the SDK knows: it answers -32601).
+ * The SDK would otherwise answer such a request with its schema's raw issue dump as -32603.
+ */
+export function paramsFault(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
+  if (!('method' in message) || !('id' in message)) return undefined;
+  const schema = requestSchemas.get(message.method);
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(message);
+  if (parsed.success) return undefined;
+  const problems = parsed.error.issues.slice(0, 3).map((issue) => {
+    const where = issue.path.map(String).join('.');
+    const got = valueAt(message, issue.path);
+    if (where === 'params.arguments' && typeof got === 'string') {
+      return 'params.arguments must be an object of the tool\'s arguments, not a string: send "arguments": {"name": value, ...} itself, not JSON text in a string';
+    }
+    if (issue.code === 'invalid_type') {
+      return `${where || 'params'} must be ${article(issue.expected)}, not ${kindOf(got)}`;
+    }
+    return `${where || 'params'}: ${issue.message}`;
+  });
+  return rpcError(
+    ErrorCode.InvalidParams,
+    `invalid params for ${message.method}: ${problems.join('; ')}`,
+    message.id,
+  );
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let at = root;
+  for (const key of path) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+function article(expected: string): string {
+  if (expected === 'record' || expected === 'object') return 'an object';
+  if (expected === 'array') return 'a list';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'missing';
+  if (Array.isArray(value)) return 'a list';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
+}
