@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config.js';
-import { FILE_MODE, syncDir } from '../storage/jsonl-file.js';
+import { makeDirs, readIfExists, replaceFile } from '../platform/durable-file.js';
 import { DirLock, LockTimeoutError } from '../storage/lock.js';
 
 /** One MCP server as a remote agent (xAI's server_url / server_label / authorization) sees it. */
@@ -57,7 +57,7 @@ export class ManifestFile {
 
   /** The manifest; a ConfigError naming the file when it is not one. */
   read(): Manifest {
-    const text = this.readText();
+    const text = readIfExists(this.file);
     if (text === undefined) return { servers: [] };
     const parsed = parseManifest(text);
     if (typeof parsed === 'string') {
@@ -68,18 +68,9 @@ export class ManifestFile {
     return parsed;
   }
 
-  private readText(): string | undefined {
-    try {
-      return fs.readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-  }
-
   /** The entries to update from; a file that is not a manifest is set aside first. */
   private currentServers(): ManifestServer[] {
-    const text = this.readText();
+    const text = readIfExists(this.file);
     if (text === undefined) return [];
     const parsed = parseManifest(text);
     if (typeof parsed !== 'string') return parsed.servers;
@@ -97,19 +88,10 @@ export class ManifestFile {
 
   private async update(change: (servers: ManifestServer[]) => ManifestServer[]): Promise<void> {
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      makeDirs(path.dirname(this.file));
       await this.lock.run(() => {
         const next: Manifest = { servers: change(this.currentServers()) };
-        const tmp = `${this.file}.${process.pid}.tmp`;
-        const fd = fs.openSync(tmp, 'w', FILE_MODE);
-        try {
-          fs.writeSync(fd, `${JSON.stringify(next, null, 2)}\n`);
-          fs.fsyncSync(fd);
-        } finally {
-          fs.closeSync(fd);
-        }
-        fs.renameSync(tmp, this.file);
-        syncDir(path.dirname(this.file));
+        replaceFile(this.file, `${JSON.stringify(next, null, 2)}\n`);
       });
     } catch (error) {
       if (error instanceof LockTimeoutError) throw error;

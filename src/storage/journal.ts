@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FILE_MODE, syncDir } from './jsonl-file.js';
+import { overwriteFile, readIfExists } from '../platform/durable-file.js';
 
 /** In the data dir while a write to several logs is under way, and after a crash cut it short. */
 export const JOURNAL_FILE = 'transaction.json';
@@ -27,16 +27,9 @@ export class TransactionJournal {
   }
 
   begin(parts: readonly JournalPart[]): void {
-    // 'w', not 'wx': whatever is there was read (and finished) under this lock already.
-    const fd = fs.openSync(this.path, 'w', FILE_MODE);
-    try {
-      const buf = Buffer.from(JSON.stringify({ parts }), 'utf8');
-      for (let at = 0; at < buf.length; ) at += fs.writeSync(fd, buf, at, buf.length - at);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    syncDir(path.dirname(this.path));
+    // Over, not `wx`: whatever is there was read (and finished) under this lock already. A record
+    // cut short by a crash is told by `pending`, as no append had begun then.
+    overwriteFile(this.path, JSON.stringify({ parts }));
   }
 
   /**
@@ -44,13 +37,8 @@ export class TransactionJournal {
    * record itself was cut short (then no append had started: there is nothing to finish).
    */
   pending(): JournalPart[] | null | undefined {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = readIfExists(this.path);
+    if (text === undefined) return undefined;
     try {
       const { parts } = JSON.parse(text) as { parts: JournalPart[] };
       return Array.isArray(parts) ? parts : null;

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { FILE_MODE, replaceFile, syncDir, writeAll } from '../platform/durable-file.js';
 
-export const FILE_MODE = 0o600;
-export const DIR_MODE = 0o700;
 const NEWLINE = 0x0a;
 const READ_CHUNK = 1 << 20;
 
@@ -181,10 +180,7 @@ export class JsonlFile {
     const fd = this.openForWrite();
     const buf = Buffer.from(text, 'utf8');
     try {
-      let written = 0;
-      while (written < buf.length) {
-        written += fs.writeSync(fd, buf, written, buf.length - written);
-      }
+      writeAll(fd, buf);
       if (sync) fs.fdatasyncSync(fd);
     } catch (error) {
       // Unsynced appends are written without the lock: a cut could take another process's line.
@@ -264,9 +260,7 @@ export class JsonlFile {
       const there = Buffer.alloc(have);
       readFully(fd, there, start);
       if (!there.equals(want.subarray(0, have))) return false;
-      for (let at = have; at < want.length; ) {
-        at += fs.writeSync(fd, want, at, want.length - at, start + at);
-      }
+      writeAll(fd, want.subarray(have), start + have);
       fs.fdatasyncSync(fd);
       return true;
     } finally {
@@ -286,35 +280,23 @@ export class JsonlFile {
     fs.fdatasyncSync(fd);
   }
 
-  /** Replaces the file with `values`: temp file, fsync, rename, fsync of the folder. */
+  /** Replaces the file with `values` atomically (`replaceFile`: `<file>.<pid>.tmp`, renamed). */
   rewrite(values: Iterable<unknown>): void {
     this.assertOpen();
-    const tmp = `${this.path}.${process.pid}.tmp`;
     let lines = 0;
-    try {
-      const fd = fs.openSync(tmp, 'w', FILE_MODE);
-      try {
-        let chunk = '';
-        for (const v of values) {
-          chunk += `${JSON.stringify(v)}\n`;
-          lines++;
-          if (chunk.length > 1 << 20) {
-            fs.writeSync(fd, chunk);
-            chunk = '';
-          }
+    function* chunks(): Iterable<string> {
+      let chunk = '';
+      for (const v of values) {
+        chunk += `${JSON.stringify(v)}\n`;
+        lines++;
+        if (chunk.length > 1 << 20) {
+          yield chunk;
+          chunk = '';
         }
-        if (chunk) fs.writeSync(fd, chunk);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
       }
-      fs.renameSync(tmp, this.path);
-    } catch (error) {
-      // The file itself is as it was: only the temp file is to go.
-      fs.rmSync(tmp, { force: true });
-      throw error;
+      if (chunk) yield chunk;
     }
-    syncDir(path.dirname(this.path));
+    replaceFile(this.path, chunks());
     this.closeFd();
     this.fd = fs.openSync(this.path, 'a+', FILE_MODE);
     const stat = fs.fstatSync(this.fd);
@@ -376,18 +358,6 @@ export class JsonlFile {
       fs.closeSync(this.fd);
       this.fd = null;
     }
-  }
-}
-
-export function syncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some platforms (Windows) cannot fsync a directory; the rename is still atomic there.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

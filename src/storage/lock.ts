@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DIR_MODE, FILE_MODE } from '../platform/durable-file.js';
 
 /** Another process held the lock for all of `waitMs`: a busy folder, worth a retry. */
 export class LockTimeoutError extends Error {
@@ -156,7 +157,7 @@ export class DirLock {
   /** mkdir the lock and sign it; false when it exists already. */
   private make(dir: string): boolean {
     try {
-      fs.mkdirSync(dir, { mode: 0o700 });
+      fs.mkdirSync(dir, { mode: DIR_MODE });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw error;
@@ -165,7 +166,8 @@ export class DirLock {
       const token = randomUUID();
       const owner: Owner = { pid: process.pid, host: os.hostname(), token };
       if (this.start !== undefined) owner.start = this.start;
-      fs.writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
+      // Not synced: after a crash its owner is gone anyway, and a lock without one goes stale.
+      fs.writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify(owner), { mode: FILE_MODE });
       this.heldToken = token;
     }
     return true;

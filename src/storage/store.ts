@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { makeDirs } from '../platform/durable-file.js';
 import { TransactionJournal } from './journal.js';
 import {
   type BadLine,
-  DIR_MODE,
   errorCode,
   JsonlFile,
   readAllLines,
-  syncDir,
   toLines,
   WriteError,
 } from './jsonl-file.js';
@@ -673,11 +672,7 @@ function recordAfterFragment(text: string): { id: string } | undefined {
 
 function prepareDataDir(dir: string): void {
   try {
-    const made = fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-    // Every folder made here is durable once its parent is synced.
-    for (let d = dir; made !== undefined && d.startsWith(made); d = path.dirname(d)) {
-      syncDir(path.dirname(d));
-    }
+    makeDirs(dir);
     fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeDirs } from '../platform/durable-file.js';
 import { checkFolderInVault, VaultPathError } from './paths.js';
 
 /** vault-template/ at the package root (from src/vault or dist/vault alike). */
@@ -41,7 +42,7 @@ export function initVault(vault: string, folder: string, template = TEMPLATE_DIR
   checkFolderInVault(vault, name);
   const created = isMissingOrEmpty(vault);
   if (created) copyTree(template, vault);
-  fs.mkdirSync(path.join(vault, name), { recursive: true, mode: 0o700 });
+  makeDirs(path.join(vault, name));
   return { vault, folder: name, created };
 }
 
@@ -55,7 +56,7 @@ function isMissingOrEmpty(dir: string): boolean {
 }
 
 function copyTree(from: string, to: string): void {
-  fs.mkdirSync(to, { recursive: true, mode: 0o700 });
+  makeDirs(to);
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
     if (SKIP.has(entry.name)) continue;
     const source = path.join(from, entry.name);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createFile, replaceFile } from '../platform/durable-file.js';
 import type { MemoryRecord } from '../storage/records.js';
 import {
   type NoteProperties,
@@ -92,8 +93,7 @@ export class VaultWriter {
         throw new VaultPathError(`note name "${candidateName(slug, n)}" left the folder`);
       }
       try {
-        writeNew(target, text);
-        syncDir(folder);
+        createFile(target, text);
         return { path: toVaultPath(this.vault, target), text, created: true };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -115,7 +115,7 @@ export class VaultWriter {
       } catch {
         continue;
       }
-      const text = readIfExists(absolute);
+      const text = readIfReadable(absolute);
       if (text !== undefined && noteMemoryId(parseNote(text).properties) === record.id) {
         return absolute;
       }
@@ -138,7 +138,8 @@ export class VaultWriter {
     // Properties a person made unreadable are left alone: the note is theirs to fix.
     if (updated === undefined || updated === text) return text;
     try {
-      replaceAtomically(absolute, updated);
+      // A dot file for the temp file: the vault index and Obsidian skip it.
+      replaceFile(absolute, updated, { hidden: true });
     } catch (error) {
       throw this.writeError(error, absolute);
     }
@@ -178,46 +179,11 @@ export function propertiesOf(record: MemoryRecord): NoteProperties {
   return properties;
 }
 
-function readIfExists(file: string): string | undefined {
+/** Whatever cannot be read is no note of this memory. */
+function readIfReadable(file: string): string | undefined {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
-  }
-}
-
-function writeNew(file: string, text: string): void {
-  const fd = fs.openSync(file, 'wx', 0o600);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fdatasyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Temp file (a dot file, which the vault index skips) + fsync + rename. */
-function replaceAtomically(file: string, text: string): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  const fd = fs.openSync(temp, 'w', 0o600);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fdatasyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temp, file);
-  syncDir(path.dirname(file));
-}
-
-function syncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some platforms cannot fsync a folder; the note itself is synced.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
