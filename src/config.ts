@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DECAY_MODELS } from './decay/index.js';
+import { UserError } from './platform/errors.js';
 import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
 
 /**
@@ -46,7 +47,8 @@ export function parseInstant(value: string | number, name = 'MNEMO_NOW'): number
   return Math.floor(ms / 1000);
 }
 
-export class ConfigError extends Error {
+/** A setting (variable, flag, or a file one names) that cannot be used: the message says which. */
+export class ConfigError extends UserError {
   override name = 'ConfigError';
 }
 

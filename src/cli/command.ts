@@ -1,11 +1,23 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
+import { UserError } from '../platform/errors.js';
 import type { ProcessSignals } from './signals.js';
 
 /** A mistake in how mnemo was called: main prints it with a pointer to --help, exit 2. */
-export class UsageError extends Error {}
+export class UsageError extends UserError {
+  override name = 'UsageError';
+}
 
+/** The flags and words of a command line; an unknown flag or a missing value is a UsageError. */
 export function parseCommandLine(argv: string[]) {
+  try {
+    return parseFlags(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function parseFlags(argv: string[]) {
   return parseArgs({
     args: argv,
     allowPositionals: true,

@@ -1,7 +1,5 @@
-import { ConfigError, loadConfig } from '../config.js';
-import { MemoryError } from '../memory/errors.js';
-import { LockTimeoutError } from '../storage/lock.js';
-import { StoreError } from '../storage/store.js';
+import { loadConfig } from '../config.js';
+import { UserError } from '../platform/errors.js';
 import { VERSION } from '../version.js';
 import { type Command, parseCommandLine, UsageError } from './command.js';
 import { runGc } from './commands/gc.js';
@@ -71,15 +69,16 @@ export interface CliIo {
 
 /** Runs one mnemo command; resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
-  const out = (s: string) => io.stdout.write(`${s}\n`);
-  let parsed: ReturnType<typeof parseCommandLine>;
   try {
-    parsed = parseCommandLine(argv);
+    return await run(argv, io);
   } catch (error) {
-    io.stderr.write(`mnemo: ${(error as Error).message}\nRun mnemo --help for usage.\n`);
-    return 2;
+    return report(error, io);
   }
-  const { values: flags, positionals } = parsed;
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const out = (s: string) => io.stdout.write(`${s}\n`);
+  const { values: flags, positionals } = parseCommandLine(argv);
   if (flags.version) {
     out(VERSION);
     return 0;
@@ -89,38 +88,33 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     out(HELP);
     return name || flags.help ? 0 : 2;
   }
-  try {
-    const config = loadConfig({
-      env: io.env,
-      flags: { dataDir: flags['data-dir'], at: flags.at, host: flags.host, port: flags.port },
-    });
-    const command = COMMANDS.get(name);
-    if (!command) throw new UsageError(`unknown command "${name}"`);
-    return await command({ config, args, flags, out, stderr: io.stderr, signals: io.signals });
-  } catch (error) {
-    return report(error, io);
-  }
+  const config = loadConfig({
+    env: io.env,
+    flags: { dataDir: flags['data-dir'], at: flags.at, host: flags.host, port: flags.port },
+  });
+  const command = COMMANDS.get(name);
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  return await command({ config, args, flags, out, stderr: io.stderr, signals: io.signals });
 }
 
-/** The one place an error becomes a message and an exit code. */
-function report(error: unknown, io: CliIo): number {
+/**
+ * The one place an error becomes a message and an exit code: a usage error 2, with a pointer to
+ * --help; any other UserError 1, its message as it is; anything else 1 too, and its stack when
+ * MNEMO_LOG_LEVEL asks for debug (read here: the settings may be what failed).
+ */
+export function report(error: unknown, io: Pick<CliIo, 'env' | 'stderr'>): number {
   if (error instanceof UsageError) {
     io.stderr.write(`mnemo: ${error.message}\nRun mnemo --help for usage.\n`);
     return 2;
   }
-  if (
-    error instanceof ConfigError ||
-    error instanceof StoreError ||
-    error instanceof LockTimeoutError ||
-    error instanceof MemoryError
-  ) {
+  if (error instanceof UserError) {
     io.stderr.write(`mnemo: ${error.message}\n`);
     return 1;
   }
   // Unexpected: one line for the person, the stack only when asked for.
-  io.stderr.write(`mnemo: ${(error as Error).message ?? String(error)}\n`);
+  io.stderr.write(`mnemo: ${(error as Error | undefined)?.message ?? String(error)}\n`);
   if (io.env.MNEMO_LOG_LEVEL === 'debug' || io.env.MNEMO_LOG_LEVEL === 'trace') {
-    io.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    io.stderr.write(`${(error as Error | undefined)?.stack ?? ''}\n`);
   }
   return 1;
 }

@@ -2,8 +2,9 @@
  * Something the person or the agent can fix: a bad argument, a bad setting, a busy or unusable
  * data dir, a vault path that leaves the vault. The message names the field (or variable) and
  * the fix, and is safe to show as it is: it never holds a secret. Each edge maps it once: the
- * CLI to one stderr line and exit 1, an MCP tool to an `isError` result, HTTP to a 4xx answer.
- * Anything else is a fault of mnemo's: logged, and answered with a generic message.
+ * CLI to one stderr line and exit 1 (2 for a usage error), an MCP tool to an `isError` result,
+ * HTTP to a 4xx answer (503 for a transient one). Anything else is a fault of mnemo's: logged,
+ * and answered with a generic message.
  */
 export class UserError extends Error {
   override name = 'UserError';
@@ -11,8 +12,9 @@ export class UserError extends Error {
     message: string,
     /** The input field or setting the message is about, when there is one. */
     readonly field?: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

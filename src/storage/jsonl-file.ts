@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FILE_MODE, replaceFile, syncDir, writeAll } from '../platform/durable-file.js';
+import { UserError } from '../platform/errors.js';
 
 const NEWLINE = 0x0a;
 const READ_CHUNK = 1 << 20;
@@ -25,15 +26,20 @@ export interface ReadResult {
 /**
  * An append that failed. `undone`: what reached the file was cut off again, so nothing of it is
  * there; otherwise some of it may be on disk.
+ *
+ * A user error, though the disk is at fault, not the call: the person is the one who can fix it
+ * (free space, a failing disk), the message names the file and says whether the change is on
+ * disk, which the agent needs to know to retry or not, and it holds no secret (a path, an errno
+ * code). Not transient: a full disk stays full.
  */
-export class WriteError extends Error {
+export class WriteError extends UserError {
   override name = 'WriteError';
   constructor(
     message: string,
     readonly undone: boolean,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(message, undefined, options);
   }
 }
 

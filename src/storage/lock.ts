@@ -4,9 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIR_MODE, FILE_MODE } from '../platform/durable-file.js';
+import { TransientError } from '../platform/errors.js';
 
 /** Another process held the lock for all of `waitMs`: a busy folder, worth a retry. */
-export class LockTimeoutError extends Error {
+export class LockTimeoutError extends TransientError {
   override name = 'LockTimeoutError';
   constructor(
     message: string,
@@ -17,8 +18,11 @@ export class LockTimeoutError extends Error {
   }
 }
 
-/** The lock this process took was replaced by another process's: nothing may be written. */
-export class LockLostError extends Error {
+/**
+ * The lock this process took was replaced by another process's: nothing was written, and the same
+ * call, made again, reads what the other process wrote first.
+ */
+export class LockLostError extends TransientError {
   override name = 'LockLostError';
 }
 

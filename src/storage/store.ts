@@ -3,6 +3,7 @@ import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { makeDirs } from '../platform/durable-file.js';
+import { UserError } from '../platform/errors.js';
 import { TransactionJournal } from './journal.js';
 import {
   type BadLine,
@@ -23,7 +24,7 @@ import {
   toRelationRecord,
 } from './records.js';
 
-export class StoreError extends Error {
+export class StoreError extends UserError {
   override name = 'StoreError';
 }
 

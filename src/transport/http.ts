@@ -6,12 +6,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
+import { TransientError, UserError } from '../platform/errors.js';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
 import { paramsFault } from './jsonrpc.js';
 
-/** The one error type of the HTTP edge; `sendError` turns it into a response. */
-export class HttpError extends Error {
+/** A request refused for what it is (host, token, route, size, rate): the status says which. */
+export class HttpError extends UserError {
+  override name = 'HttpError';
   constructor(
     readonly status: number,
     message: string,
@@ -45,10 +47,40 @@ export interface HttpDeps {
 }
 
 const rpcError = (code: number, message: string) => ({
-  jsonrpc: '2.0',
+  jsonrpc: '2.0' as const,
   error: { code, message },
   id: null,
 });
+
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: ReturnType<typeof rpcError>;
+}
+
+/**
+ * The one mapping of an error to an HTTP answer with a JSON-RPC error. A UserError's message is
+ * safe to show: an HttpError answers its own status, a TransientError 503 (retry in a moment),
+ * any other 400. Anything else is mnemo's fault: logged, and answered 500 / -32603 without a
+ * word of what went wrong.
+ */
+export function errorAnswer(error: unknown, logger: Pick<Logger, 'error'>): ErrorAnswer {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      headers: error.headers,
+      body: rpcError(error.rpcCode, error.message),
+    };
+  }
+  if (error instanceof TransientError) {
+    return { status: 503, headers: { 'Retry-After': '1' }, body: rpcError(-32000, error.message) };
+  }
+  if (error instanceof UserError) {
+    return { status: 400, headers: {}, body: rpcError(-32000, error.message) };
+  }
+  logger.error({ err: (error as Error | undefined)?.message }, 'request failed');
+  return { status: 500, headers: {}, body: rpcError(-32603, 'internal error') };
+}
 
 /**
  * The HTTP face of mnemo: `POST /mcp` (streamable HTTP, JSON responses, no sessions) behind
@@ -132,7 +164,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   const upstreamPools = new Map<string, ServerPool>();
-  app.post('/mcp/:label', express.json({ limit: deps.bodyLimit }), async (req, res) => {
+  app.post('/mcp/:label', jsonBody(deps.bodyLimit), async (req, res) => {
     const label = req.params.label as string;
     res.locals.label = label;
     let pool = upstreamPools.get(label);
@@ -150,7 +182,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   const memoryPool = new ServerPool(() => deps.createMcpServer());
-  app.post('/mcp', express.json({ limit: deps.bodyLimit }), async (req, res) => {
+  app.post('/mcp', jsonBody(deps.bodyLimit), async (req, res) => {
     await serveOnce(memoryPool, req, res);
   });
 
@@ -163,9 +195,28 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    sendError(res, error, deps.logger);
+    if (res.headersSent) return;
+    const answer = errorAnswer(error, deps.logger);
+    res.set(answer.headers).status(answer.status).json(answer.body);
   });
   return app;
+}
+
+/** express.json, whose refusals are HttpErrors: 413 past `limit`, -32700 for a body not JSON. */
+function jsonBody(limit: string): express.RequestHandler {
+  const parse = express.json({ limit });
+  return (req, res, next) => {
+    parse(req, res, (error?: unknown) => {
+      const type = (error as { type?: unknown } | undefined)?.type;
+      if (type === 'entity.too.large') {
+        next(new HttpError(413, 'request body too large', -32600));
+      } else if (type === 'entity.parse.failed') {
+        next(new HttpError(400, 'parse error: the body is not valid JSON', -32700));
+      } else {
+        next(error);
+      }
+    });
+  };
 }
 
 const unauthorized = () =>
@@ -245,22 +296,6 @@ async function serveOnce(pool: ServerPool, req: Request, res: Response): Promise
     else deliver?.(message, extra);
   };
   await transport.handleRequest(req, res, req.body);
-}
-
-function sendError(res: Response, error: unknown, logger: Logger): void {
-  if (res.headersSent) return;
-  const type = (error as { type?: string }).type;
-  if (type === 'entity.too.large') {
-    res.status(413).json(rpcError(-32600, 'request body too large'));
-  } else if (type === 'entity.parse.failed') {
-    res.status(400).json(rpcError(-32700, 'parse error: the body is not valid JSON'));
-  } else if (error instanceof HttpError) {
-    res.set(error.headers).status(error.status).json(rpcError(error.rpcCode, error.message));
-  } else {
-    // Internals stay in the log.
-    logger.error({ err: (error as Error)?.message }, 'request failed');
-    res.status(500).json(rpcError(-32603, 'internal error'));
-  }
 }
 
 /** One line per request: route, JSON-RPC method and tool name, status, time. Never payloads. */

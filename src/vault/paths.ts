@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { UserError } from '../platform/errors.js';
 
-export class VaultPathError extends Error {
+/** A vault path, or MNEMO_VAULT_FOLDER, that would lead out of the vault. */
+export class VaultPathError extends UserError {
   override name = 'VaultPathError';
 }
 

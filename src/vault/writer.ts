@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createFile, replaceFile } from '../platform/durable-file.js';
+import { UserError } from '../platform/errors.js';
 import type { MemoryRecord } from '../storage/records.js';
 import {
   type NoteProperties,
@@ -17,7 +18,8 @@ import { checkFolderInVault, resolveInVault, toVaultPath, VaultPathError } from 
 import { candidateName, slugify } from './slug.js';
 import { initVault } from './template.js';
 
-export class VaultWriteError extends Error {
+/** A note that cannot be written: the message names the file and what to make writable. */
+export class VaultWriteError extends UserError {
   override name = 'VaultWriteError';
 }
 
@@ -147,7 +149,7 @@ export class VaultWriter {
   }
 
   private writeError(error: unknown, target: string): Error {
-    if (error instanceof VaultPathError || error instanceof VaultWriteError) return error;
+    if (error instanceof UserError) return error;
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'EACCES' || code === 'EPERM' || code === 'EROFS'

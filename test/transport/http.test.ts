@@ -5,8 +5,16 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pino from 'pino';
+import { TransientError, UserError } from '../../src/platform/errors.js';
 import { createServer } from '../../src/server.js';
-import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
+import { LockTimeoutError } from '../../src/storage/lock.js';
+import {
+  createHttpApp,
+  errorAnswer,
+  HttpError,
+  listen,
+  type RunningHttp,
+} from '../../src/transport/http.js';
 import { INITIALIZE_REQUEST, openTestMemory, type TestMemory } from '../support.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -293,5 +301,103 @@ describe('rate limit of calls without a valid token', () => {
       429,
       'an upstream token on /mcp counts as no token: the address budget, spent',
     );
+  });
+});
+
+describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
+  const recording = () => {
+    const logged: unknown[] = [];
+    return { logged, logger: { error: (...args: unknown[]) => void logged.push(args) } };
+  };
+
+  it('an HttpError answers its status, JSON-RPC code, headers and message', () => {
+    const { logged, logger } = recording();
+    const answer = errorAnswer(
+      new HttpError(401, 'missing or wrong token', -32001, { 'WWW-Authenticate': 'Bearer' }),
+      logger,
+    );
+    assert.deepEqual(answer, {
+      status: 401,
+      headers: { 'WWW-Authenticate': 'Bearer' },
+      body: {
+        jsonrpc: '2.0',
+        error: { code: -32001, message: 'missing or wrong token' },
+        id: null,
+      },
+    });
+    assert.equal(new HttpError(404, 'not found').rpcCode, -32000);
+    assert.deepEqual(logged, [], 'a refusal is no fault: not logged as one');
+  });
+
+  it('a transient user error answers 503 with its message, to retry', () => {
+    const { logger } = recording();
+    const busy = new LockTimeoutError('the data dir /d is busy: retry in a moment');
+    assert.ok(busy instanceof TransientError);
+    const answer = errorAnswer(busy, logger);
+    assert.equal(answer.status, 503);
+    assert.equal(answer.headers['Retry-After'], '1');
+    assert.deepEqual(answer.body.error, { code: -32000, message: busy.message });
+  });
+
+  it('any other user error answers 400 with its message', () => {
+    const { logger } = recording();
+    const answer = errorAnswer(new UserError('tags must be a list', 'tags'), logger);
+    assert.equal(answer.status, 400);
+    assert.deepEqual(answer.body.error, { code: -32000, message: 'tags must be a list' });
+  });
+
+  it('anything else is logged and answers a generic 500 / -32603, without internals', () => {
+    for (const thrown of [
+      new Error('ENOENT: /home/you/.secret/token.txt'),
+      'a string',
+      undefined,
+    ]) {
+      const { logged, logger } = recording();
+      const answer = errorAnswer(thrown, logger);
+      assert.equal(answer.status, 500);
+      assert.deepEqual(answer.headers, {});
+      assert.deepEqual(answer.body.error, { code: -32603, message: 'internal error' });
+      assert.equal(logged.length, 1, 'logged once');
+    }
+  });
+
+  it('over HTTP: a fault in a handler answers 500 with no detail; a busy store 503', async (t) => {
+    const m = await openTestMemory();
+    t.after(() => m.close());
+    let fault: unknown = new Error('/srv/mnemo/secret-path exploded');
+    const logged: Record<string, unknown>[] = [];
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: m.memory }),
+      allowedHosts: [],
+      bodyLimit: '64kb',
+      logger: pino(
+        { level: 'info' },
+        { write: (line: string) => void logged.push(JSON.parse(line)) },
+      ),
+      health: () => {
+        throw fault;
+      },
+    });
+    const s = await listen(app, '127.0.0.1', 0);
+    t.after(() => s.close(100));
+
+    const failed = await request(`${s.url}/health`, { method: 'GET' });
+    assert.equal(failed.status, 500);
+    assert.deepEqual(JSON.parse(failed.body), {
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'internal error' },
+      id: null,
+    });
+    assert.doesNotMatch(failed.body, /secret-path/);
+    assert.ok(
+      logged.some((l) => l.msg === 'request failed' && String(l.err).includes('secret-path')),
+      'the detail is in the log',
+    );
+
+    fault = new LockTimeoutError('the data dir /d is busy: retry in a moment');
+    const busy = await request(`${s.url}/health`, { method: 'GET' });
+    assert.equal(busy.status, 503);
+    assert.equal(busy.headers['retry-after'], '1');
+    assert.match(JSON.parse(busy.body).error.message, /is busy: retry in a moment/);
   });
 });

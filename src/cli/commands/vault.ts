@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ConfigError } from '../../config.js';
-import { VaultPathError } from '../../vault/paths.js';
+import { UserError } from '../../platform/errors.js';
 import { initVault, type VaultInit } from '../../vault/template.js';
 import { type CommandContext, UsageError } from '../command.js';
 import { json } from '../format.js';
@@ -17,7 +17,7 @@ export async function runVault({ config, args, flags, out }: CommandContext): Pr
     done = initVault(vault, config.vaultFolder);
   } catch (error) {
     // A folder that leads out of the vault: the message names the setting and the fix.
-    if (error instanceof VaultPathError) throw new ConfigError(error.message);
+    if (error instanceof UserError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
       `cannot make the vault at ${vault}: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message}; pick a folder you can write`,

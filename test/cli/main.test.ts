@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { UsageError } from '../../src/cli/command.js';
+import { main, report } from '../../src/cli/main.js';
+import { ConfigError } from '../../src/config.js';
+import { UserError } from '../../src/platform/errors.js';
+import { WriteError } from '../../src/storage/jsonl-file.js';
+import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
+import { StoreError } from '../../src/storage/store.js';
+import { HttpError } from '../../src/transport/http.js';
+import { VaultPathError } from '../../src/vault/paths.js';
+import { VaultWriteError } from '../../src/vault/writer.js';
+
+/** A stream that keeps what is written to it. */
+function sink(): Writable & { text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return Object.assign(stream, { text: () => text });
+}
+
+function reported(error: unknown, env: Record<string, string> = {}) {
+  const stderr = sink();
+  const code = report(error, { env, stderr });
+  return { code, stderr: stderr.text() };
+}
+
+describe('report: the CLI edge maps an error to a message and an exit code once', () => {
+  it('a usage error: exit 2, with a pointer to --help', () => {
+    assert.deepEqual(reported(new UsageError('restore needs the ID of a memory')), {
+      code: 2,
+      stderr: 'mnemo: restore needs the ID of a memory\nRun mnemo --help for usage.\n',
+    });
+  });
+
+  it('every user error: exit 1, its message on one line, never a stack', () => {
+    const errors: UserError[] = [
+      new UserError('a field is wrong', 'field'),
+      new ConfigError('MNEMO_HALFLIFE_DAYS must be above 0, e.g. 3'),
+      new StoreError('cannot use the data dir /d: permission denied (EACCES)'),
+      new LockTimeoutError('the data dir /d is busy: retry in a moment'),
+      new LockLostError('the lock of /d is no longer this process’s: Retry'),
+      new WriteError('could not write to /d/memories.jsonl (ENOSPC): nothing was written', true),
+      new VaultWriteError('cannot write to the vault at /v/n.md (permission denied)'),
+      new VaultPathError('"../x.md" is outside the vault /v'),
+      new HttpError(403, 'this Host is not allowed: add it to MNEMO_ALLOWED_HOSTS'),
+    ];
+    for (const error of errors) {
+      assert.ok(error instanceof UserError, error.name);
+      assert.deepEqual(
+        reported(error, { MNEMO_LOG_LEVEL: 'debug' }),
+        { code: 1, stderr: `mnemo: ${error.message}\n` },
+        error.name,
+      );
+    }
+  });
+
+  it('anything else: exit 1 and one line; the stack only at debug or trace', () => {
+    const error = new TypeError('x is not a function');
+    assert.deepEqual(reported(error), { code: 1, stderr: 'mnemo: x is not a function\n' });
+    assert.equal(
+      reported(error, { MNEMO_LOG_LEVEL: 'info' }).stderr,
+      'mnemo: x is not a function\n',
+    );
+    for (const level of ['debug', 'trace']) {
+      const { code, stderr } = reported(error, { MNEMO_LOG_LEVEL: level });
+      assert.equal(code, 1);
+      assert.ok(stderr.startsWith('mnemo: x is not a function\nTypeError: x is not a function\n'));
+    }
+    assert.deepEqual(reported('a string'), { code: 1, stderr: 'mnemo: a string\n' });
+    assert.deepEqual(reported(undefined), { code: 1, stderr: 'mnemo: undefined\n' });
+  });
+});
+
+describe('main: errors on the way to a command', () => {
+  const run = async (argv: string[], env: Record<string, string> = {}) => {
+    const stdout = sink();
+    const stderr = sink();
+    const code = await main(argv, { env, stdout, stderr });
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  };
+
+  it('an unknown flag or command is a usage error: exit 2', async () => {
+    const flag = await run(['stats', '--no-such-flag']);
+    assert.equal(flag.code, 2);
+    assert.match(flag.stderr, /^mnemo: .*--no-such-flag.*\nRun mnemo --help for usage\.\n$/);
+    const command = await run(['frobnicate']);
+    assert.deepEqual(
+      [command.code, command.stderr],
+      [2, 'mnemo: unknown command "frobnicate"\nRun mnemo --help for usage.\n'],
+    );
+  });
+
+  it('a bad setting: exit 1, the message naming the variable, nothing on stdout', async () => {
+    const bad = await run(['stats'], { MNEMO_HALFLIFE_DAYS: 'three' });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^mnemo: MNEMO_HALFLIFE_DAYS must be a number: set days, e\.g\. 3\n$/);
+    assert.equal(bad.stdout, '');
+  });
+});
