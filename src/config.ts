@@ -4,10 +4,12 @@ import { z } from 'zod';
 import { DECAY_MODELS } from './decay/index.js';
 import { UserError } from './platform/errors.js';
 import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
+import { isFolderName } from './vault/paths.js';
 
 /**
- * Every setting in one schema. Values come from the environment (MNEMO_*) and CLI flags;
- * the CLI's main is the only caller, and src/cli.ts the only reader of process.env.
+ * Every setting in one table, from which the schema and the loader are derived. Values come from
+ * the environment (MNEMO_*) and CLI flags; the CLI's main is the only caller, and src/cli.ts the
+ * only reader of process.env. The README's Settings table lists the same rows (tested).
  */
 
 const number = (name: string, fix: string) =>
@@ -52,51 +54,182 @@ export class ConfigError extends UserError {
   override name = 'ConfigError';
 }
 
-export const configSchema = z
-  .object({
-    dataDir: z.string().min(1, 'MNEMO_DATA_DIR must not be empty: set a folder path or unset it'),
-    decayModel: z.enum(DECAY_MODELS, {
+export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
+  const xdg = env.XDG_DATA_HOME?.trim();
+  return path.join(xdg ? xdg : path.join(home, '.local', 'share'), 'mnemo');
+}
+
+/** The flags that win over a variable, as ConfigSources takes them (`--data-dir` as dataDir). */
+export interface ConfigFlags {
+  dataDir?: string | undefined;
+  at?: string | undefined;
+  host?: string | undefined;
+  port?: string | undefined;
+}
+
+type Flag = '--data-dir' | '--at' | '--host' | '--port';
+
+/** What a derived default is made from. */
+interface DefaultContext {
+  env: NodeJS.ProcessEnv;
+  home: string | undefined;
+  /** The settings read so far: the table is read in its order. */
+  settings: Readonly<Record<string, unknown>>;
+}
+
+/** One row of the settings table; its key in SETTINGS is its key in Config. */
+export interface Setting {
+  variable: `MNEMO_${string}`;
+  /** The command-line flag that wins over the variable; taken as given, blank or not. */
+  flag?: Flag;
+  /**
+   * When the variable is unset or blank: a value, one made from the environment or the settings
+   * read before (a function), or none (undefined: the setting stays unset).
+   */
+  default?: string | number | boolean | ((context: DefaultContext) => unknown);
+  /** Turns the text given into what the schema checks; `name` is the variable or the flag. */
+  read?: (text: string, name: string) => unknown;
+  /** A set but blank variable is a value (which the schema refuses), not "unset". */
+  blankIsValue?: true;
+  /** Checks the value; each message names the variable and the fix. */
+  schema: z.ZodType;
+  /** What it is for, word for word as in the README's Settings table. */
+  meaning: string;
+}
+
+const resolvedPath = (text: string) => path.resolve(text.trim());
+
+export const SETTINGS = {
+  dataDir: {
+    variable: 'MNEMO_DATA_DIR',
+    flag: '--data-dir',
+    default: ({ env, home }) => path.resolve(defaultDataDir(env, home)),
+    read: resolvedPath,
+    schema: z.string().min(1, 'MNEMO_DATA_DIR must not be empty: set a folder path or unset it'),
+    meaning: 'where the JSONL files live (folder 0700, files 0600)',
+  },
+  decayModel: {
+    variable: 'MNEMO_DECAY_MODEL',
+    default: 'power_law',
+    schema: z.enum(DECAY_MODELS, {
       error: (issue) =>
         `MNEMO_DECAY_MODEL must be one of ${DECAY_MODELS.join(', ')} (got "${String(issue.input)}"): set one of them or unset it for power_law`,
     }),
-    halfLifeDays: number('MNEMO_HALFLIFE_DAYS', 'set days, e.g. 3').refine((v) => v > 0, {
+    meaning: '`power_law`, `exponential` or `two_component`',
+  },
+  halfLifeDays: {
+    variable: 'MNEMO_HALFLIFE_DAYS',
+    default: 3,
+    schema: number('MNEMO_HALFLIFE_DAYS', 'set days, e.g. 3').refine((v) => v > 0, {
       message: 'MNEMO_HALFLIFE_DAYS must be above 0, e.g. 3',
     }),
-    beta: number('MNEMO_DECAY_BETA', 'set e.g. 0.6').refine((v) => v >= 0 && v <= 2, {
+    meaning: 'half-life of an unused memory (power_law, exponential)',
+  },
+  beta: {
+    variable: 'MNEMO_DECAY_BETA',
+    default: 0.6,
+    schema: number('MNEMO_DECAY_BETA', 'set e.g. 0.6').refine((v) => v >= 0 && v <= 2, {
       message: 'MNEMO_DECAY_BETA must be between 0 and 2, e.g. 0.6',
     }),
-    forgetThreshold: number('MNEMO_FORGET_THRESHOLD', 'set e.g. 0.05').refine((v) => v >= 0, {
+    meaning: 'weight of use: `(use_count + 1)^beta`',
+  },
+  forgetThreshold: {
+    variable: 'MNEMO_FORGET_THRESHOLD',
+    default: 0.05,
+    schema: number('MNEMO_FORGET_THRESHOLD', 'set e.g. 0.05').refine((v) => v >= 0, {
       message: 'MNEMO_FORGET_THRESHOLD must be 0 or more, e.g. 0.05',
     }),
-    promoteThreshold: number('MNEMO_PROMOTE_THRESHOLD', 'set e.g. 0.65'),
-    promoteMinUses: wholeNumber(
-      'MNEMO_PROMOTE_MIN_USES',
-      1,
-      'e.g. 2; a memory never used never promotes',
-    ),
-    promoteUseCount: wholeNumber('MNEMO_PROMOTE_USE_COUNT', 1, 'e.g. 5'),
-    promoteWindowDays: number('MNEMO_PROMOTE_WINDOW_DAYS', 'set e.g. 14').refine((v) => v >= 0, {
+    meaning: 'gc forgets active memories scoring below this',
+  },
+  promoteThreshold: {
+    variable: 'MNEMO_PROMOTE_THRESHOLD',
+    default: 0.65,
+    schema: number('MNEMO_PROMOTE_THRESHOLD', 'set e.g. 0.65'),
+    meaning: 'promotion: score at least this ...',
+  },
+  promoteMinUses: {
+    variable: 'MNEMO_PROMOTE_MIN_USES',
+    default: 2,
+    schema: wholeNumber('MNEMO_PROMOTE_MIN_USES', 1, 'e.g. 2; a memory never used never promotes'),
+    meaning: '... with at least this many uses (1 or more)',
+  },
+  promoteUseCount: {
+    variable: 'MNEMO_PROMOTE_USE_COUNT',
+    default: 5,
+    schema: wholeNumber('MNEMO_PROMOTE_USE_COUNT', 1, 'e.g. 5'),
+    meaning: 'or: this many uses ...',
+  },
+  promoteWindowDays: {
+    variable: 'MNEMO_PROMOTE_WINDOW_DAYS',
+    default: 14,
+    schema: number('MNEMO_PROMOTE_WINDOW_DAYS', 'set e.g. 14').refine((v) => v >= 0, {
       message: 'MNEMO_PROMOTE_WINDOW_DAYS must be 0 or more days, e.g. 14',
     }),
-    dangerZoneMin: number('MNEMO_DANGER_ZONE_MIN', 'set e.g. 0.15'),
-    dangerZoneMax: number('MNEMO_DANGER_ZONE_MAX', 'set e.g. 0.35'),
-    reviewBlendRatio: number('MNEMO_REVIEW_BLEND_RATIO', 'set e.g. 0.3').refine(
-      (v) => v >= 0 && v <= 0.5,
-      { message: 'MNEMO_REVIEW_BLEND_RATIO must be between 0 and 0.5, e.g. 0.3' },
-    ),
-    searchDecayWeight: number('MNEMO_SEARCH_DECAY_WEIGHT', 'set e.g. 0.3').refine(
-      (v) => v >= 0 && v <= 1,
-      { message: 'MNEMO_SEARCH_DECAY_WEIGHT must be between 0 and 1, e.g. 0.3' },
-    ),
-    autoReinforce: bool('MNEMO_AUTO_REINFORCE'),
-    now: z.number().int().optional(),
-    httpHost: z.string().min(1, 'MNEMO_HTTP_HOST must not be empty: e.g. 127.0.0.1'),
-    httpPort: number('MNEMO_HTTP_PORT', 'set e.g. 7744').refine(
+    meaning: '... within this many days of creation',
+  },
+  dangerZoneMin: {
+    variable: 'MNEMO_DANGER_ZONE_MIN',
+    default: 0.15,
+    schema: number('MNEMO_DANGER_ZONE_MIN', 'set e.g. 0.15'),
+    meaning: 'review danger zone, lower score',
+  },
+  dangerZoneMax: {
+    variable: 'MNEMO_DANGER_ZONE_MAX',
+    default: 0.35,
+    schema: number('MNEMO_DANGER_ZONE_MAX', 'set e.g. 0.35'),
+    meaning: 'review danger zone, upper score',
+  },
+  reviewBlendRatio: {
+    variable: 'MNEMO_REVIEW_BLEND_RATIO',
+    default: 0.3,
+    schema: number('MNEMO_REVIEW_BLEND_RATIO', 'set e.g. 0.3').refine((v) => v >= 0 && v <= 0.5, {
+      message: 'MNEMO_REVIEW_BLEND_RATIO must be between 0 and 0.5, e.g. 0.3',
+    }),
+    meaning: 'at most this share of a search page goes to review candidates (0 to 0.5)',
+  },
+  searchDecayWeight: {
+    variable: 'MNEMO_SEARCH_DECAY_WEIGHT',
+    default: 0.3,
+    schema: number('MNEMO_SEARCH_DECAY_WEIGHT', 'set e.g. 0.3').refine((v) => v >= 0 && v <= 1, {
+      message: 'MNEMO_SEARCH_DECAY_WEIGHT must be between 0 and 1, e.g. 0.3',
+    }),
+    meaning: 'how much the decay score weighs in search ranking (0 to 1)',
+  },
+  autoReinforce: {
+    variable: 'MNEMO_AUTO_REINFORCE',
+    default: true,
+    schema: bool('MNEMO_AUTO_REINFORCE'),
+    meaning: 'observe_memory_usage reinforces (search never does)',
+  },
+  now: {
+    variable: 'MNEMO_NOW',
+    flag: '--at',
+    read: (text, name) => (text.trim() === '' ? undefined : parseInstant(text, name)),
+    schema: z.number().int().optional(),
+    meaning: 'fix the clock: epoch seconds or an ISO date',
+  },
+  httpHost: {
+    variable: 'MNEMO_HTTP_HOST',
+    flag: '--host',
+    default: '127.0.0.1',
+    schema: z.string().min(1, 'MNEMO_HTTP_HOST must not be empty: e.g. 127.0.0.1'),
+    meaning: '`mnemo serve` address; a non-loopback one needs a token',
+  },
+  httpPort: {
+    variable: 'MNEMO_HTTP_PORT',
+    flag: '--port',
+    default: 7744,
+    schema: number('MNEMO_HTTP_PORT', 'set e.g. 7744').refine(
       (v) => Number.isInteger(v) && v >= 0 && v <= 65535,
       { message: 'MNEMO_HTTP_PORT must be a port number from 0 to 65535, e.g. 7744' },
     ),
+    meaning: '`mnemo serve` port (0 picks a free one)',
+  },
+  authToken: {
+    variable: 'MNEMO_AUTH_TOKEN',
     // Set but blank must not mean "no auth": it is refused, not taken as unset.
-    authToken: z
+    blankIsValue: true,
+    schema: z
       .string()
       .trim()
       .min(1, {
@@ -109,207 +242,208 @@ export const configSchema = z
         'MNEMO_AUTH_TOKEN is too short: use at least 16 random characters (e.g. openssl rand -hex 32)',
       )
       .optional(),
-    allowedHosts: z.array(z.string()),
-    httpBodyLimit: z
+    meaning: 'bearer token for `/mcp` (16+ characters; set but blank is refused)',
+  },
+  allowedHosts: {
+    variable: 'MNEMO_ALLOWED_HOSTS',
+    default: () => [],
+    read: (text) =>
+      text
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    schema: z.array(z.string()),
+    meaning: 'extra Host names, comma-separated, `*.example.com` wildcards',
+  },
+  httpBodyLimit: {
+    variable: 'MNEMO_HTTP_BODY_LIMIT',
+    default: '1mb',
+    schema: z
       .string()
       .regex(/^\d+(b|kb|mb)$/i, 'MNEMO_HTTP_BODY_LIMIT must be a size such as 1mb or 512kb'),
-    gatewayConfig: z.string().min(1).optional(),
-    rateLimitPerMinute: number('MNEMO_RATE_LIMIT', 'set calls a minute, e.g. 600').refine(
+    meaning: 'largest request body (413 past it)',
+  },
+  gatewayConfig: {
+    variable: 'MNEMO_GATEWAY_CONFIG',
+    read: resolvedPath,
+    schema: z.string().min(1).optional(),
+    meaning: 'upstream MCP servers, `{"mcpServers": {...}}`',
+  },
+  rateLimitPerMinute: {
+    variable: 'MNEMO_RATE_LIMIT',
+    default: 600,
+    schema: number('MNEMO_RATE_LIMIT', 'set calls a minute, e.g. 600').refine(
       (v) => Number.isInteger(v) && v >= 0,
       {
         message:
           'MNEMO_RATE_LIMIT must be a whole number of calls a minute (0 turns it off), e.g. 600',
       },
     ),
-    publicUrl: z
+    meaning:
+      'calls a minute per verified token on `/mcp` routes, per client address without one (0: no limit)',
+  },
+  publicUrl: {
+    variable: 'MNEMO_PUBLIC_URL',
+    read: (text) => text.trim().replace(/\/+$/, ''),
+    schema: z
       .url({
         protocol: /^https?$/,
         error: 'MNEMO_PUBLIC_URL must be an http(s) URL, e.g. https://name.trycloudflare.com',
       })
       .optional(),
-    gatewayManifest: z.string().min(1),
-    gatewayTimeoutMs: number('MNEMO_GATEWAY_TIMEOUT_MS', 'set e.g. 600000').refine(
-      (v) => v >= 1000,
-      {
-        message:
-          'MNEMO_GATEWAY_TIMEOUT_MS must be at least 1000 milliseconds, e.g. 600000 (10 minutes)',
-      },
-    ),
-    cloudflared: z.string().min(1, 'MNEMO_CLOUDFLARED must not be empty: a path to cloudflared'),
-    tunnelRestartMs: number('MNEMO_TUNNEL_RESTART_MS', 'set e.g. 1000').refine((v) => v >= 10, {
+    meaning: 'the public URL (tunnel); when set, gateway.json is written',
+  },
+  gatewayManifest: {
+    variable: 'MNEMO_GATEWAY_MANIFEST',
+    default: ({ settings }) => path.join(settings.dataDir as string, 'gateway.json'),
+    read: resolvedPath,
+    schema: z.string().min(1),
+    meaning: 'where gateway.json goes',
+  },
+  gatewayTimeoutMs: {
+    variable: 'MNEMO_GATEWAY_TIMEOUT_MS',
+    default: 600_000,
+    schema: number('MNEMO_GATEWAY_TIMEOUT_MS', 'set e.g. 600000').refine((v) => v >= 1000, {
+      message:
+        'MNEMO_GATEWAY_TIMEOUT_MS must be at least 1000 milliseconds, e.g. 600000 (10 minutes)',
+    }),
+    meaning: 'how long a proxied call may run (progress restarts the clock)',
+  },
+  cloudflared: {
+    variable: 'MNEMO_CLOUDFLARED',
+    default: 'cloudflared',
+    schema: z.string().min(1, 'MNEMO_CLOUDFLARED must not be empty: a path to cloudflared'),
+    meaning: 'the cloudflared binary for `mnemo serve --tunnel`',
+  },
+  tunnelRestartMs: {
+    variable: 'MNEMO_TUNNEL_RESTART_MS',
+    default: 1000,
+    schema: number('MNEMO_TUNNEL_RESTART_MS', 'set e.g. 1000').refine((v) => v >= 10, {
       message: 'MNEMO_TUNNEL_RESTART_MS must be 10 or more milliseconds, e.g. 1000',
     }),
-    vaultDir: z.string().min(1),
-    vaultFolder: z
+    meaning: 'first delay before restarting cloudflared (doubles to 30 s)',
+  },
+  vaultDir: {
+    variable: 'MNEMO_VAULT_DIR',
+    default: ({ settings }) => path.join(settings.dataDir as string, 'vault'),
+    read: resolvedPath,
+    schema: z.string().min(1),
+    meaning:
+      'the Obsidian vault promoted memories go to (made from `vault-template/` if missing or empty)',
+  },
+  vaultFolder: {
+    variable: 'MNEMO_VAULT_FOLDER',
+    default: 'mnemo',
+    schema: z
       .string()
       .min(1, 'MNEMO_VAULT_FOLDER must not be empty: e.g. mnemo')
-      .refine(
-        (f) => {
-          const parts = f.split(/[\\/]+/).filter(Boolean);
-          return (
-            parts.length > 0 &&
-            !path.isAbsolute(f) &&
-            !parts.some((p) => p === '.' || p === '..' || p.startsWith('.'))
-          );
-        },
-        {
-          message:
-            'MNEMO_VAULT_FOLDER must be a folder name inside the vault, without .. or a leading dot, e.g. mnemo',
-        },
-      ),
-    embeddings: z.enum(EMBEDDINGS_SETTINGS, {
+      .refine(isFolderName, {
+        message:
+          'MNEMO_VAULT_FOLDER must be a folder name inside the vault, without .. or a leading dot, e.g. mnemo',
+      }),
+    meaning: 'the folder of the vault mnemo writes its notes in (the only one)',
+  },
+  embeddings: {
+    variable: 'MNEMO_EMBEDDINGS',
+    default: 'auto',
+    schema: z.enum(EMBEDDINGS_SETTINGS, {
       error:
         'MNEMO_EMBEDDINGS must be one of auto, minilm, static, off: auto uses all-MiniLM-L6-v2 when it loads, else the bundled static model',
     }),
-    hybridWeight: number('MNEMO_HYBRID_WEIGHT', 'set e.g. 0.1')
+    meaning:
+      '`auto` (all-MiniLM-L6-v2 when it loads, else the shipped static model), `minilm`, `static` or `off` (words only)',
+  },
+  // Unset by default: each model has its own (a cosine means different things to different models).
+  hybridWeight: {
+    variable: 'MNEMO_HYBRID_WEIGHT',
+    schema: number('MNEMO_HYBRID_WEIGHT', 'set e.g. 0.1')
       .refine((v) => v >= 0 && v <= 1, {
         message:
           'MNEMO_HYBRID_WEIGHT must be between 0 (words only) and 1 (meaning only), e.g. 0.1',
       })
       .optional(),
-    similarityThreshold: number('MNEMO_SIMILARITY_THRESHOLD', 'set a cosine, e.g. 0.5')
+    meaning: 'share of relevance that comes from meaning, 0 (words only) to 1 (meaning only)',
+  },
+  similarityThreshold: {
+    variable: 'MNEMO_SIMILARITY_THRESHOLD',
+    schema: number('MNEMO_SIMILARITY_THRESHOLD', 'set a cosine, e.g. 0.5')
       .refine((v) => v > -1 && v < 1, {
         message: 'MNEMO_SIMILARITY_THRESHOLD must be a cosine between -1 and 1, e.g. 0.5',
       })
       .optional(),
-    nearDuplicateThreshold: number('MNEMO_NEAR_DUPLICATE_THRESHOLD', 'set a cosine, e.g. 0.9')
+    meaning: 'cosine from which a memory matches the query by meaning',
+  },
+  nearDuplicateThreshold: {
+    variable: 'MNEMO_NEAR_DUPLICATE_THRESHOLD',
+    schema: number('MNEMO_NEAR_DUPLICATE_THRESHOLD', 'set a cosine, e.g. 0.9')
       .refine((v) => v > 0 && v <= 1, {
         message: 'MNEMO_NEAR_DUPLICATE_THRESHOLD must be a cosine above 0 and at most 1, e.g. 0.9',
       })
       .optional(),
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    meaning: 'cosine from which save_memory lists a memory under `similar_to`',
+  },
+  logLevel: {
+    variable: 'MNEMO_LOG_LEVEL',
+    default: 'info',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'MNEMO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     }),
-  })
+    meaning: 'pino level; logs always go to stderr',
+  },
+} satisfies Record<string, Setting>;
+
+type Table = typeof SETTINGS;
+
+function schemaShape(table: Table): { [K in keyof Table]: Table[K]['schema'] } {
+  return Object.fromEntries(Object.entries(table).map(([key, s]) => [key, s.schema])) as {
+    [K in keyof Table]: Table[K]['schema'];
+  };
+}
+
+export const configSchema = z
+  .object(schemaShape(SETTINGS))
   .refine((c) => c.dangerZoneMin < c.dangerZoneMax, {
     message: 'MNEMO_DANGER_ZONE_MIN must be below MNEMO_DANGER_ZONE_MAX (defaults 0.15 and 0.35)',
   });
 
 export type Config = z.infer<typeof configSchema>;
 
-export const ENV_VARS: Record<
-  Exclude<
-    keyof Config,
-    | 'dataDir'
-    | 'now'
-    | 'authToken'
-    | 'allowedHosts'
-    | 'gatewayConfig'
-    | 'publicUrl'
-    | 'gatewayManifest'
-    | 'vaultDir'
-  >,
-  string
-> = {
-  decayModel: 'MNEMO_DECAY_MODEL',
-  halfLifeDays: 'MNEMO_HALFLIFE_DAYS',
-  beta: 'MNEMO_DECAY_BETA',
-  forgetThreshold: 'MNEMO_FORGET_THRESHOLD',
-  promoteThreshold: 'MNEMO_PROMOTE_THRESHOLD',
-  promoteMinUses: 'MNEMO_PROMOTE_MIN_USES',
-  promoteUseCount: 'MNEMO_PROMOTE_USE_COUNT',
-  promoteWindowDays: 'MNEMO_PROMOTE_WINDOW_DAYS',
-  dangerZoneMin: 'MNEMO_DANGER_ZONE_MIN',
-  dangerZoneMax: 'MNEMO_DANGER_ZONE_MAX',
-  reviewBlendRatio: 'MNEMO_REVIEW_BLEND_RATIO',
-  searchDecayWeight: 'MNEMO_SEARCH_DECAY_WEIGHT',
-  autoReinforce: 'MNEMO_AUTO_REINFORCE',
-  logLevel: 'MNEMO_LOG_LEVEL',
-  httpHost: 'MNEMO_HTTP_HOST',
-  httpPort: 'MNEMO_HTTP_PORT',
-  httpBodyLimit: 'MNEMO_HTTP_BODY_LIMIT',
-  rateLimitPerMinute: 'MNEMO_RATE_LIMIT',
-  gatewayTimeoutMs: 'MNEMO_GATEWAY_TIMEOUT_MS',
-  cloudflared: 'MNEMO_CLOUDFLARED',
-  tunnelRestartMs: 'MNEMO_TUNNEL_RESTART_MS',
-  vaultFolder: 'MNEMO_VAULT_FOLDER',
-  embeddings: 'MNEMO_EMBEDDINGS',
-  hybridWeight: 'MNEMO_HYBRID_WEIGHT',
-  similarityThreshold: 'MNEMO_SIMILARITY_THRESHOLD',
-  nearDuplicateThreshold: 'MNEMO_NEAR_DUPLICATE_THRESHOLD',
-};
-
-export const DEFAULTS = {
-  decayModel: 'power_law',
-  halfLifeDays: 3,
-  beta: 0.6,
-  forgetThreshold: 0.05,
-  promoteThreshold: 0.65,
-  promoteMinUses: 2,
-  promoteUseCount: 5,
-  promoteWindowDays: 14,
-  dangerZoneMin: 0.15,
-  dangerZoneMax: 0.35,
-  reviewBlendRatio: 0.3,
-  searchDecayWeight: 0.3,
-  autoReinforce: true,
-  logLevel: 'info',
-  httpHost: '127.0.0.1',
-  httpPort: 7744,
-  httpBodyLimit: '1mb',
-  rateLimitPerMinute: 600,
-  gatewayTimeoutMs: 600_000,
-  cloudflared: 'cloudflared',
-  tunnelRestartMs: 1000,
-  vaultFolder: 'mnemo',
-  embeddings: 'auto',
-  /** Unset: each model's own (a cosine means different things to different models). */
-  hybridWeight: undefined,
-  similarityThreshold: undefined,
-  nearDuplicateThreshold: undefined,
-} as const;
-
-export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
-  const xdg = env.XDG_DATA_HOME?.trim();
-  return path.join(xdg ? xdg : path.join(home, '.local', 'share'), 'mnemo');
-}
-
 export interface ConfigSources {
   env: NodeJS.ProcessEnv;
   /** Flags win over the environment. */
-  flags?: {
-    dataDir?: string | undefined;
-    at?: string | undefined;
-    host?: string | undefined;
-    port?: string | undefined;
-    vaultDir?: string | undefined;
-  };
+  flags?: ConfigFlags;
   home?: string;
+}
+
+/** `--data-dir` → dataDir: the key of a flag in ConfigFlags. */
+const flagKey = (flag: Flag) =>
+  flag.slice(2).replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as keyof ConfigFlags;
+
+/** The text a setting is given, and its source: the flag as it is, else the variable if not blank. */
+function given(
+  row: Setting,
+  env: NodeJS.ProcessEnv,
+  flags: ConfigFlags,
+): { text: string; name: string } | undefined {
+  const flagged = row.flag === undefined ? undefined : flags[flagKey(row.flag)];
+  if (row.flag !== undefined && flagged !== undefined) return { text: flagged, name: row.flag };
+  const text = env[row.variable];
+  if (text === undefined || (!row.blankIsValue && text.trim() === '')) return undefined;
+  return { text, name: row.variable };
 }
 
 /** Reads every setting once; throws ConfigError naming the variable and the fix. */
 export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
-  const raw: Record<string, unknown> = {};
-  for (const [key, name] of Object.entries(ENV_VARS)) {
-    const value = env[name];
-    raw[key] =
-      value === undefined || value.trim() === '' ? DEFAULTS[key as keyof typeof DEFAULTS] : value;
+  const settings: Record<string, unknown> = {};
+  for (const [key, row] of Object.entries(SETTINGS) as [string, Setting][]) {
+    const from = given(row, env, flags);
+    let value: unknown;
+    if (from) value = row.read ? row.read(from.text, from.name) : from.text;
+    else if (typeof row.default === 'function') value = row.default({ env, home, settings });
+    else value = row.default;
+    if (value !== undefined) settings[key] = value;
   }
-  raw.dataDir = path.resolve(
-    flags.dataDir ?? (env.MNEMO_DATA_DIR?.trim() || defaultDataDir(env, home)),
-  );
-  if (flags.host !== undefined) raw.httpHost = flags.host;
-  if (flags.port !== undefined) raw.httpPort = flags.port;
-  if (env.MNEMO_AUTH_TOKEN !== undefined) raw.authToken = env.MNEMO_AUTH_TOKEN;
-  raw.allowedHosts = (env.MNEMO_ALLOWED_HOSTS ?? '')
-    .split(',')
-    .map((h) => h.trim())
-    .filter(Boolean);
-  const publicUrl = env.MNEMO_PUBLIC_URL?.trim();
-  if (publicUrl) raw.publicUrl = publicUrl.replace(/\/+$/, '');
-  raw.gatewayManifest = path.resolve(
-    env.MNEMO_GATEWAY_MANIFEST?.trim() || path.join(raw.dataDir as string, 'gateway.json'),
-  );
-  raw.vaultDir = path.resolve(
-    flags.vaultDir ?? (env.MNEMO_VAULT_DIR?.trim() || path.join(raw.dataDir as string, 'vault')),
-  );
-  const gatewayConfig = env.MNEMO_GATEWAY_CONFIG?.trim();
-  if (gatewayConfig) raw.gatewayConfig = path.resolve(gatewayConfig);
-  const at = flags.at ?? env.MNEMO_NOW;
-  if (at !== undefined && at.trim() !== '') {
-    raw.now = parseInstant(at, flags.at !== undefined ? '--at' : 'MNEMO_NOW');
-  }
-  const parsed = configSchema.safeParse(raw);
+  const parsed = configSchema.safeParse(settings);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => i.message).join('\n'));
   }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, SETTINGS, type Setting } from '../src/config.js';
 
 const HOME = path.resolve('/home/tester');
 
@@ -194,5 +195,48 @@ describe('loadConfig', () => {
       /^MNEMO_PROMOTE_WINDOW_DAYS must be 0 or more days/,
     );
     assert.equal(load({}, { at: '20260301' }).now, Date.UTC(2026, 2, 1) / 1000);
+  });
+});
+
+describe("the README's Settings table, the contract", () => {
+  const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Settings\n'));
+  const rows = new Map<string, { flag: string | undefined; default: string; meaning: string }>();
+  for (const line of section.slice(0, section.indexOf('\n## ', 1)).split('\n')) {
+    const cells = /^\| `(MNEMO_\w+)`(?: \(`(--[\w-]+)`\))? \| (.*) \| (.*) \|$/.exec(line);
+    if (cells) {
+      rows.set(cells[1] as string, {
+        flag: cells[2],
+        default: cells[3] as string,
+        meaning: cells[4] as string,
+      });
+    }
+  }
+  const table = Object.values(SETTINGS) as Setting[];
+
+  it('lists exactly the variables of the settings table, each once', () => {
+    assert.deepEqual([...rows.keys()].sort(), table.map((s) => s.variable).sort());
+    assert.equal(new Set(table.map((s) => s.variable)).size, table.length);
+  });
+
+  it('with the same flag, meaning and (where it is a plain value) default', () => {
+    for (const setting of table) {
+      const row = rows.get(setting.variable);
+      assert.ok(row, setting.variable);
+      assert.equal(row.flag, setting.flag, `${setting.variable}: flag`);
+      assert.equal(row.meaning, setting.meaning, `${setting.variable}: meaning`);
+      if (['string', 'number', 'boolean'].includes(typeof setting.default)) {
+        assert.equal(row.default, `\`${String(setting.default)}\``, `${setting.variable}: default`);
+      }
+    }
+  });
+
+  it('every default loads as the README says', () => {
+    const config = loadConfig({ env: {}, home: HOME }) as Record<string, unknown>;
+    for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
+      if (['string', 'number', 'boolean'].includes(typeof setting.default)) {
+        assert.equal(config[key], setting.default, key);
+      }
+    }
   });
 });

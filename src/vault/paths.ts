@@ -7,6 +7,19 @@ export class VaultPathError extends UserError {
   override name = 'VaultPathError';
 }
 
+/**
+ * Whether `folder` (MNEMO_VAULT_FOLDER) names a folder inside a vault: relative, without `.`,
+ * `..` or a hidden (dot) part.
+ */
+export function isFolderName(folder: string): boolean {
+  const parts = folder.split(/[\\/]+/).filter(Boolean);
+  return (
+    parts.length > 0 &&
+    !path.isAbsolute(folder) &&
+    !parts.some((p) => p === '.' || p === '..' || p.startsWith('.'))
+  );
+}
+
 /** Whether `target` is `root` itself or inside it, both absolute and resolved. */
 export function isInside(root: string, target: string): boolean {
   const rel = path.relative(root, target);

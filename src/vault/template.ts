@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeDirs } from '../platform/durable-file.js';
-import { checkFolderInVault, VaultPathError } from './paths.js';
+import { checkFolderInVault, isFolderName, VaultPathError } from './paths.js';
 
 /** vault-template/ at the package root (from src/vault or dist/vault alike). */
 export const TEMPLATE_DIR = fileURLToPath(new URL('../../vault-template/', import.meta.url));
@@ -17,19 +17,17 @@ export interface VaultInit {
   created: boolean;
 }
 
-/** Checks MNEMO_VAULT_FOLDER: a relative folder inside the vault, without `..`. */
-export function checkFolderName(folder: string): string {
-  const parts = folder.split(/[\\/]+/).filter(Boolean);
-  if (
-    parts.length === 0 ||
-    path.isAbsolute(folder) ||
-    parts.some((p) => p === '.' || p === '..' || p.startsWith('.'))
-  ) {
+/** Checks MNEMO_VAULT_FOLDER (`isFolderName`); the folder with `/` between its parts. */
+function checkFolderName(folder: string): string {
+  if (!isFolderName(folder)) {
     throw new VaultPathError(
       `MNEMO_VAULT_FOLDER must be a folder name inside the vault, such as "mnemo" (got "${folder}")`,
     );
   }
-  return parts.join('/');
+  return folder
+    .split(/[\\/]+/)
+    .filter(Boolean)
+    .join('/');
 }
 
 /**
