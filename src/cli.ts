@@ -5,8 +5,6 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { main } from './cli/main.js';
 
-export { type CliIo, main } from './cli/main.js';
-
 /** True when node runs this file (directly or through the bin symlink), not when imported. */
 function isEntryPoint(): boolean {
   const entry = process.argv[1];

@@ -33,7 +33,7 @@ const bool = (name: string) =>
   });
 
 /** Epoch seconds or an ISO date; the clock is fixed there for the whole process. */
-export function parseInstant(value: string | number, name = 'MNEMO_NOW'): number {
+function parseInstant(value: string | number, name = 'MNEMO_NOW'): number {
   if (typeof value === 'number') return Math.floor(value);
   const s = value.trim();
   // 20260301 reads as a date, not as epoch seconds in 1970.
@@ -54,7 +54,7 @@ export class ConfigError extends UserError {
   override name = 'ConfigError';
 }
 
-export function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
+function defaultDataDir(env: NodeJS.ProcessEnv, home = os.homedir()): string {
   const xdg = env.XDG_DATA_HOME?.trim();
   return path.join(xdg ? xdg : path.join(home, '.local', 'share'), 'mnemo');
 }
@@ -400,7 +400,7 @@ function schemaShape(table: Table): { [K in keyof Table]: Table[K]['schema'] } {
   };
 }
 
-export const configSchema = z
+const configSchema = z
   .object(schemaShape(SETTINGS))
   .refine((c) => c.dangerZoneMin < c.dangerZoneMax, {
     message: 'MNEMO_DANGER_ZONE_MIN must be below MNEMO_DANGER_ZONE_MAX (defaults 0.15 and 0.35)',

@@ -34,7 +34,7 @@ export const DAY = 86_400;
 export const MAX_STRENGTH = 2;
 export const MIN_STRENGTH = 1;
 export const STRENGTH_STEP = 0.1;
-export const CROSS_DOMAIN_JACCARD = 0.3;
+const CROSS_DOMAIN_JACCARD = 0.3;
 
 const POWER_LAW_ALPHA = 1.1;
 const TWO_COMPONENT_WEIGHT = 0.7;
@@ -73,13 +73,6 @@ export function decayCurve(
   }
 }
 
-export function decayFactor(
-  dt: number,
-  params: Pick<DecayParams, 'model' | 'halfLifeDays'>,
-): number {
-  return decayCurve(params)(dt);
-}
-
 /** score = (use_count + 1)^beta * decay(now - last_used) * strength, with `params` fixed. */
 export function decayScorer(params: DecayParams): (memory: MemoryDynamics, now: number) => number {
   const curve = decayCurve(params);
@@ -100,7 +93,7 @@ export function reviewPriority(score: number, zone: DangerZone): number {
   return 1 - 4 * (x - 0.5) ** 2;
 }
 
-export function jaccard(a: readonly string[], b: readonly string[]): number {
+function jaccard(a: readonly string[], b: readonly string[]): number {
   const left = new Set(a.map((t) => t.toLowerCase()));
   const right = new Set(b.map((t) => t.toLowerCase()));
   if (left.size === 0 && right.size === 0) return 1;
@@ -143,7 +136,7 @@ export function clampStrength(strength: number): number {
  * `strength` plus one step, at most MAX_STRENGTH; never lower than it was, so a strength someone
  * set under 1 (cortexgraph allows it) grows from where it is.
  */
-export function boostedStrength(strength: number): number {
+function boostedStrength(strength: number): number {
   const next = Math.min(MAX_STRENGTH, Math.round((strength + STRENGTH_STEP) * 1e9) / 1e9);
   return Math.max(strength, next);
 }

@@ -40,7 +40,7 @@ export type StdioUpstreamSpec = z.infer<typeof stdioSpec>;
 export type UrlUpstreamSpec = z.infer<typeof urlSpec>;
 export type UpstreamSpec = StdioUpstreamSpec | UrlUpstreamSpec;
 
-export const LABEL_PATTERN = /^[a-z0-9_-]+$/;
+const LABEL_PATTERN = /^[a-z0-9_-]+$/;
 
 /** Checks a parsed config file; throws ConfigError naming the label and the field to fix. */
 export function parseGatewayConfig(

@@ -103,7 +103,7 @@ function labelled(label: string, error: unknown): McpError {
  * A low-level SDK Server advertising the upstream's capabilities, whose handlers forward each
  * request to the upstream Client. Progress from the upstream goes back to the caller.
  */
-export function proxyServer(upstream: Upstream): Server {
+function proxyServer(upstream: Upstream): Server {
   const caps = forwardable(upstream.capabilities);
   const server = new Server(
     {

@@ -24,7 +24,7 @@ export interface Timers {
   now(): number;
 }
 
-export const realTimers: Timers = {
+const realTimers: Timers = {
   setTimeout(fn, ms) {
     const handle = setTimeout(fn, ms);
     handle.unref();
@@ -58,7 +58,7 @@ export interface UpstreamHealth {
   restarts: number;
 }
 
-export const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * One upstream MCP server behind the gateway: a long-lived stdio child in its own process

@@ -37,7 +37,7 @@ export function writeAll(fd: number, data: string | Uint8Array, position?: numbe
  * when `hidden` (a dot file, which the vault index and Obsidian skip). The store removes the
  * leftovers of its logs at start by this name.
  */
-export function tempPathFor(file: string, hidden = false): string {
+function tempPathFor(file: string, hidden = false): string {
   const name = `${path.basename(file)}.${process.pid}.tmp`;
   return path.join(path.dirname(file), hidden ? `.${name}` : name);
 }

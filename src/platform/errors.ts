@@ -22,3 +22,15 @@ export class UserError extends Error {
 export class TransientError extends UserError {
   override name = 'TransientError';
 }
+
+/**
+ * What went wrong, in short, for a log line or a message: the errno code of the error or of the
+ * first cause that has one (EIO, ENOSPC), else its message.
+ */
+export function errorCode(error: unknown): string {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code) return code;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

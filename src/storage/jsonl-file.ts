@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FILE_MODE, replaceFile, syncDir, writeAll } from '../platform/durable-file.js';
-import { UserError } from '../platform/errors.js';
+import { errorCode, UserError } from '../platform/errors.js';
 
 const NEWLINE = 0x0a;
 const READ_CHUNK = 1 << 20;
@@ -345,7 +345,7 @@ export class JsonlFile {
     } catch (undo) {
       return new WriteError(
         `writing to ${this.path} failed (${why}) and what was written could not be cut off ` +
-          `(${errorCode(undo as Error)}): the change may be on disk. Fix the disk (free space, ` +
+          `(${errorCode(undo)}): the change may be on disk. Fix the disk (free space, ` +
           'errors), then check before making it again',
         false,
         { cause: error },
@@ -395,15 +395,6 @@ function isJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** What went wrong, in short: the errno code of the error or of its first cause that has one. */
-export function errorCode(error: Error): string {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code) return code;
-  }
-  return error.message;
 }
 
 function readFully(fd: number, buf: Buffer, position: number): number {

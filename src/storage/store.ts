@@ -3,16 +3,9 @@ import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { makeDirs } from '../platform/durable-file.js';
-import { UserError } from '../platform/errors.js';
+import { errorCode, UserError } from '../platform/errors.js';
 import { TransactionJournal } from './journal.js';
-import {
-  type BadLine,
-  errorCode,
-  JsonlFile,
-  readAllLines,
-  toLines,
-  WriteError,
-} from './jsonl-file.js';
+import { type BadLine, JsonlFile, readAllLines, toLines, WriteError } from './jsonl-file.js';
 import { DirLock, isAlive, LockLostError, LockTimeoutError } from './lock.js';
 import {
   isTombstone,

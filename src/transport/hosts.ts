@@ -1,4 +1,4 @@
-export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1'];
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1'];
 
 /** The host name of a Host header or an Origin, lowercased, without port or brackets. */
 export function hostName(value: string): string {

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { checkLine, rpcError } from './jsonrpc.js';
 
 /** The largest message read from stdin; a longer line is refused and skipped, not buffered. */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 export interface StdioOptions {
   stdin?: Readable;
@@ -26,7 +26,7 @@ export interface StdioOptions {
  * not a valid message is answered with a JSON-RPC error (-32700, -32600, -32602), logged, and
  * skipped; the session goes on. A line is buffered up to `maxMessageBytes`, no further.
  */
-export class StdioLineTransport implements Transport {
+class StdioLineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;

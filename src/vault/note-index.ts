@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
+import { errorCode } from '../platform/errors.js';
 import { Bm25Index, type LexicalHits } from '../search/bm25.js';
 import { Tokenizer } from '../search/tokenizer.js';
 import { noteMemoryId, noteTags, parseNote } from './note.js';
@@ -34,12 +35,12 @@ const SCAN_BATCH = 32;
 const SKIPPED_DIRS = new Set(['node_modules']);
 
 /** Whether a vault path is one the index skips: hidden files and folders, node_modules. */
-export function isSkipped(relative: string): boolean {
+function isSkipped(relative: string): boolean {
   return relative.split(/[\\/]/).some((part) => part.startsWith('.') || SKIPPED_DIRS.has(part));
 }
 
 /** The text of a note that search matches. */
-export function noteText(note: Pick<VaultNote, 'title' | 'tags' | 'body'>): string {
+function noteText(note: Pick<VaultNote, 'title' | 'tags' | 'body'>): string {
   return `${note.title}\n${note.tags.join(' ')}\n${note.body}`;
 }
 
@@ -344,11 +345,6 @@ export class VaultIndex {
     await walk(this.vault);
     return out;
   }
-}
-
-/** An error for the log: its code (a file error's message names the file), else its message. */
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 }
 
 function sameNote(a: VaultNote, b: VaultNote): boolean {

@@ -20,7 +20,7 @@ export interface NoteProperties {
  * The keys mnemo keeps up to date in a note it wrote. Title, tags, source, entities and the body
  * belong to the person once the note exists.
  */
-export const OWNED_KEYS = [
+const OWNED_KEYS = [
   'memory_id',
   'created',
   'promoted',

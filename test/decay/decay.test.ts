@@ -7,7 +7,7 @@ import {
   DECAY_MODELS,
   type DecayModel,
   type DecayParams,
-  decayFactor,
+  decayCurve,
   decayScore,
   isCrossDomain,
   MAX_STRENGTH,
@@ -89,19 +89,19 @@ describe('decayScore', () => {
 
   it('treats a last_used in the future as just used', () => {
     for (const m of DECAY_MODELS) {
-      assert.equal(decayFactor(-DAY, params(m)), 1);
+      assert.equal(decayCurve(params(m))(-DAY), 1);
     }
   });
 
   it('two_component is 0.7 * fast(12 h) + 0.3 * slow(7 d)', () => {
     const twoComponent = (dt: number) =>
       0.7 * Math.exp((-Math.LN2 / (12 * HOUR)) * dt) + 0.3 * Math.exp((-Math.LN2 / (7 * DAY)) * dt);
-    close(decayFactor(12 * HOUR, params('two_component')), 0.7 * 0.5 + 0.3 * 2 ** (-1 / 14));
-    close(decayFactor(7 * DAY, params('two_component')), 0.7 * 2 ** -14 + 0.3 * 0.5);
+    close(decayCurve(params('two_component'))(12 * HOUR), 0.7 * 0.5 + 0.3 * 2 ** (-1 / 14));
+    close(decayCurve(params('two_component'))(7 * DAY), 0.7 * 2 ** -14 + 0.3 * 0.5);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 60 * DAY }), halfLifeDays, (dt, h) => {
         // Its half-lives are fixed, whatever MNEMO_HALFLIFE_DAYS says.
-        close(decayFactor(dt, params('two_component', h)), twoComponent(dt));
+        close(decayCurve(params('two_component', h))(dt), twoComponent(dt));
       }),
     );
   });
@@ -119,8 +119,7 @@ describe('decayScore', () => {
     }
     // The power law keeps a long tail; the exponential does not.
     assert.ok(
-      decayFactor(30 * DAY, params('power_law')) >
-        50 * decayFactor(30 * DAY, params('exponential')),
+      decayCurve(params('power_law'))(30 * DAY) > 50 * decayCurve(params('exponential'))(30 * DAY),
     );
   });
 

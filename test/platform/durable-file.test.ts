@@ -12,7 +12,6 @@ import {
   readIfExists,
   replaceFile,
   syncDir,
-  tempPathFor,
   writeAll,
 } from '../../src/platform/durable-file.js';
 
@@ -43,7 +42,7 @@ function recordFolderSyncs(t: TestContext): { synced: () => number[] } {
 const inode = (p: string) => fs.statSync(p).ino;
 
 describe('replaceFile', () => {
-  it('replaces a file whole, mode 0600, with the folder synced after the rename', (t) => {
+  it('replaces a file whole through <file>.<pid>.tmp (the name the store cleans up), mode 0600, the folder synced after the rename', (t) => {
     const dir = tempDir(t);
     const file = path.join(dir, 'memories.jsonl');
     fs.writeFileSync(file, 'old\n', { mode: 0o644 });
@@ -126,14 +125,6 @@ describe('replaceFile', () => {
     replaceFile(file, '# kitten\n', { hidden: true });
     assert.deepEqual(temps, [path.join(dir, `.kitten.md.${process.pid}.tmp`)]);
     assert.equal(fs.readFileSync(file, 'utf8'), '# kitten\n');
-  });
-});
-
-describe('tempPathFor', () => {
-  it('is <file>.<pid>.tmp in the same folder, the name the store cleans up after a crash', () => {
-    const file = path.join('/data', 'memories.jsonl');
-    assert.equal(tempPathFor(file), path.join('/data', `memories.jsonl.${process.pid}.tmp`));
-    assert.equal(tempPathFor(file, true), path.join('/data', `.memories.jsonl.${process.pid}.tmp`));
   });
 });
 
