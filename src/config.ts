@@ -99,6 +99,13 @@ export interface Setting {
 
 const resolvedPath = (text: string) => path.resolve(text.trim());
 
+/** A path setting that defaults to `name` in the data dir. */
+const inDataDir = (name: string) => ({
+  default: ({ settings }: DefaultContext) => path.join(settings.dataDir as string, name),
+  read: resolvedPath,
+  schema: z.string().min(1),
+});
+
 export const SETTINGS = {
   dataDir: {
     variable: 'MNEMO_DATA_DIR',
@@ -295,9 +302,7 @@ export const SETTINGS = {
   },
   gatewayManifest: {
     variable: 'MNEMO_GATEWAY_MANIFEST',
-    default: ({ settings }) => path.join(settings.dataDir as string, 'gateway.json'),
-    read: resolvedPath,
-    schema: z.string().min(1),
+    ...inDataDir('gateway.json'),
     meaning: 'where gateway.json goes',
   },
   gatewayTimeoutMs: {
@@ -325,9 +330,7 @@ export const SETTINGS = {
   },
   vaultDir: {
     variable: 'MNEMO_VAULT_DIR',
-    default: ({ settings }) => path.join(settings.dataDir as string, 'vault'),
-    read: resolvedPath,
-    schema: z.string().min(1),
+    ...inDataDir('vault'),
     meaning:
       'the Obsidian vault promoted memories go to (made from `vault-template/` if missing or empty)',
   },
