@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { type Config, loadConfig } from '../src/config.js';
 import { type OpenedMemory, type OpenOptions, openMemory } from '../src/memory/open.js';
 import type { MemoryService } from '../src/memory/service.js';
@@ -34,6 +34,8 @@ export interface TestMemory {
   store: MemoryStore;
   config: Config;
   opened: OpenedMemory;
+  /** What the memory and its server log to (silent unless the test gave one). */
+  logger: Logger;
   /** The vault folder (made at the first promotion). */
   vault: string;
   close(): Promise<void>;
@@ -45,12 +47,13 @@ export async function openTestMemory(
   options: Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs'>> = {},
 ): Promise<TestMemory> {
   const clock = new TestClock();
+  const logger = options.logger ?? pino({ level: 'silent' });
   const config = loadConfig({
     env: { MNEMO_EMBEDDINGS: 'off', ...env, MNEMO_DATA_DIR: dir },
     home: dir,
   });
   const opened = openMemory(config, {
-    logger: options.logger ?? pino({ level: 'silent' }),
+    logger,
     clock: clock.read,
     ...(options.watchVault !== undefined ? { watchVault: options.watchVault } : {}),
     ...(options.noteSettleMs !== undefined ? { noteSettleMs: options.noteSettleMs } : {}),
@@ -61,6 +64,7 @@ export async function openTestMemory(
     clock,
     config,
     opened,
+    logger,
     vault: config.vaultDir,
     memory: opened.memory,
     store: opened.store,
@@ -84,7 +88,7 @@ export async function openTestClient(
   options: Parameters<typeof openTestMemory>[2] & { dir?: string } = {},
 ): Promise<TestClient> {
   const t = await openTestMemory(env, options.dir ?? tempDir(), options);
-  const server = createServer({ memory: t.memory });
+  const server = createServer({ memory: t.memory, logger: t.logger });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'mnemo-test', version: '0.0.0' });

@@ -110,7 +110,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       gateway = upstreams;
       const app = createHttpApp({
         ...(upstreams ? { gateway: upstreams } : {}),
-        createMcpServer: () => createServer({ memory: memory.memory }),
+        createMcpServer: () => createServer({ memory: memory.memory, logger }),
         authToken: config.authToken,
         allowedHosts,
         bodyLimit: config.httpBodyLimit,

@@ -57,7 +57,7 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
             'cannot load the memory store',
           ),
       );
-      const server = createServer({ memory: memory.memory });
+      const server = createServer({ memory: memory.memory, logger });
       logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
       connection = await connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout, logger });
       void connection.closed.then(clientClosed);

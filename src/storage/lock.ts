@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TransientError } from '../platform/errors.js';
 
 /** Another process held the lock for all of `waitMs`: a busy folder, worth a retry. */
-export class LockTimeoutError extends Error {
+export class LockTimeoutError extends TransientError {
   override name = 'LockTimeoutError';
   constructor(
     message: string,

@@ -38,7 +38,7 @@ describe('MCP tools over a cortexgraph data dir', () => {
     }
     t = await openTestMemory({}, dir);
     await t.opened.ready;
-    const server = createServer({ memory: t.memory });
+    const server = createServer({ memory: t.memory, logger: t.logger });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     client = new Client({ name: 'mnemo-test', version: '0.0.0' });
