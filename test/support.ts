@@ -9,7 +9,7 @@ import { type Config, loadConfig } from '../src/config.js';
 import { type OpenedMemory, type OpenOptions, openMemory } from '../src/memory/open.js';
 import type { MemoryService } from '../src/memory/service.js';
 import { createServer } from '../src/server.js';
-import type { MemoryStore } from '../src/storage/store.js';
+import type { JsonlStore } from '../src/storage/store.js';
 
 export const DAY = 86_400;
 export const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -31,7 +31,7 @@ export interface TestMemory {
   dir: string;
   clock: TestClock;
   memory: MemoryService;
-  store: MemoryStore;
+  store: JsonlStore;
   config: Config;
   opened: OpenedMemory;
   /** What the memory and its server log to (silent unless the test gave one). */

@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { MemoryTexts } from '../search/memory-text.js';
+import type { StorageEngine } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
-import type { MemoryStore } from '../storage/store.js';
 import { noteMemoryId, parseNote } from '../vault/note.js';
 import type { NoteEvent, VaultIndex, VaultNote } from '../vault/note-index.js';
 import { isInside, resolveInVault, toVaultPath } from '../vault/paths.js';
 
 export interface NoteSyncDeps {
-  store: MemoryStore;
+  store: StorageEngine;
   /** What memories are searched by, by words and by meaning: their notes' texts are set here. */
   texts: MemoryTexts;
   notes: VaultIndex;
@@ -35,7 +35,7 @@ const BATCH_MS = 50;
  *   crash) promotes it.
  */
 export class NoteSync {
-  private readonly store: MemoryStore;
+  private readonly store: StorageEngine;
   private readonly texts: MemoryTexts;
   private readonly notes: VaultIndex;
   private readonly logger: Logger;

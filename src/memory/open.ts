@@ -6,7 +6,7 @@ import { LexicalIndex } from '../search/lexical-index.js';
 import { MemoryTexts } from '../search/memory-text.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
 import { SemanticIndex } from '../search/semantic-index.js';
-import { MemoryStore } from '../storage/store.js';
+import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
 import { NoteSync } from './note-sync.js';
@@ -34,7 +34,7 @@ export function settingsFrom(config: Config): MemorySettings {
 
 export interface OpenedMemory {
   memory: MemoryService;
-  store: MemoryStore;
+  store: JsonlStore;
   /**
    * What every service call waits for: the store's load, or a busy error after a while when
    * another process holds the data dir lock (a later call waits again).
@@ -102,7 +102,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
   });
-  const store = MemoryStore.start(
+  const store = JsonlStore.start(
     { dataDir: config.dataDir, logger, clock, lockWaitMs: options.lockWaitMs },
     [index, semantic],
   );

@@ -23,6 +23,7 @@ import {
   type SemanticIndex,
 } from '../search/semantic-index.js';
 import { dot } from '../search/vector-index.js';
+import type { StorageEngine } from '../storage/engine.js';
 import {
   type MemoryRecord,
   type MemoryStatus,
@@ -30,7 +31,6 @@ import {
   type RelationRecord,
   type RelationType,
 } from '../storage/records.js';
-import type { MemoryStore } from '../storage/store.js';
 import { noteTitle } from '../vault/note.js';
 import type { VaultIndex } from '../vault/note-index.js';
 import type { VaultWriter, WrittenNote } from '../vault/writer.js';
@@ -64,7 +64,7 @@ export interface VaultDeps {
 }
 
 export interface MemoryServiceDeps {
-  store: MemoryStore;
+  store: StorageEngine;
   index: LexicalIndex;
   clock: () => number;
   settings: MemorySettings;
@@ -211,7 +211,7 @@ export function preview(content: string, length: number): string {
  * wall clock, and every method starts by picking up other processes' writes.
  */
 export class MemoryService {
-  private readonly store: MemoryStore;
+  private readonly store: StorageEngine;
   private readonly index: LexicalIndex;
   private readonly clock: () => number;
   readonly settings: MemorySettings;

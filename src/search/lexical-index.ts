@@ -1,5 +1,5 @@
+import type { StoreListener } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
-import type { StoreListener } from '../storage/store.js';
 import { Bm25Index, type LexicalHits } from './bm25.js';
 import { MemoryTexts, memoryWords, type NoteText } from './memory-text.js';
 import { Tokenizer } from './tokenizer.js';

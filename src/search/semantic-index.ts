@@ -1,9 +1,9 @@
 // Embeddings of the memories: computed in the background, kept in a sidecar, searched by cosine.
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { StoreListener } from '../storage/engine.js';
 import { JsonlFile } from '../storage/jsonl-file.js';
 import type { MemoryRecord } from '../storage/records.js';
-import type { StoreListener } from '../storage/store.js';
 import { type EmbeddingProvider, MINILM_MODEL, STATIC_MODEL } from './embeddings.js';
 import { contentHash } from './lexical-index.js';
 import { MemoryTexts, memoryText } from './memory-text.js';
