@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { MemoryTexts } from '../search/memory-text.js';
+import type { Retriever } from '../search/retriever.js';
 import type { StorageEngine } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
 import { noteMemoryId, parseNote } from '../vault/note.js';
@@ -11,7 +11,7 @@ import { isInside, resolveInVault, toVaultPath } from '../vault/paths.js';
 export interface NoteSyncDeps {
   store: StorageEngine;
   /** What memories are searched by, by words and by meaning: their notes' texts are set here. */
-  texts: MemoryTexts;
+  documents: Pick<Retriever, 'setNote'>;
   notes: VaultIndex;
   logger: Logger;
   clock: () => number;
@@ -36,7 +36,7 @@ const BATCH_MS = 50;
  */
 export class NoteSync {
   private readonly store: StorageEngine;
-  private readonly texts: MemoryTexts;
+  private readonly documents: Pick<Retriever, 'setNote'>;
   private readonly notes: VaultIndex;
   private readonly logger: Logger;
   private readonly clock: () => number;
@@ -55,7 +55,7 @@ export class NoteSync {
 
   constructor(deps: NoteSyncDeps) {
     this.store = deps.store;
-    this.texts = deps.texts;
+    this.documents = deps.documents;
     this.notes = deps.notes;
     this.logger = deps.logger;
     this.clock = deps.clock;
@@ -239,7 +239,7 @@ export class NoteSync {
   }
 
   private overlay(id: string, note: VaultNote | undefined): void {
-    this.texts.setNote(id, note);
+    this.documents.setNote(id, note);
   }
 
   /**

@@ -2,9 +2,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { loadEmbeddings } from '../search/embeddings.js';
-import { LexicalIndex } from '../search/lexical-index.js';
-import { MemoryTexts } from '../search/memory-text.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
+import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
 import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
@@ -73,9 +72,6 @@ export interface OpenOptions {
  */
 export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const { logger, clock } = options;
-  // One text per memory for words and meaning alike: its note's, once promoted and edited.
-  const texts = new MemoryTexts();
-  const index = new LexicalIndex(texts);
   // The model loads once the store has, in the background: the handshake and the first answers
   // never wait for it, and search is by words until it is there.
   let storeReady: () => void = () => {};
@@ -95,17 +91,23 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     dataDir: config.dataDir,
     logger,
     enabled: config.embeddings !== 'off',
-    texts,
     textsSettled: new Promise<void>((resolve) => {
       textsSettled = resolve;
     }),
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
   });
-  const store = JsonlStore.start(
-    { dataDir: config.dataDir, logger, clock, lockWaitMs: options.lockWaitMs },
-    [index, semantic],
-  );
+  const store = JsonlStore.start({
+    dataDir: config.dataDir,
+    logger,
+    clock,
+    lockWaitMs: options.lockWaitMs,
+  });
+  const settings = settingsFrom(config);
+  // One document per memory for words and meaning alike: its note's, once promoted and edited.
+  const retriever = new Retriever({ engine: store, semantic, settings, logger });
+  // Before the load, which starts on the next turn: every record reaches the indexes.
+  store.subscribe(retriever);
   void store.loaded.then(storeReady, storeReady);
   let sync: NoteSync | undefined;
   const notes = new VaultIndex({
@@ -115,7 +117,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   });
   sync = new NoteSync({
     store,
-    texts,
+    documents: retriever,
     notes,
     logger,
     clock,
@@ -128,9 +130,9 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   });
   const memory = new MemoryService({
     store,
-    index,
+    retriever,
     clock,
-    settings: settingsFrom(config),
+    settings,
     logger,
     vault: { writer, notes, sync },
     semantic,

@@ -15,13 +15,10 @@ import {
   shouldForget,
 } from '../decay/index.js';
 import { type Cluster, clusterVectors, DEFAULT_CLUSTER_OPTIONS } from '../search/clustering.js';
-import { type LexicalIndex, normalizeContent } from '../search/lexical-index.js';
-import { combinedRank, fusedRelevance, interleave, topN } from '../search/ranking.js';
-import {
-  type EmbeddingsStatus,
-  modelDefaults,
-  type SemanticIndex,
-} from '../search/semantic-index.js';
+import { normalizeContent } from '../search/lexical-index.js';
+import { combinedRank, interleave, topN } from '../search/ranking.js';
+import type { Retriever } from '../search/retriever.js';
+import type { EmbeddingsStatus, SemanticIndex } from '../search/semantic-index.js';
 import { dot } from '../search/vector-index.js';
 import type { StorageEngine } from '../storage/engine.js';
 import {
@@ -65,7 +62,7 @@ export interface VaultDeps {
 
 export interface MemoryServiceDeps {
   store: StorageEngine;
-  index: LexicalIndex;
+  retriever: Retriever;
   clock: () => number;
   settings: MemorySettings;
   logger: Logger;
@@ -212,7 +209,7 @@ export function preview(content: string, length: number): string {
  */
 export class MemoryService {
   private readonly store: StorageEngine;
-  private readonly index: LexicalIndex;
+  private readonly retriever: Retriever;
   private readonly clock: () => number;
   readonly settings: MemorySettings;
   private readonly logger: Logger;
@@ -222,7 +219,7 @@ export class MemoryService {
 
   constructor(deps: MemoryServiceDeps) {
     this.store = deps.store;
-    this.index = deps.index;
+    this.retriever = deps.retriever;
     this.clock = deps.clock;
     this.settings = deps.settings;
     this.scoreAt = decayScorer(deps.settings.decay);
@@ -246,10 +243,10 @@ export class MemoryService {
     if (badMeta !== undefined) throw new MemoryError(badMeta, 'meta');
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
-    const vector = await this.embedOne(input.content);
+    const vector = await this.retriever.embed(input.content);
     const saved = await this.store.transact<{ memory_id: string; deduplicated: boolean }>(() => {
       const now = this.clock();
-      const duplicateId = this.index.duplicateOf(input.content);
+      const duplicateId = this.retriever.duplicateOf(input.content);
       const duplicate = duplicateId ? this.store.memories.get(duplicateId) : undefined;
       if (duplicate && duplicate.status !== 'archived') {
         // Saving it again is a use; what the new save adds is kept, nothing it says is lost.
@@ -290,40 +287,21 @@ export class MemoryService {
       });
       return { result: { memory_id: record.id, deduplicated: false }, memories: [record] };
     });
-    if (!vector || !this.semantic) return { ...saved, similar_to: [] };
-    if (!saved.deduplicated) this.semantic.adopt(saved.memory_id, input.content, vector);
-    return { ...saved, similar_to: await this.similarTo(vector, saved.memory_id) };
-  }
-
-  /** Live memories whose meaning is within the near-duplicate threshold, closest first. */
-  private async similarTo(vector: Float32Array, self: string): Promise<SimilarMemory[]> {
-    const semantic = this.semantic as SemanticIndex;
-    const threshold =
-      this.settings.nearDuplicateThreshold ?? modelDefaults(semantic.model).nearDuplicate;
-    const hits = await semantic.search(vector, threshold, SIMILAR_SHOWN + 1);
-    const out: SimilarMemory[] = [];
-    hits.ids.forEach((id, i) => {
-      const record = this.store.memories.get(id);
-      if (id === self || !record || record.status === 'archived') return;
-      out.push({
-        memory_id: id,
-        similarity: round(hits.sims[i] as number),
+    if (!vector) return { ...saved, similar_to: [] };
+    if (!saved.deduplicated) this.retriever.adopt(saved.memory_id, input.content, vector);
+    const similar = await this.retriever.nearDuplicates(
+      vector,
+      SIMILAR_SHOWN + 1,
+      (record) => record.id !== saved.memory_id && record.status !== 'archived',
+    );
+    return {
+      ...saved,
+      similar_to: similar.slice(0, SIMILAR_SHOWN).map(({ record, similarity }) => ({
+        memory_id: record.id,
+        similarity: round(similarity),
         preview: preview(record.content, 120),
-      });
-    });
-    return out.sort((a, b) => b.similarity - a.similarity).slice(0, SIMILAR_SHOWN);
-  }
-
-  /** The vector of one text, or undefined when embeddings are off or fail (logged). */
-  private async embedOne(text: string): Promise<Float32Array | undefined> {
-    if (!this.semantic) return undefined;
-    try {
-      const [vector] = (await this.semantic.embed([text])) ?? [];
-      return vector;
-    } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'embedding failed: words only');
-      return undefined;
-    }
+      })),
+    };
   }
 
   async search(input: SearchInput): Promise<{ results: SearchHit[]; total: number; page: number }> {
@@ -340,13 +318,16 @@ export class MemoryService {
 
     // The meaning side brings its closest matches, enough for this page four times over.
     const limit = Math.max(MEANING_CANDIDATES, 4 * page * pageSize);
-    const { records, relevance, scores } = await this.matching(query, limit, (record) => {
+    const rows = await this.retriever.rank(query, limit, (record) => {
       if (!statuses.has(record.status)) return null;
       if (since !== null && record.last_used < since) return null;
       if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) return null;
       const score = this.scoreAt(record, now);
       return minScore !== null && score < minScore ? null : score;
     });
+    const records = rows.map((r) => r.record);
+    const relevance = rows.map((r) => r.relevance);
+    const scores = rows.map((r) => r.score);
 
     const ranks = new Float64Array(records.length);
     for (let i = 0; i < records.length; i++) {
@@ -701,17 +682,14 @@ export class MemoryService {
     // Memories: by their words and, with embeddings, by their meaning, as search_memory does.
     const stm =
       stmWeight > 0
-        ? await this.matching(query, MEANING_CANDIDATES, (record) =>
+        ? await this.retriever.rank(query, MEANING_CANDIDATES, (record) =>
             record.status === 'archived' ? null : this.scoreAt(record, now),
           )
-        : { records: [], relevance: [], scores: [] };
+        : [];
 
     const hits: UnifiedHit[] = [];
     const byMemory = new Map<string, number>();
-    for (let i = 0; i < stm.records.length; i++) {
-      const record = stm.records[i] as MemoryRecord;
-      const relevance = stm.relevance[i] as number;
-      const score = stm.scores[i] as number;
+    for (const { record, relevance, score } of stm) {
       const note = this.vault?.sync.noteOf(record);
       byMemory.set(record.id, hits.length);
       hits.push({
@@ -1102,85 +1080,6 @@ export class MemoryService {
       if (record.status === status) return { result: { memory_id: memoryId, status } };
       return { result: { memory_id: memoryId, status }, memories: [{ ...record, status }] };
     });
-  }
-
-  /**
-   * The memories that `accept` keeps and that match `query` by their words or, with embeddings,
-   * by their meaning (the `limit` closest), each with its relevance (0..1, relative to the best
-   * match kept) and its decay score; every memory, with relevance 1, when there is no query.
-   * `accept` answers the decay score, or null to leave the memory out. This runs for thousands of
-   * memories per query.
-   */
-  private async matching(
-    query: string,
-    limit: number,
-    accept: (record: MemoryRecord) => number | null,
-  ): Promise<{ records: MemoryRecord[]; relevance: number[]; scores: number[] }> {
-    const hits = query ? this.index.search(query) : null;
-    const meaning = query ? await this.meaningHits(query, limit) : null;
-    const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]));
-    const records: MemoryRecord[] = [];
-    const relevance: number[] = [];
-    const similarity: (number | undefined)[] = [];
-    const scores: number[] = [];
-    const take = (record: MemoryRecord, lexical: number, sim: number | undefined) => {
-      const score = accept(record);
-      if (score === null) return;
-      records.push(record);
-      relevance.push(lexical);
-      similarity.push(sim);
-      scores.push(score);
-    };
-    if (hits) {
-      const seen = new Set<string>();
-      for (let i = 0; i < hits.docs.length; i++) {
-        const record = hits.docs[i];
-        if (!record) continue;
-        const sim = meaning ? sims.get(record.id) : undefined;
-        if (sim !== undefined) seen.add(record.id);
-        take(record, hits.scores[i] as number, sim);
-      }
-      // Matches by meaning that the words missed, with no lexical score.
-      for (const [id, sim] of sims) {
-        const record = seen.has(id) ? undefined : this.store.memories.get(id);
-        if (record) take(record, 0, sim);
-      }
-    } else {
-      for (const record of this.store.memories.values()) take(record, 1, undefined);
-    }
-    let best = 0;
-    for (const x of relevance) if (x > best) best = x;
-    let bestSim = meaning?.threshold ?? 0;
-    for (const x of similarity) if (x !== undefined && x > bestSim) bestSim = x;
-    for (let i = 0; i < relevance.length; i++) {
-      relevance[i] = meaning
-        ? fusedRelevance(
-            relevance[i] as number,
-            best,
-            similarity[i],
-            bestSim,
-            meaning.threshold,
-            meaning.weight,
-          )
-        : (relevance[i] as number) / best;
-    }
-    return { records, relevance, scores };
-  }
-
-  /**
-   * The memories that match the query by meaning (cosine at or above the threshold), with the
-   * weight their side gets; null when search is by words alone.
-   */
-  private async meaningHits(query: string, limit: number) {
-    const semantic = this.semantic;
-    if (!semantic || this.settings.hybridWeight === 0) return null;
-    const vector = await this.embedOne(query);
-    if (!vector || !semantic.enabled) return null;
-    const defaults = modelDefaults(semantic.model);
-    const threshold = this.settings.similarityThreshold ?? defaults.similarity;
-    const weight = this.settings.hybridWeight ?? defaults.hybridWeight;
-    const hits = await semantic.search(vector, threshold, limit);
-    return { ...hits, threshold, weight };
   }
 
   /** A memory's text: its note's as a person left it once promoted, else its own. */

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import { documentOf } from '../../src/search/document.js';
+import { Retriever } from '../../src/search/retriever.js';
+import type { SemanticIndex } from '../../src/search/semantic-index.js';
+import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
+import { noteTitle, parseNote, renderNote } from '../../src/vault/note.js';
+import { propertiesOf } from '../../src/vault/writer.js';
+import { T0 } from '../support.js';
+
+const record = {
+  ...newMemoryRecord('m1', 'Milo likes tuna.\nEspecially on Fridays.', T0, {
+    meta: { tags: ['pets'], source: null, context: null, extra: {} },
+    entities: ['Milo'],
+  }),
+  status: 'promoted' as const,
+  promoted_at: T0,
+};
+
+/** The note mnemo writes for the record, read back as the vault index reads it. */
+function written(links: { path: string; title: string }[] = []) {
+  const parsed = parseNote(renderNote(propertiesOf(record), record.content, links));
+  return { title: noteTitle(record.content), tags: ['pets'], body: parsed.body };
+}
+
+describe('documentOf: one text for words and meaning', () => {
+  it('is the content without a note', () => {
+    assert.equal(documentOf(record, undefined).text, record.content);
+    assert.equal(documentOf(record, undefined).words, `${record.content}\npets\nMilo`);
+  });
+
+  it('is the content itself while the note says the same, links to other notes aside', () => {
+    assert.equal(documentOf(record, written()).text, record.content);
+    const linked = written([{ path: 'mnemo/milo-is-a-cat.md', title: 'Milo is a cat' }]);
+    assert.match(linked.body, /## Related\n- \[\[mnemo\/milo-is-a-cat\|Milo is a cat\]\]/);
+    assert.equal(documentOf(record, linked).text, record.content);
+  });
+
+  it('is the note as a person edited it', () => {
+    const note = written([{ path: 'mnemo/milo-is-a-cat.md', title: 'Milo is a cat' }]);
+    const edited = { ...note, body: note.body.replace('tuna', 'salmon') };
+    assert.equal(documentOf(record, edited).text, 'Milo likes salmon.\nEspecially on Fridays.');
+    // What a person writes after the links is theirs: the section is kept then.
+    const after = { ...note, body: `${note.body}\nHe was adopted in May.\n` };
+    assert.match(documentOf(record, after).text, /Milo is a cat[\s\S]*adopted in May\.$/);
+    const words = documentOf(record, { ...edited, title: 'Milo and fish', tags: ['cats'] }).words;
+    assert.equal(words, 'Milo and fish\ncats\nMilo likes salmon.\nEspecially on Fridays.');
+  });
+});
+
+describe('Retriever: one document a memory feeds both indexes', () => {
+  /** A retriever over one memory, with a vector side that records what it is told. */
+  function retrieverOf(memory: MemoryRecord) {
+    const told: [string, string][] = [];
+    const semantic = {
+      upsert: (id: string, text: string) => told.push([id, text]),
+    } as unknown as SemanticIndex;
+    const retriever = new Retriever({
+      engine: { memories: new Map([[memory.id, memory]]) },
+      semantic,
+      settings: {},
+      logger: pino({ level: 'silent' }),
+    });
+    retriever.upsert(memory, undefined);
+    const found = async (query: string) =>
+      (await retriever.rank(query, 10, () => 1)).map((r) => r.record.id);
+    return { retriever, told, found };
+  }
+
+  it('indexes a memory again for each change of its note, and only then', async () => {
+    const { retriever, told, found } = retrieverOf(record);
+    const note = { title: 'T', tags: [], body: 'one' };
+    retriever.setNote('m1', note);
+    retriever.setNote('m1', { ...note });
+    retriever.setNote('m1', { ...note, body: 'two' });
+    assert.deepEqual(await found('two'), ['m1']);
+    assert.deepEqual(await found('tuna'), []);
+    retriever.setNote('m1', undefined);
+    retriever.setNote('m1', undefined);
+    assert.deepEqual(told, [
+      ['m1', record.content],
+      ['m1', 'one'],
+      ['m1', 'two'],
+      ['m1', record.content],
+    ]);
+    assert.deepEqual(await found('two'), []);
+    assert.deepEqual(await found('tuna'), ['m1']);
+    assert.equal(retriever.documentOf(record).text, record.content);
+  });
+});
