@@ -6,8 +6,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pino, { type Logger } from 'pino';
 import { type Config, loadConfig } from '../src/config.js';
+import type { Memory } from '../src/memory/index.js';
 import { type OpenedMemory, type OpenOptions, openMemory } from '../src/memory/open.js';
-import type { MemoryService } from '../src/memory/service.js';
 import { createServer } from '../src/server.js';
 import type { JsonlStore } from '../src/storage/store.js';
 
@@ -30,7 +30,7 @@ export class TestClock {
 export interface TestMemory {
   dir: string;
   clock: TestClock;
-  memory: MemoryService;
+  memory: Memory;
   store: JsonlStore;
   config: Config;
   opened: OpenedMemory;

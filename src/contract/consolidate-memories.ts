@@ -27,7 +27,7 @@ export const consolidateMemoriesInput = z.object({
   ...clusterSettings,
 });
 
-export const consolidation = z.object({
+export const clusterConsolidation = z.object({
   cluster_id: z.string(),
   member_ids: z.array(z.string()),
   cohesion: z.number(),
@@ -52,12 +52,12 @@ export const consolidation = z.object({
 
 export const consolidateMemoriesOutput = z.object({
   mode: z.enum(CONSOLIDATE_MODES),
-  consolidations: z.array(consolidation),
+  consolidations: z.array(clusterConsolidation),
 });
 
 export type ConsolidateMemoriesInput = z.infer<typeof consolidateMemoriesInput>;
 export type ConsolidateMemoriesOutput = z.infer<typeof consolidateMemoriesOutput>;
-export type Consolidation = z.infer<typeof consolidation>;
+export type ClusterConsolidation = z.infer<typeof clusterConsolidation>;
 
 export const consolidateMemories: ToolContract<
   typeof consolidateMemoriesInput,

@@ -8,8 +8,10 @@ import { SemanticIndex } from '../search/semantic-index.js';
 import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
+import { createContext, type MemorySettings } from './context.js';
+import { createMemory, type Memory } from './index.js';
 import { NoteSync } from './note-sync.js';
-import { MemoryService, type MemorySettings } from './service.js';
+import { createReadiness, type Readiness } from './readiness.js';
 
 export function settingsFrom(config: Config): MemorySettings {
   return {
@@ -32,7 +34,8 @@ export function settingsFrom(config: Config): MemorySettings {
 }
 
 export interface OpenedMemory {
-  memory: MemoryService;
+  memory: Memory;
+  readiness: Readiness;
   store: JsonlStore;
   /**
    * What every service call waits for: the store's load, or a busy error after a while when
@@ -128,15 +131,6 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     folder: config.vaultFolder,
     locate: (id) => notes.notesOf(id)[0]?.path,
   });
-  const memory = new MemoryService({
-    store,
-    retriever,
-    clock,
-    settings,
-    logger,
-    vault: { writer, notes, sync },
-    semantic,
-  });
   const noteSync = sync;
   const vaultReady = options.watchVault
     ? notes
@@ -147,8 +141,25 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
     : Promise.resolve();
   void vaultReady.then(textsSettled);
+  const readiness = createReadiness({
+    engine: store,
+    vault: options.watchVault ? vaultReady : undefined,
+    notes,
+    semantic,
+  });
+  const ctx = createContext({
+    engine: store,
+    retriever,
+    clock,
+    settings,
+    logger,
+    readiness,
+    vault: { writer, notes, sync: noteSync },
+    semantic,
+  });
   return {
-    memory,
+    memory: createMemory(ctx),
+    readiness,
     store,
     get ready() {
       return store.ready;

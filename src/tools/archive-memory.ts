@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerArchiveMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, archiveMemory, {
-    run: ({ memory_id }) => memory.archive(memory_id),
+    run: (input) => memory.forgetting.archive(input),
     text: (done) => `Archived ${done.memory_id}.`,
   });
 }

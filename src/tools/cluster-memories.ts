@@ -7,9 +7,9 @@ export function registerClusterMemories(server: McpServer, { memory, logger }: T
   registerContract(server, logger, clusterMemories, {
     run: async (input, extra) => {
       const progress = progressReporter(extra);
-      const clusters = await memory.cluster(input, progress.report);
+      const found = await memory.consolidation.cluster(input, progress.report);
       await progress.flush();
-      return { clusters };
+      return found;
     },
     text: ({ clusters }) => {
       const merge = clusters.filter((c) => c.suggested_action === 'auto-merge').length;

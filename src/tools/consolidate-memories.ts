@@ -7,7 +7,7 @@ export function registerConsolidateMemories(server: McpServer, { memory, logger 
   registerContract(server, logger, consolidateMemories, {
     run: async (input, extra) => {
       const progress = progressReporter(extra);
-      const result = await memory.consolidate(input, progress.report);
+      const result = await memory.consolidation.consolidate(input, progress.report);
       await progress.flush();
       return result;
     },

@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerCreateRelation(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, createRelation, {
-    run: (input) => memory.createRelation(input),
+    run: (input) => memory.writing.createRelation(input),
     text: (made, input) =>
       `Related ${input.from_memory_id} -${input.relation_type}-> ${input.to_memory_id} (${made.relation_id}).`,
   });

@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerDeleteMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, deleteMemory, {
-    run: ({ memory_id }) => memory.delete(memory_id),
+    run: (input) => memory.forgetting.delete(input),
     text: (done) => `Deleted ${done.memory_id} (recoverable with restore_memory).`,
   });
 }

@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerGc(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, gc, {
-    run: (input) => memory.gc(input),
+    run: (input) => memory.forgetting.gc(input),
     text: (done) => {
       const verb = done.dry_run ? 'Would' : 'Did';
       const what = done.archived_count

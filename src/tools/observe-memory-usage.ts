@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerObserveMemoryUsage(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, observeMemoryUsage, {
-    run: ({ memory_ids, context_tags }) => memory.observe(memory_ids, context_tags ?? []),
+    run: (input) => memory.writing.observe(input),
     text: (observed) => {
       const n = observed.results.length;
       const cross = observed.results.filter((r) => r.cross_domain).length;

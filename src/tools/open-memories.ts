@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerOpenMemories(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, openMemories, {
-    run: ({ memory_ids }) => memory.open(memory_ids),
+    run: (input) => memory.recall.open(input),
     text: (opened) =>
       [
         ...opened.memories.map((m) => `[${m.id}] (${m.status}, score ${m.score})\n${m.content}`),

@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Progress } from '../memory/service.js';
+import type { Progress } from '../memory/context.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerPromoteMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, promoteMemory, {
-    run: (input) => memory.promote(input),
+    run: (input) => memory.promotion.promote(input),
     text: (done) =>
       done.dry_run
         ? `${done.candidates_found} candidate${done.candidates_found === 1 ? '' : 's'}:\n` +

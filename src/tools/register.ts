@@ -8,11 +8,11 @@ import type {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ToolContract } from '../contract/shared.js';
-import type { MemoryService } from '../memory/service.js';
+import type { Memory } from '../memory/index.js';
 import { UserError } from '../platform/errors.js';
 
 export interface ToolDeps {
-  memory: MemoryService;
+  memory: Memory;
   /** Where a tool's unexpected failure is logged (stderr: stdout may be the protocol's). */
   logger: Logger;
 }

@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerRestoreMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, restoreMemory, {
-    run: ({ memory_id }) => memory.restore(memory_id),
+    run: (input) => memory.forgetting.restore(input),
     text: (done) =>
       done.merged_into
         ? `${done.memory_id} has the same content as the live memory ${done.merged_into}: merged into it.`

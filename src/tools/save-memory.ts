@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerSaveMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, saveMemory, {
-    run: (input) => memory.save(input),
+    run: (input) => memory.writing.save(input),
     text: (saved) => {
       const similar = saved.similar_to.map((m) => `${m.memory_id} (${m.similarity})`).join(', ');
       return (

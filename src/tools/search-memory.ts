@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerSearchMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, searchMemory, {
-    run: (input) => memory.search(input),
+    run: (input) => memory.recall.search(input),
     text: (found) => {
       const lines = found.results.map(
         (r, i) =>

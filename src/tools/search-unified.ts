@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerSearchUnified(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, searchUnified, {
-    run: (input) => memory.searchUnified(input),
+    run: (input) => memory.recall.searchUnified(input),
     text: (found) => {
       const lines = found.results.map(
         (r, i) =>

@@ -4,7 +4,7 @@ import { registerContract, type ToolDeps } from './register.js';
 
 export function registerTouchMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, touchMemory, {
-    run: ({ memory_id, boost_strength }) => memory.touch(memory_id, boost_strength ?? false),
+    run: (input) => memory.writing.touch(input),
     text: (touched) =>
       `Reinforced ${touched.memory_id}: score ${touched.old_score} -> ${touched.new_score}, ${touched.use_count} uses, strength ${touched.strength}.`,
   });

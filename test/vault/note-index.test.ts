@@ -110,11 +110,14 @@ describe('the vault watcher (chokidar) keeps memories in step with notes', () =>
 
   it('follows edits, renames and deletes made by a person', async () => {
     t = await openTestMemory({}, undefined, { watchVault: true, noteSettleMs: 200 });
-    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const first = promoted[0]?.path ?? '';
     const file = path.join(t.vault, first);
-    await eventually(async () => (await t.memory.search({ query: 'kitten' })).total === 1, 'index');
+    await eventually(
+      async () => (await t.memory.recall.search({ query: 'kitten' })).total === 1,
+      'index',
+    );
     // Give the watcher its start (it begins once the vault exists).
     await t.opened.notes.ready;
 
@@ -123,7 +126,7 @@ describe('the vault watcher (chokidar) keeps memories in step with notes', () =>
       fs.readFileSync(file, 'utf8').replace(/rug\n$/, 'rug by the fireplace\n'),
     );
     await eventually(
-      async () => (await t.memory.search({ query: 'fireplace' })).total === 1,
+      async () => (await t.memory.recall.search({ query: 'fireplace' })).total === 1,
       'the edit to reach search',
     );
 
@@ -177,14 +180,14 @@ describe('no note falls between the first scan and the watch', () => {
     const t = await openTestMemory({}, undefined, { watchVault: true });
     try {
       await t.opened.vaultReady;
-      const { memory_id } = await t.memory.save({ content: 'Deploys happen on Tuesdays' });
-      await t.memory.promote({ memory_id, force: true });
+      const { memory_id } = await t.memory.writing.save({ content: 'Deploys happen on Tuesdays' });
+      await t.memory.promotion.promote({ memory_id, force: true });
       // The client searches at once (the vault's notes are read by then), then a person writes.
-      assert.equal((await t.memory.searchUnified({ query: 'tomatoes' })).total, 0);
+      assert.equal((await t.memory.recall.searchUnified({ query: 'tomatoes' })).total, 0);
       fs.writeFileSync(path.join(t.vault, 'Garden.md'), 'The tomatoes need water daily.');
       await eventually(
         async () =>
-          (await t.memory.searchUnified({ query: 'tomatoes' })).results.some(
+          (await t.memory.recall.searchUnified({ query: 'tomatoes' })).results.some(
             (r) => r.path === 'Garden.md',
           ),
         'the note to be found',
@@ -203,14 +206,14 @@ describe('no note falls between the first scan and the watch', () => {
       fs.writeFileSync(path.join(t.vault, 'Garden.md'), 'The tomatoes need water daily.');
       await eventually(
         async () =>
-          (await t.memory.searchUnified({ query: 'tomatoes' })).results.some(
+          (await t.memory.recall.searchUnified({ query: 'tomatoes' })).results.some(
             (r) => r.path === 'Garden.md',
           ),
         'the note to be found',
       );
       fs.writeFileSync(path.join(t.vault, 'Later.md'), 'The cucumbers too.');
       await eventually(
-        async () => (await t.memory.searchUnified({ query: 'cucumbers' })).total === 1,
+        async () => (await t.memory.recall.searchUnified({ query: 'cucumbers' })).total === 1,
         'a later note to be found',
       );
     } finally {

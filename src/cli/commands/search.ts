@@ -15,7 +15,7 @@ export async function runSearch({ config, args, flags, out }: CommandContext): P
   return withMemory(config, async ({ memory, semantic }) => {
     // A one-shot search waits for the model (a server searches by words until it is there).
     await semantic.ready;
-    const found = await memory.search({ query, top_k: topK, tags });
+    const found = await memory.recall.search({ query, top_k: topK, tags });
     if (flags.json) {
       out(json(found));
       return 0;
