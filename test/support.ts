@@ -5,11 +5,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pino, { type Logger } from 'pino';
+import { type OpenedMemory, type OpenOptions, openMemory } from '../src/app/memory.js';
 import { type Config, loadConfig } from '../src/config.js';
 import type { Memory } from '../src/memory/index.js';
-import { type OpenedMemory, type OpenOptions, openMemory } from '../src/memory/open.js';
 import { createServer } from '../src/server.js';
-import type { JsonlStore } from '../src/storage/store.js';
+import type { StorageEngine } from '../src/storage/engine.js';
 
 export const DAY = 86_400;
 export const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -31,7 +31,7 @@ export interface TestMemory {
   dir: string;
   clock: TestClock;
   memory: Memory;
-  store: JsonlStore;
+  store: StorageEngine;
   config: Config;
   opened: OpenedMemory;
   /** What the memory and its server log to (silent unless the test gave one). */

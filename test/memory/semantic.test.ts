@@ -9,8 +9,8 @@ describe('semantic recall with the static model', () => {
   let t: TestMemory;
   before(async () => {
     t = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
-    await t.opened.ready;
-    await t.opened.semantic.ready;
+    await t.opened.readiness.wait('store');
+    await t.opened.readiness.wait('embeddings');
   });
   after(async () => {
     await t.close();
@@ -37,7 +37,7 @@ describe('semantic recall with the static model', () => {
   it('with MNEMO_HYBRID_WEIGHT=0 search is by words alone', async () => {
     const words = await openTestMemory({ MNEMO_EMBEDDINGS: 'static', MNEMO_HYBRID_WEIGHT: '0' });
     try {
-      await words.opened.semantic.ready;
+      await words.opened.readiness.wait('embeddings');
       await words.memory.writing.save({
         content: 'The kitten was sleeping on the rug all afternoon.',
       });
@@ -51,7 +51,7 @@ describe('semantic recall with the static model', () => {
   it('consolidate link relates the members to the most central one and archives none', async () => {
     const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
     try {
-      await m.opened.semantic.ready;
+      await m.opened.readiness.wait('embeddings');
       const ids: string[] = [];
       for (const content of [
         'Alice prefers tabs over spaces.',
@@ -85,7 +85,7 @@ describe('semantic recall with the static model', () => {
   it('consolidate auto_detect merges every auto-merge cluster; the content keeps each sentence once', async () => {
     const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
     try {
-      await m.opened.semantic.ready;
+      await m.opened.readiness.wait('embeddings');
       const a = await m.memory.writing.save({
         content: 'The staging database password rotates every thirty days. Ask Dana for it.',
         tags: ['ops'],
@@ -126,7 +126,7 @@ describe('semantic recall with the static model', () => {
   it('the edited text of a promoted note is what both words and meaning search', async () => {
     const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
     try {
-      await m.opened.semantic.ready;
+      await m.opened.readiness.wait('embeddings');
       const noticed = async (relative: string) => {
         await m.opened.notes.refresh(relative);
         await m.opened.noteSync.flush();
@@ -198,7 +198,7 @@ describe('semantic recall with the static model', () => {
     const lines = () => fs.readFileSync(vectors, 'utf8').split('\n').filter(Boolean);
     let memoryId: string;
     try {
-      await first.opened.semantic.ready;
+      await first.opened.readiness.wait('embeddings');
       ({ memory_id: memoryId } = await first.memory.writing.save({
         content: 'Quarterly tax filing is due at the end of March.',
       }));
@@ -206,7 +206,7 @@ describe('semantic recall with the static model', () => {
         memory_id: memoryId,
         force: true,
       });
-      await first.opened.notes.ready;
+      await first.opened.readiness.wait('vault');
       const file = path.join(first.vault, promoted[0]?.path ?? '');
       fs.writeFileSync(
         file,
@@ -225,8 +225,8 @@ describe('semantic recall with the static model', () => {
     const before = lines();
     const again = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' }, dir, options);
     try {
-      await again.opened.vaultReady;
-      await again.opened.semantic.ready;
+      await again.opened.readiness.wait('vault');
+      await again.opened.readiness.wait('embeddings');
       const found = await again.memory.recall.search({ query: 'dog sleeping near the hearth' });
       assert.equal(found.results[0]?.memory_id, memoryId);
       await again.opened.semantic.drain();

@@ -448,7 +448,7 @@ describe('a cortexgraph data dir beside the vault', () => {
   async function open(dir: string) {
     log = capturingLogger();
     t = await openTestMemory({}, dir, { watchVault: true, logger: log.logger, noteSettleMs: 50 });
-    await t.opened.vaultReady;
+    await t.opened.readiness.wait('vault');
     await t.opened.noteSync.flush();
   }
 

@@ -37,7 +37,7 @@ describe('MCP tools over a cortexgraph data dir', () => {
       fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
     }
     t = await openTestMemory({}, dir);
-    await t.opened.ready;
+    await t.opened.readiness.wait('store');
     const server = createServer({ memory: t.memory, logger: t.logger });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);

@@ -84,13 +84,13 @@ describe('VaultIndex', () => {
     );
     try {
       let indexed = false;
-      void t.opened.vaultReady.then(() => {
+      void t.opened.readiness.wait('vault').then(() => {
         indexed = true;
       });
       const saved = await t.ok<{ memory_id: string }>('save_memory', { content: 'first call' });
       assert.ok(saved.memory_id);
       assert.equal(indexed, false, 'the first answer came before the vault was indexed');
-      await t.opened.vaultReady;
+      await t.opened.readiness.wait('vault');
       assert.equal(t.opened.notes.size, 5000);
       const found = await t.ok<{ results: { path?: string }[] }>('search_unified', {
         query: 'topic42',
@@ -119,7 +119,7 @@ describe('the vault watcher (chokidar) keeps memories in step with notes', () =>
       'index',
     );
     // Give the watcher its start (it begins once the vault exists).
-    await t.opened.notes.ready;
+    await t.opened.readiness.wait('vault');
 
     fs.writeFileSync(
       file,
@@ -179,7 +179,7 @@ describe('no note falls between the first scan and the watch', () => {
   it('a note written as soon as a promotion made the vault is found by search_unified', async () => {
     const t = await openTestMemory({}, undefined, { watchVault: true });
     try {
-      await t.opened.vaultReady;
+      await t.opened.readiness.wait('vault');
       const { memory_id } = await t.memory.writing.save({ content: 'Deploys happen on Tuesdays' });
       await t.memory.promotion.promote({ memory_id, force: true });
       // The client searches at once (the vault's notes are read by then), then a person writes.
@@ -200,7 +200,7 @@ describe('no note falls between the first scan and the watch', () => {
   it('a vault made by another process while mnemo runs is indexed and watched', async () => {
     const t = await openTestMemory({}, undefined, { watchVault: true });
     try {
-      await t.opened.vaultReady;
+      await t.opened.readiness.wait('vault');
       // `mnemo vault init` in a terminal, or another mnemo promoting.
       initVault(t.vault, 'mnemo');
       fs.writeFileSync(path.join(t.vault, 'Garden.md'), 'The tomatoes need water daily.');
