@@ -16,7 +16,7 @@ import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
 
-export function settingsFrom(config: Config): MemorySettings {
+function settingsFrom(config: Config): MemorySettings {
   return {
     decay: { model: config.decayModel, halfLifeDays: config.halfLifeDays, beta: config.beta },
     dangerZone: { min: config.dangerZoneMin, max: config.dangerZoneMax },

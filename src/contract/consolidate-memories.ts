@@ -3,9 +3,7 @@ import { AUTO_MERGE_COHESION } from '../search/clustering.js';
 import { clusterSettings } from './cluster-memories.js';
 import { type ToolContract, writes } from './shared.js';
 
-export const CONSOLIDATE_MODES = ['preview', 'apply', 'link'] as const;
-export type ConsolidateMode = (typeof CONSOLIDATE_MODES)[number];
-
+const CONSOLIDATE_MODES = ['preview', 'apply', 'link'] as const;
 export const consolidateMemoriesInput = z.object({
   cluster_id: z
     .string({ error: 'cluster_id must be an id from cluster_memories, e.g. c-1a2b3c4d5e6f' })

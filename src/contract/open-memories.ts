@@ -6,7 +6,7 @@ export const openMemoriesInput = z.object({
   memory_ids: memoryIds().describe(`The memories to open (1 to ${MAX_IDS} ids).`),
 });
 
-export const openedRelation = z.object({
+export const memoryRelation = z.object({
   id: z.string(),
   from_memory_id: z.string(),
   to_memory_id: z.string(),
@@ -16,7 +16,7 @@ export const openedRelation = z.object({
   metadata: z.record(z.string(), z.unknown()),
 });
 
-export const openedMemory = z.object({
+export const fullMemory = z.object({
   id: z.string(),
   content: z.string(),
   meta: z.object({
@@ -38,18 +38,16 @@ export const openedMemory = z.object({
   cross_domain_count: z.number(),
   score: z.number(),
   review_priority: z.number(),
-  relations: z.array(openedRelation),
+  relations: z.array(memoryRelation),
 });
 
 export const openMemoriesOutput = z.object({
-  memories: z.array(openedMemory),
+  memories: z.array(fullMemory),
   not_found: z.array(z.string()),
 });
 
 export type OpenMemoriesInput = z.infer<typeof openMemoriesInput>;
 export type OpenMemoriesOutput = z.infer<typeof openMemoriesOutput>;
-export type OpenedMemory = z.infer<typeof openedMemory>;
-export type OpenedRelation = z.infer<typeof openedRelation>;
 
 export const openMemories: ToolContract<typeof openMemoriesInput, typeof openMemoriesOutput> = {
   name: 'open_memories',

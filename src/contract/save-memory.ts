@@ -80,7 +80,6 @@ export const saveMemoryOutput = z.object({
 
 export type SaveMemoryInput = z.infer<typeof saveMemoryInput>;
 export type SaveMemoryOutput = z.infer<typeof saveMemoryOutput>;
-export type SimilarMemory = z.infer<typeof similarMemory>;
 
 export const saveMemory: ToolContract<typeof saveMemoryInput, typeof saveMemoryOutput> = {
   name: 'save_memory',

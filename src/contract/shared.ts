@@ -48,7 +48,7 @@ export function writes(hints: { idempotent?: boolean; destructive?: boolean } = 
 
 export const MAX_CONTENT = 50_000;
 export const MAX_TAGS = 50;
-export const TAG_PATTERN = /^[A-Za-z0-9_/-]{1,64}$/;
+const TAG_PATTERN = /^[A-Za-z0-9_/-]{1,64}$/;
 /** Ids one call may name. */
 export const MAX_IDS = 100;
 /** Characters of a query. */

@@ -1,16 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { clusterMemories } from '../contract/cluster-memories.js';
-import { progressReporter } from './progress.js';
+import { withProgress } from './progress.js';
 import { registerContract, type ToolDeps } from './register.js';
 
 export function registerClusterMemories(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, clusterMemories, {
-    run: async (input, extra) => {
-      const progress = progressReporter(extra);
-      const found = await memory.consolidation.cluster(input, progress.report);
-      await progress.flush();
-      return found;
-    },
+    run: (input, extra) =>
+      withProgress(extra, (report) => memory.consolidation.cluster(input, report)),
     text: ({ clusters }) => {
       const merge = clusters.filter((c) => c.suggested_action === 'auto-merge').length;
       return clusters.length === 0

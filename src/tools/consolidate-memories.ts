@@ -1,16 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { consolidateMemories } from '../contract/consolidate-memories.js';
-import { progressReporter } from './progress.js';
+import { withProgress } from './progress.js';
 import { registerContract, type ToolDeps } from './register.js';
 
 export function registerConsolidateMemories(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, consolidateMemories, {
-    run: async (input, extra) => {
-      const progress = progressReporter(extra);
-      const result = await memory.consolidation.consolidate(input, progress.report);
-      await progress.flush();
-      return result;
-    },
+    run: (input, extra) =>
+      withProgress(extra, (report) => memory.consolidation.consolidate(input, report)),
     text: (result) => {
       const n = result.consolidations.length;
       if (n === 0) return 'No cluster to consolidate.';
