@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { openTestMemory, type TestMemory } from '../support.js';
 
-describe('memory dynamics through the service', () => {
+describe('memory dynamics through the use cases', () => {
   let t: TestMemory;
   afterEach(() => t.close());
 

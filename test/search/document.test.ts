@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import pino from 'pino';
 import { documentOf } from '../../src/search/document.js';
-import { Retriever } from '../../src/search/retriever.js';
-import type { SemanticIndex } from '../../src/search/semantic-index.js';
-import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
+import { newMemoryRecord } from '../../src/storage/records.js';
 import { noteTitle, parseNote, renderNote } from '../../src/vault/note.js';
 import { propertiesOf } from '../../src/vault/writer.js';
 import { T0 } from '../support.js';
@@ -46,46 +43,5 @@ describe('documentOf: one text for words and meaning', () => {
     assert.match(documentOf(record, after).text, /Milo is a cat[\s\S]*adopted in May\.$/);
     const words = documentOf(record, { ...edited, title: 'Milo and fish', tags: ['cats'] }).words;
     assert.equal(words, 'Milo and fish\ncats\nMilo likes salmon.\nEspecially on Fridays.');
-  });
-});
-
-describe('Retriever: one document a memory feeds both indexes', () => {
-  /** A retriever over one memory, with a vector side that records what it is told. */
-  function retrieverOf(memory: MemoryRecord) {
-    const told: [string, string][] = [];
-    const semantic = {
-      upsert: (id: string, text: string) => told.push([id, text]),
-    } as unknown as SemanticIndex;
-    const retriever = new Retriever({
-      engine: { memories: new Map([[memory.id, memory]]) },
-      semantic,
-      settings: {},
-      logger: pino({ level: 'silent' }),
-    });
-    retriever.upsert(memory, undefined);
-    const found = async (query: string) =>
-      (await retriever.rank(query, 10, () => 1)).map((r) => r.record.id);
-    return { retriever, told, found };
-  }
-
-  it('indexes a memory again for each change of its note, and only then', async () => {
-    const { retriever, told, found } = retrieverOf(record);
-    const note = { title: 'T', tags: [], body: 'one' };
-    retriever.setNote('m1', note);
-    retriever.setNote('m1', { ...note });
-    retriever.setNote('m1', { ...note, body: 'two' });
-    assert.deepEqual(await found('two'), ['m1']);
-    assert.deepEqual(await found('tuna'), []);
-    retriever.setNote('m1', undefined);
-    retriever.setNote('m1', undefined);
-    assert.deepEqual(told, [
-      ['m1', record.content],
-      ['m1', 'one'],
-      ['m1', 'two'],
-      ['m1', record.content],
-    ]);
-    assert.deepEqual(await found('two'), []);
-    assert.deepEqual(await found('tuna'), ['m1']);
-    assert.equal(retriever.documentOf(record).text, record.content);
   });
 });

@@ -433,7 +433,7 @@ describe('MCP tools over a linked client', () => {
     }
   });
 
-  it('the service refuses the same content and meta from any caller', async () => {
+  it('the use cases refuse the same content and meta from any caller', async () => {
     await assert.rejects(
       t.memory.writing.save({ content: '\u200b\u2060' }),
       /content is only white space/,
