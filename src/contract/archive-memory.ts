@@ -1,9 +1,7 @@
-import { z } from 'zod';
-import { memoryId, statusOutput, type ToolContract, writes } from './shared.js';
+import type { z } from 'zod';
+import { oneMemory, statusOutput, type ToolContract, writes } from './shared.js';
 
-export const archiveMemoryInput = z.object({
-  memory_id: memoryId().describe('The memory to archive.'),
-});
+export const archiveMemoryInput = oneMemory('archive');
 
 export type ArchiveMemoryInput = z.infer<typeof archiveMemoryInput>;
 export type ArchiveMemoryOutput = z.infer<typeof statusOutput>;

@@ -1,9 +1,7 @@
-import { z } from 'zod';
-import { memoryId, statusOutput, type ToolContract, writes } from './shared.js';
+import type { z } from 'zod';
+import { oneMemory, statusOutput, type ToolContract, writes } from './shared.js';
 
-export const deleteMemoryInput = z.object({
-  memory_id: memoryId().describe('The memory to delete.'),
-});
+export const deleteMemoryInput = oneMemory('delete');
 
 export type DeleteMemoryInput = z.infer<typeof deleteMemoryInput>;
 export type DeleteMemoryOutput = z.infer<typeof statusOutput>;

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { memoryId, type ToolContract, writes } from './shared.js';
+import { oneMemory, type ToolContract, writes } from './shared.js';
 
-export const restoreMemoryInput = z.object({
-  memory_id: memoryId().describe('The memory to restore.'),
-});
+export const restoreMemoryInput = oneMemory('restore');
 
 export const restoreMemoryOutput = z.object({
   memory_id: z.string(),

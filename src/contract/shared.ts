@@ -71,6 +71,10 @@ export const memoryId = (field = 'memory_id') =>
     .min(1, { error: `${field} is empty: pass a memory id from save_memory or search_memory` })
     .max(200, { error: `${field} is too long to be a memory id` });
 
+/** The input of a tool that acts on one memory: `what` it does to it. */
+export const oneMemory = (what: string) =>
+  z.object({ memory_id: memoryId().describe(`The memory to ${what}.`) });
+
 export const memoryIds = (field = 'memory_ids') =>
   z
     .array(memoryId(field), { error: `${field} must be a list of memory ids` })
