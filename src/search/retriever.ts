@@ -9,7 +9,10 @@ import { fusedRelevance } from './ranking.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
 
 export interface RetrieverSettings {
-  /** The share of relevance that comes from meaning (vectors) rather than words, 0..1; unset: the model's own. */
+  /**
+   * The share of relevance that comes from meaning (vectors) rather than words, 0..1; unset: the
+   * model's own.
+   */
   hybridWeight?: number | undefined;
   /** Cosines that count as a match by meaning; unset: the model's own (semantic-index.ts). */
   similarityThreshold?: number | undefined;

@@ -55,7 +55,7 @@ type Kind = 'memories' | 'relations';
 const TORN = 'torn last line (a write cut short by a crash)';
 
 /**
- * The JSONL storage engine: memories.jsonl and relations.jsonl as append-only logs (last line for an id
+ * The JSONL engine: memories.jsonl and relations.jsonl as append-only logs (last line for an id
  * wins, `{"id","_deleted":true}` deletes), the live records in memory, one writer lock for the
  * folder. Every answer starts with `refresh()` so appends by another process are seen.
  */
