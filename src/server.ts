@@ -1,11 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { MemoryService } from './memory/service.js';
-import { registerTools } from './tools/index.js';
+import { registerTools, type ToolDeps } from './tools/index.js';
 import { VERSION } from './version.js';
 
-export interface ServerDeps {
-  memory: MemoryService;
-}
+export type ServerDeps = ToolDeps;
 
 /** An MCP server with every memory tool; transports only connect it. */
 export function createServer(deps: ServerDeps): McpServer {
@@ -19,6 +16,6 @@ export function createServer(deps: ServerDeps): McpServer {
         'about to be forgotten: reinforce them if they are still true and useful.',
     },
   );
-  registerTools(server, { memory: deps.memory });
+  registerTools(server, deps);
   return server;
 }

@@ -4,12 +4,12 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
+import { type OpenedMemory, type OpenOptions, openMemory } from '../src/app/memory.js';
 import { type Config, loadConfig } from '../src/config.js';
-import { type OpenedMemory, type OpenOptions, openMemory } from '../src/memory/open.js';
-import type { MemoryService } from '../src/memory/service.js';
+import type { Memory } from '../src/memory/index.js';
 import { createServer } from '../src/server.js';
-import type { MemoryStore } from '../src/storage/store.js';
+import type { StorageEngine } from '../src/storage/engine.js';
 
 export const DAY = 86_400;
 export const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -30,10 +30,12 @@ export class TestClock {
 export interface TestMemory {
   dir: string;
   clock: TestClock;
-  memory: MemoryService;
-  store: MemoryStore;
+  memory: Memory;
+  store: StorageEngine;
   config: Config;
   opened: OpenedMemory;
+  /** What the memory and its server log to (silent unless the test gave one). */
+  logger: Logger;
   /** The vault folder (made at the first promotion). */
   vault: string;
   close(): Promise<void>;
@@ -45,12 +47,13 @@ export async function openTestMemory(
   options: Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs'>> = {},
 ): Promise<TestMemory> {
   const clock = new TestClock();
+  const logger = options.logger ?? pino({ level: 'silent' });
   const config = loadConfig({
     env: { MNEMO_EMBEDDINGS: 'off', ...env, MNEMO_DATA_DIR: dir },
     home: dir,
   });
   const opened = openMemory(config, {
-    logger: options.logger ?? pino({ level: 'silent' }),
+    logger,
     clock: clock.read,
     ...(options.watchVault !== undefined ? { watchVault: options.watchVault } : {}),
     ...(options.noteSettleMs !== undefined ? { noteSettleMs: options.noteSettleMs } : {}),
@@ -61,6 +64,7 @@ export async function openTestMemory(
     clock,
     config,
     opened,
+    logger,
     vault: config.vaultDir,
     memory: opened.memory,
     store: opened.store,
@@ -84,7 +88,7 @@ export async function openTestClient(
   options: Parameters<typeof openTestMemory>[2] & { dir?: string } = {},
 ): Promise<TestClient> {
   const t = await openTestMemory(env, options.dir ?? tempDir(), options);
-  const server = createServer({ memory: t.memory });
+  const server = createServer({ memory: t.memory, logger: t.logger });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'mnemo-test', version: '0.0.0' });

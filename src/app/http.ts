@@ -4,11 +4,11 @@ import { loadGatewayConfig } from '../gateway/config.js';
 import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';
 import { QuickTunnel } from '../gateway/tunnel.js';
-import { type OpenedMemory, openMemory } from '../memory/open.js';
 import { createServer } from '../server.js';
 import { hostName, isLoopbackAddress } from '../transport/hosts.js';
 import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
 import { VERSION } from '../version.js';
+import { type OpenedMemory, openMemory } from './memory.js';
 
 export interface ServeAppDeps {
   logger: Logger;
@@ -64,7 +64,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
     if (running && publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});
     await running?.close(DRAIN_MS);
     await gateway?.close();
-    await opened?.ready.catch(() => {});
+    await opened?.readiness.wait('store').catch(() => {});
     await opened?.close();
   };
   const shutDown = () => {
@@ -96,13 +96,11 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
         config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
       const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
       opened = memory;
-      let loaded = false;
-      memory.loaded.then(
-        () => {
-          loaded = true;
-        },
-        (error: Error) => logger.error({ err: error.message }, 'cannot load the memory store'),
-      );
+      memory.readiness
+        .wait('store', { patient: true })
+        .catch((error: Error) =>
+          logger.error({ err: error.message }, 'cannot load the memory store'),
+        );
       const upstreams =
         servers === undefined
           ? undefined
@@ -110,19 +108,22 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       gateway = upstreams;
       const app = createHttpApp({
         ...(upstreams ? { gateway: upstreams } : {}),
-        createMcpServer: () => createServer({ memory: memory.memory }),
+        createMcpServer: () => createServer({ memory: memory.memory, logger }),
         authToken: config.authToken,
         allowedHosts,
         bodyLimit: config.httpBodyLimit,
         rateLimitPerMinute: config.rateLimitPerMinute,
         logger,
-        health: () => ({
-          status: 'ok',
-          version: VERSION,
-          store: loaded ? 'ready' : 'loading',
-          memories: loaded ? memory.store.memories.size : null,
-          upstreams: upstreams?.health() ?? [],
-        }),
+        health: () => {
+          const loaded = memory.readiness.state().store === 'ready';
+          return {
+            status: 'ok',
+            version: VERSION,
+            store: loaded ? 'ready' : 'loading',
+            memories: loaded ? memory.store.memories.size : null,
+            upstreams: upstreams?.health() ?? [],
+          };
+        },
       });
       try {
         running = await listen(app, config.httpHost, config.httpPort);

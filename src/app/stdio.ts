@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { type OpenedMemory, openMemory } from '../memory/open.js';
 import { createServer } from '../server.js';
 import { connectStdio, type StdioConnection } from '../transport/stdio.js';
+import { type OpenedMemory, openMemory } from './memory.js';
 
 export interface StdioAppDeps {
   logger: Logger;
@@ -41,7 +41,7 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
       // and tool calls wait for the load.
       const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
       opened = memory;
-      memory.loaded.then(
+      memory.readiness.wait('store', { patient: true }).then(
         () =>
           logger.info(
             {
@@ -57,7 +57,7 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
             'cannot load the memory store',
           ),
       );
-      const server = createServer({ memory: memory.memory });
+      const server = createServer({ memory: memory.memory, logger });
       logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
       connection = await connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout, logger });
       void connection.closed.then(clientClosed);
@@ -66,7 +66,7 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
       stopping ??= (async () => {
         await connection?.close();
         // Let a load in progress, and the calls waiting on it, finish before the store closes.
-        await opened?.ready.catch(() => {});
+        await opened?.readiness.wait('store').catch(() => {});
         await opened?.close();
       })();
       return stopping;

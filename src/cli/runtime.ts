@@ -1,6 +1,6 @@
+import { type OpenedMemory, openMemory } from '../app/memory.js';
 import type { Config } from '../config.js';
 import { createLogger } from '../logger.js';
-import { type OpenedMemory, openMemory } from '../memory/open.js';
 
 /** Seconds since the epoch: the wall clock, or the fixed instant of --at / MNEMO_NOW. */
 export function clockFor(config: Config): () => number {
@@ -16,7 +16,7 @@ export async function withMemory<T>(
   const logger = createLogger(config.logLevel);
   const opened = openMemory(config, { logger, clock: clockFor(config) });
   try {
-    await opened.ready;
+    await opened.readiness.wait('store');
     return await fn(opened);
   } finally {
     await opened.close();

@@ -1,15 +1,11 @@
+import { UserError } from '../platform/errors.js';
+
 /**
  * A request the memory cannot carry out as asked. The message names the field and the fix;
  * MCP tools turn it into an `isError` result, the CLI into a line on stderr.
  */
-export class MemoryError extends Error {
+export class MemoryError extends UserError {
   override name = 'MemoryError';
-  constructor(
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
 }
 
 export function notFound(id: string, field = 'memory_id'): MemoryError {

@@ -1,7 +1,7 @@
 /**
  * What a memory's content and free-form JSON (save_memory meta, create_relation metadata) may
  * be. Pure checks returning the message to show, naming the field and the fix; the tools check
- * the raw input with them and the service checks again, for any other caller.
+ * the raw input with them and the use cases check again, for any other caller.
  */
 
 /** Levels of objects and lists, meta itself being the first. */

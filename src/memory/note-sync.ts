@@ -1,17 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { MemoryTexts } from '../search/memory-text.js';
+import type { Retriever } from '../search/retriever.js';
+import type { StorageEngine } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
-import type { MemoryStore } from '../storage/store.js';
 import { noteMemoryId, parseNote } from '../vault/note.js';
 import type { NoteEvent, VaultIndex, VaultNote } from '../vault/note-index.js';
 import { isInside, resolveInVault, toVaultPath } from '../vault/paths.js';
 
 export interface NoteSyncDeps {
-  store: MemoryStore;
+  store: StorageEngine;
   /** What memories are searched by, by words and by meaning: their notes' texts are set here. */
-  texts: MemoryTexts;
+  documents: Pick<Retriever, 'setNote'>;
   notes: VaultIndex;
   logger: Logger;
   clock: () => number;
@@ -35,8 +35,8 @@ const BATCH_MS = 50;
  *   crash) promotes it.
  */
 export class NoteSync {
-  private readonly store: MemoryStore;
-  private readonly texts: MemoryTexts;
+  private readonly store: StorageEngine;
+  private readonly documents: Pick<Retriever, 'setNote'>;
   private readonly notes: VaultIndex;
   private readonly logger: Logger;
   private readonly clock: () => number;
@@ -55,7 +55,7 @@ export class NoteSync {
 
   constructor(deps: NoteSyncDeps) {
     this.store = deps.store;
-    this.texts = deps.texts;
+    this.documents = deps.documents;
     this.notes = deps.notes;
     this.logger = deps.logger;
     this.clock = deps.clock;
@@ -239,7 +239,7 @@ export class NoteSync {
   }
 
   private overlay(id: string, note: VaultNote | undefined): void {
-    this.texts.setNote(id, note);
+    this.documents.setNote(id, note);
   }
 
   /**

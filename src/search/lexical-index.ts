@@ -1,7 +1,5 @@
 import type { MemoryRecord } from '../storage/records.js';
-import type { StoreListener } from '../storage/store.js';
 import { Bm25Index, type LexicalHits } from './bm25.js';
-import { MemoryTexts, memoryWords, type NoteText } from './memory-text.js';
 import { Tokenizer } from './tokenizer.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a range over all of ASCII, on purpose
@@ -32,43 +30,41 @@ export function contentHash(text: string): number {
 }
 
 /**
- * Keeps a BM25 index and a duplicate lookup in step with the store, whichever process wrote.
+ * A BM25 index of the memories' words and a lookup of their content for exact duplicates. The
+ * retriever keeps it in step with the store, and says what each memory's words are.
  */
-export class LexicalIndex implements StoreListener {
-  readonly tokenizer = new Tokenizer();
+export class LexicalIndex {
+  private readonly tokenizer = new Tokenizer();
   private readonly bm25 = new Bm25Index<MemoryRecord>();
   private readonly byContent = new Map<number, string>();
-  /** What each memory is searched by (its note's text once promoted), shared with the vectors. */
-  private readonly texts: MemoryTexts;
 
-  constructor(texts = new MemoryTexts()) {
-    this.texts = texts;
-    texts.onChange((id, before) => this.noteChanged(id, before));
-  }
-
-  upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void {
-    const text = this.indexedText(record);
+  /** Indexes `record` by `words`; `previous` is what it was indexed as before, if anything. */
+  upsert(
+    record: MemoryRecord,
+    words: string,
+    previous: { record: MemoryRecord; words: string } | undefined,
+  ): void {
     if (previous) {
-      const before = this.indexedText(previous);
-      if (before === text) {
+      if (previous.words === words) {
         this.bm25.setDoc(record.id, record);
         return;
       }
-      this.dropContent(previous);
+      this.dropContent(previous.record);
       this.bm25.add(
         record.id,
-        this.tokenizer.termIds(text),
-        this.tokenizer.termIds(before),
+        this.tokenizer.termIds(words),
+        this.tokenizer.termIds(previous.words),
         record,
       );
     } else {
-      this.bm25.add(record.id, this.tokenizer.termIds(text), undefined, record);
+      this.bm25.add(record.id, this.tokenizer.termIds(words), undefined, record);
     }
     this.byContent.set(contentHash(normalizeContent(record.content)), record.id);
   }
 
-  remove(previous: MemoryRecord): void {
-    this.bm25.remove(previous.id, this.tokenizer.termIds(this.indexedText(previous)));
+  /** Drops `previous`, which was indexed by `words`. */
+  remove(previous: MemoryRecord, words: string): void {
+    this.bm25.remove(previous.id, this.tokenizer.termIds(words));
     this.dropContent(previous);
   }
 
@@ -87,20 +83,6 @@ export class LexicalIndex implements StoreListener {
     const id = this.byContent.get(contentHash(normalized));
     const record = id === undefined ? undefined : this.bm25.doc(id);
     return record && normalizeContent(record.content) === normalized ? id : undefined;
-  }
-
-  /** Indexes a memory again when the note it is searched by changed. */
-  private noteChanged(memoryId: string, before: NoteText | undefined): void {
-    const record = this.bm25.doc(memoryId);
-    if (!record) return;
-    const old = memoryWords(record, before);
-    const text = this.indexedText(record);
-    if (text === old) return;
-    this.bm25.add(memoryId, this.tokenizer.termIds(text), this.tokenizer.termIds(old), record);
-  }
-
-  private indexedText(record: MemoryRecord): string {
-    return memoryWords(record, this.texts.noteOf(record.id));
   }
 
   private dropContent(record: MemoryRecord): void {

@@ -2,11 +2,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { JsonlFile } from '../storage/jsonl-file.js';
-import type { MemoryRecord } from '../storage/records.js';
-import type { StoreListener } from '../storage/store.js';
 import { type EmbeddingProvider, MINILM_MODEL, STATIC_MODEL } from './embeddings.js';
 import { contentHash } from './lexical-index.js';
-import { MemoryTexts, memoryText } from './memory-text.js';
 import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
 
 /** The sidecar beside memories.jsonl: one line a vector, the last line for an id wins. */
@@ -90,8 +87,6 @@ export interface SemanticIndexOptions {
   matVec?: Promise<MatVec | undefined>;
   /** false (embeddings off): track nothing, so a store of words alone pays nothing. */
   enabled?: boolean;
-  /** What each memory is searched by (its note's text once promoted), shared with the words. */
-  texts?: MemoryTexts;
   /**
    * Settles when the texts are known (the vault's notes read): the vectors still to compute at
    * start are computed then, so an edited note's stored vector is found, not computed again.
@@ -111,19 +106,18 @@ export interface EmbeddingsStatus {
 export type ReindexProgress = (done: number, total: number) => void;
 
 /**
- * Keeps a vector for every live memory, of its text (memory-text.ts: its note's once promoted and
- * edited, else its content), keyed by memory id, the text's hash and model id: nothing is embedded
- * again for an unchanged text, and a change of model embeds everything again. Vectors are
- * derived data: the sidecar is appended without the store's lock, and a vector lost to a crash or
- * to another process is simply computed again.
+ * Keeps a vector for every live memory, of the text the retriever gives it (document.ts: its
+ * note's once promoted and edited, else its content), keyed by memory id, the text's hash and
+ * model id: nothing is embedded again for an unchanged text, and a change of model embeds
+ * everything again. Vectors are derived data: the sidecar is appended without the store's lock,
+ * and a vector lost to a crash or to another process is simply computed again.
  */
-export class SemanticIndex implements StoreListener {
+export class SemanticIndex {
   private provider: EmbeddingProvider | null = null;
   private vectors: VectorIndex | undefined;
   private file: JsonlFile | undefined;
-  /** What each live memory's vector must be of: id → its text and the text's hash, its content. */
-  private readonly wanted = new Map<string, { hash: string; text: string; own: string }>();
-  private readonly texts: MemoryTexts;
+  /** What each live memory's vector must be of: id → its text and the text's hash. */
+  private readonly wanted = new Map<string, { hash: string; text: string }>();
   /** Vectors on disk for this model, by id, until the memory asks for them. */
   private stored = new Map<string, VectorLine>();
   private readonly pending = new Set<string>();
@@ -143,11 +137,6 @@ export class SemanticIndex implements StoreListener {
   readonly ready: Promise<void>;
 
   constructor(private readonly options: SemanticIndexOptions) {
-    this.texts = options.texts ?? new MemoryTexts();
-    this.texts.onChange((id) => {
-      const target = this.wanted.get(id);
-      if (target) this.track(id, target.own);
-    });
     this.ready = this.start()
       .catch((error: Error) => {
         options.logger.warn({ err: error.message }, 'embeddings stopped: search is by words');
@@ -185,29 +174,20 @@ export class SemanticIndex implements StoreListener {
     };
   }
 
-  upsert(record: MemoryRecord): void {
+  /** Wants the vector of this text for the memory `id` (computed again only if it changed). */
+  upsert(id: string, text: string): void {
     if (this.options.enabled === false) return;
-    this.track(record.id, record.content);
-  }
-
-  /** Wants the vector of the memory's text (its note's, once promoted and edited). */
-  private track(id: string, own: string): void {
-    const text = memoryText(own, this.texts.noteOf(id));
     const hash = textHash(text);
-    const before = this.wanted.get(id);
-    if (before?.hash === hash) {
-      if (before.own !== own) before.own = own;
-      return;
-    }
-    this.wanted.set(id, { hash, text, own });
+    if (this.wanted.get(id)?.hash === hash) return;
+    this.wanted.set(id, { hash, text });
     this.vectors?.delete(id);
     if (this.provider) this.want(id);
   }
 
-  remove(previous: MemoryRecord): void {
-    this.wanted.delete(previous.id);
-    this.pending.delete(previous.id);
-    this.vectors?.delete(previous.id);
+  remove(id: string): void {
+    this.wanted.delete(id);
+    this.pending.delete(id);
+    this.vectors?.delete(id);
   }
 
   reset(): void {
@@ -229,11 +209,11 @@ export class SemanticIndex implements StoreListener {
     return this.loaded && this.provider ? this.provider.embed(texts) : null;
   }
 
-  /** Takes a vector computed elsewhere (save_memory's) for a memory whose content it is of. */
-  adopt(id: string, content: string, vector: Float32Array): void {
+  /** Takes a vector computed elsewhere (save_memory's) for a memory whose text it is of. */
+  adopt(id: string, text: string, vector: Float32Array): void {
     const target = this.wanted.get(id);
     const provider = this.provider;
-    if (!target || !provider || !this.vectors || target.hash !== textHash(content)) return;
+    if (!target || !provider || !this.vectors || target.hash !== textHash(text)) return;
     if (this.vectors.has(id) && !this.pending.has(id)) return;
     this.vectors.set(id, vector);
     this.pending.delete(id);

@@ -4,6 +4,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { makeDirs } from '../platform/durable-file.js';
 import { errorCode, UserError } from '../platform/errors.js';
+import type { Mutation, StorageEngine, StoreListener } from './engine.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, readAllLines, toLines, WriteError } from './jsonl-file.js';
 import { DirLock, isAlive, LockLostError, LockTimeoutError } from './lock.js';
@@ -19,24 +20,6 @@ import {
 
 export class StoreError extends UserError {
   override name = 'StoreError';
-}
-
-/** Told of every change to the live memories, whichever process made it. */
-export interface StoreListener {
-  upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void;
-  remove(previous: MemoryRecord): void;
-  /** Everything was reloaded (another process compacted): forget all and expect upserts. */
-  reset(): void;
-}
-
-/** What one transaction writes. Forgotten records reach forgotten.jsonl before anything else. */
-export interface Mutation<T> {
-  result: T;
-  memories?: MemoryRecord[];
-  deletes?: string[];
-  forgotten?: MemoryRecord[];
-  relations?: RelationRecord[];
-  relationDeletes?: string[];
 }
 
 export interface StoreOptions {
@@ -65,11 +48,11 @@ type Kind = 'memories' | 'relations';
 const TORN = 'torn last line (a write cut short by a crash)';
 
 /**
- * The JSONL store: memories.jsonl and relations.jsonl as append-only logs (last line for an id
+ * The JSONL engine: memories.jsonl and relations.jsonl as append-only logs (last line for an id
  * wins, `{"id","_deleted":true}` deletes), the live records in memory, one writer lock for the
  * folder. Every answer starts with `refresh()` so appends by another process are seen.
  */
-export class MemoryStore {
+export class JsonlStore implements StorageEngine {
   readonly dataDir: string;
   private readonly memoryMap = new Map<string, MemoryRecord>();
   private readonly relationMap = new Map<string, RelationRecord>();
@@ -113,8 +96,8 @@ export class MemoryStore {
    * Opens (creating if needed) a data dir and resolves once it is loaded: a torn tail repaired,
    * bad lines quarantined.
    */
-  static async open(options: StoreOptions, listeners: StoreListener[] = []): Promise<MemoryStore> {
-    const store = MemoryStore.start(options, listeners);
+  static async open(options: StoreOptions, listeners: StoreListener[] = []): Promise<JsonlStore> {
+    const store = JsonlStore.start(options, listeners);
     try {
       await store.ready;
     } catch (error) {
@@ -129,9 +112,9 @@ export class MemoryStore {
    * so a server can answer its handshake while a large store loads. Await `ready` before use;
    * a folder that cannot be used throws here, at once.
    */
-  static start(options: StoreOptions, listeners: StoreListener[] = []): MemoryStore {
+  static start(options: StoreOptions, listeners: StoreListener[] = []): JsonlStore {
     prepareDataDir(options.dataDir);
-    const store = new MemoryStore(options);
+    const store = new JsonlStore(options);
     store.listeners.push(...listeners);
     store.loaded = store.load();
     // Whoever awaits sees a failure; an early one must not crash the process first.

@@ -1,24 +1,22 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerArchiveMemory } from './archive-memory.js';
 import { registerClusterMemories } from './cluster-memories.js';
 import { registerConsolidateMemories } from './consolidate-memories.js';
 import { registerCreateRelation } from './create-relation.js';
+import { registerDeleteMemory } from './delete-memory.js';
 import { registerGc } from './gc.js';
 import { registerMemoryStats } from './memory-stats.js';
 import { registerObserveMemoryUsage } from './observe-memory-usage.js';
 import { registerOpenMemories } from './open-memories.js';
 import { registerPromoteMemory } from './promote-memory.js';
+import type { ToolDeps } from './register.js';
+import { registerRestoreMemory } from './restore-memory.js';
 import { registerSaveMemory } from './save-memory.js';
 import { registerSearchMemory } from './search-memory.js';
 import { registerSearchUnified } from './search-unified.js';
-import type { ToolDeps } from './shared.js';
-import {
-  registerArchiveMemory,
-  registerDeleteMemory,
-  registerRestoreMemory,
-} from './status-tools.js';
 import { registerTouchMemory } from './touch-memory.js';
 
-export type { ToolDeps } from './shared.js';
+export type { ToolDeps } from './register.js';
 
 export function registerTools(server: McpServer, deps: ToolDeps): void {
   registerSaveMemory(server, deps);

@@ -1,59 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
-import { answer, type ToolDeps } from './shared.js';
+import { memoryStats } from '../contract/memory-stats.js';
+import { registerContract, type ToolDeps } from './register.js';
 
-export function registerMemoryStats(server: McpServer, { memory }: ToolDeps): void {
-  server.registerTool(
-    'memory_stats',
-    {
-      title: 'Memory statistics',
-      description:
-        'Counts by status, the spread of decay scores, how many memories are in the review danger zone, ' +
-        'how many gc would forget and how many qualify for promotion, and the size of the store.',
-      inputSchema: {},
-      outputSchema: {
-        total: z.number(),
-        by_status: z.object({ active: z.number(), promoted: z.number(), archived: z.number() }),
-        score_quantiles: z
-          .object({
-            p10: z.number(),
-            p25: z.number(),
-            p50: z.number(),
-            p75: z.number(),
-            p90: z.number(),
-          })
-          .nullable()
-          .describe('Decay scores of active and promoted memories; null when there are none.'),
-        danger_zone_count: z.number(),
-        gc_candidates: z.number(),
-        promotion_candidates: z.number(),
-        relations: z.number(),
-        store_bytes: z.record(z.string(), z.number()),
-        embeddings: z
-          .object({
-            state: z.enum(['loading', 'ready', 'off']),
-            model: z.string().nullable(),
-            vectors: z.number(),
-            backlog: z.number(),
-          })
-          .describe(
-            'The embedding model (MNEMO_EMBEDDINGS) and how many memories have vectors; while loading, search is by words only.',
-          ),
-      },
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
-    },
-    async () => {
-      const s = await memory.stats();
-      return answer(
-        s,
-        `${s.total} memories (${s.by_status.active} active, ${s.by_status.promoted} promoted, ${s.by_status.archived} archived); ` +
-          `${s.danger_zone_count} due for review, ${s.gc_candidates} gc candidates, ${s.promotion_candidates} promotion candidates.`,
-      );
-    },
-  );
+export function registerMemoryStats(server: McpServer, { memory, logger }: ToolDeps): void {
+  registerContract(server, logger, memoryStats, {
+    run: () => memory.stats.summary(),
+    text: (s) =>
+      `${s.total} memories (${s.by_status.active} active, ${s.by_status.promoted} promoted, ${s.by_status.archived} archived); ` +
+      `${s.danger_zone_count} due for review, ${s.gc_candidates} gc candidates, ${s.promotion_candidates} promotion candidates.`,
+  });
 }

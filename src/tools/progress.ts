@@ -1,14 +1,11 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Progress } from '../memory/service.js';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+import type { Progress } from '../memory/context.js';
+import type { ToolExtra } from './register.js';
 
 /** Sends at most this many progress notifications a call (a long loop reports often). */
 const STEPS = 50;
 
-export interface ProgressReporter {
-  /** What the service calls as it goes. */
+interface ProgressReporter {
+  /** What the use case calls as it goes. */
   report: Progress | undefined;
   /** Resolves when every notification is sent: the answer must not overtake them. */
   flush(): Promise<void>;
@@ -18,7 +15,7 @@ export interface ProgressReporter {
  * notifications/progress for a call that asked for them (a progressToken in _meta), at most
  * every 2% of the work; `report` is undefined when it did not ask.
  */
-export function progressReporter(extra: Extra): ProgressReporter {
+function progressReporter(extra: ToolExtra): ProgressReporter {
   const token = extra._meta?.progressToken;
   let sent: Promise<void> = Promise.resolve();
   const flush = () => sent;
@@ -39,4 +36,15 @@ export function progressReporter(extra: Extra): ProgressReporter {
     sent = sent.then(() => notification);
   };
   return { report, flush };
+}
+
+/** Runs a long call with progress reported to the client, and answers once all of it is sent. */
+export async function withProgress<T>(
+  extra: ToolExtra,
+  run: (report: Progress | undefined) => Promise<T>,
+): Promise<T> {
+  const progress = progressReporter(extra);
+  const result = await run(progress.report);
+  await progress.flush();
+  return result;
 }

@@ -111,11 +111,6 @@ export class VaultIndex {
     return this.scanning ?? Promise.resolve();
   }
 
-  /** Settles when every note has been read once; the same moment as `ready`. */
-  get indexed(): Promise<void> {
-    return this.ready;
-  }
-
   get(relative: string): VaultNote | undefined {
     return this.notes.get(relative);
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { MemoryStore } from '../../src/storage/store.js';
+import { JsonlStore } from '../../src/storage/store.js';
 import { type CliClient, makeTempDir, removeDir, startClient } from './helpers.js';
 
 const PER_PROCESS = 100;
@@ -62,7 +62,7 @@ describe('two mnemo stdio processes on one data dir', () => {
     await Promise.all([one.close(), two.close()]);
     for (const c of [one, two]) assert.doesNotMatch(c.stderr(), /"level":(50|60)/);
 
-    const store = await MemoryStore.open({
+    const store = await JsonlStore.open({
       dataDir: dir,
       logger: pino({ level: 'silent' }),
       clock: () => Math.floor(Date.now() / 1000),

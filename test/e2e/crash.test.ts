@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { MemoryStore } from '../../src/storage/store.js';
+import { JsonlStore } from '../../src/storage/store.js';
 import { type CliClient, makeTempDir, removeDir, startClient } from './helpers.js';
 
 /** Saves kept in flight at once: every answer sends the next, so the kill lands mid-burst. */
@@ -94,7 +94,7 @@ describe('mnemo stdio killed in the middle of a burst of saves', () => {
     await second.close();
     assert.equal(second.stderr().match(/"level":(50|60)/), null, second.stderr());
 
-    const store = await MemoryStore.open({
+    const store = await JsonlStore.open({
       dataDir: dir,
       logger: pino({ level: 'silent' }),
       clock: () => Math.floor(Date.now() / 1000),

@@ -94,7 +94,7 @@ describe('the gateway at /mcp/<label>', () => {
       backoff: { initialMs: 20, maxMs: 200 },
     });
     const app = createHttpApp({
-      createMcpServer: () => createServer({ memory: t.memory }),
+      createMcpServer: () => createServer({ memory: t.memory, logger: t.logger }),
       authToken: TOKEN,
       allowedHosts: [],
       bodyLimit: '64kb',

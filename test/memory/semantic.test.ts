@@ -9,27 +9,27 @@ describe('semantic recall with the static model', () => {
   let t: TestMemory;
   before(async () => {
     t = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
-    await t.opened.ready;
-    await t.opened.semantic.ready;
+    await t.opened.readiness.wait('store');
+    await t.opened.readiness.wait('embeddings');
   });
   after(async () => {
     await t.close();
   });
 
   it('finds a kitten on a rug by a search for a cat on the carpet', async () => {
-    const kitten = await t.memory.save({
+    const kitten = await t.memory.writing.save({
       content: 'The kitten was sleeping on the rug all afternoon.',
     });
-    await t.memory.save({ content: 'Quarterly tax filing is due at the end of March.' });
-    await t.memory.save({ content: 'The deploy pipeline runs on every merge to main.' });
-    const found = await t.memory.search({ query: 'cat resting on the carpet' });
+    await t.memory.writing.save({ content: 'Quarterly tax filing is due at the end of March.' });
+    await t.memory.writing.save({ content: 'The deploy pipeline runs on every merge to main.' });
+    const found = await t.memory.recall.search({ query: 'cat resting on the carpet' });
     assert.equal(found.results[0]?.memory_id, kitten.memory_id);
     // A memory that matches neither by words nor by meaning is never a result.
     assert.ok(found.results.every((r) => !/tax/.test(r.content)));
   });
 
   it('search_unified finds memories by meaning too', async () => {
-    const found = await t.memory.searchUnified({ query: 'cat resting on the carpet' });
+    const found = await t.memory.recall.searchUnified({ query: 'cat resting on the carpet' });
     assert.equal(found.results[0]?.source, 'stm');
     assert.match(found.results[0]?.content ?? '', /kitten/);
   });
@@ -37,9 +37,11 @@ describe('semantic recall with the static model', () => {
   it('with MNEMO_HYBRID_WEIGHT=0 search is by words alone', async () => {
     const words = await openTestMemory({ MNEMO_EMBEDDINGS: 'static', MNEMO_HYBRID_WEIGHT: '0' });
     try {
-      await words.opened.semantic.ready;
-      await words.memory.save({ content: 'The kitten was sleeping on the rug all afternoon.' });
-      const found = await words.memory.search({ query: 'cat resting on the carpet' });
+      await words.opened.readiness.wait('embeddings');
+      await words.memory.writing.save({
+        content: 'The kitten was sleeping on the rug all afternoon.',
+      });
+      const found = await words.memory.recall.search({ query: 'cat resting on the carpet' });
       assert.deepEqual(found.results, []);
     } finally {
       await words.close();
@@ -49,7 +51,7 @@ describe('semantic recall with the static model', () => {
   it('consolidate link relates the members to the most central one and archives none', async () => {
     const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
     try {
-      await m.opened.semantic.ready;
+      await m.opened.readiness.wait('embeddings');
       const ids: string[] = [];
       for (const content of [
         'Alice prefers tabs over spaces.',
@@ -57,18 +59,21 @@ describe('semantic recall with the static model', () => {
         'Alice prefers tabs to spaces in code.',
         'The quarterly tax filing deadline is in April.',
       ]) {
-        ids.push((await m.memory.save({ content })).memory_id);
+        ids.push((await m.memory.writing.save({ content })).memory_id);
       }
-      const clusters = await m.memory.cluster();
+      const { clusters } = await m.memory.consolidation.cluster({});
       const tabs = clusters.find((c) => c.memory_ids.includes(ids[0] as string));
       assert.ok(tabs, 'the three tab memories cluster');
       assert.deepEqual([...tabs.memory_ids].sort(), ids.slice(0, 3).sort());
-      const linked = await m.memory.consolidate({ cluster_id: tabs.id, mode: 'link' });
+      const linked = await m.memory.consolidation.consolidate({
+        cluster_id: tabs.id,
+        mode: 'link',
+      });
       const done = linked.consolidations[0];
       assert.equal(done?.memory_id, null);
       assert.equal(done?.relation_ids.length, 2);
       assert.deepEqual(done?.archived_ids, []);
-      const opened = await m.memory.open(ids.slice(0, 3));
+      const opened = await m.memory.recall.open({ memory_ids: ids.slice(0, 3) });
       assert.ok(opened.memories.every((r) => r.status === 'active'));
       const hub = opened.memories.find((r) => r.relations.length === 2);
       assert.ok(hub, 'one member is related to both others');
@@ -80,18 +85,18 @@ describe('semantic recall with the static model', () => {
   it('consolidate auto_detect merges every auto-merge cluster; the content keeps each sentence once', async () => {
     const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
     try {
-      await m.opened.semantic.ready;
-      const a = await m.memory.save({
+      await m.opened.readiness.wait('embeddings');
+      const a = await m.memory.writing.save({
         content: 'The staging database password rotates every thirty days. Ask Dana for it.',
         tags: ['ops'],
       });
       m.clock.advanceDays(1);
-      const b = await m.memory.save({
+      const b = await m.memory.writing.save({
         // The same sentences but for a mark: close enough to merge, not an exact duplicate.
         content: 'The staging database password rotates every thirty days! Ask Dana for it.',
         tags: ['security'],
       });
-      const preview = await m.memory.consolidate({ auto_detect: true });
+      const preview = await m.memory.consolidation.consolidate({ auto_detect: true });
       assert.equal(preview.consolidations.length, 1);
       const merged = preview.consolidations[0]?.merged;
       assert.equal(
@@ -99,9 +104,12 @@ describe('semantic recall with the static model', () => {
         'The staging database password rotates every thirty days. Ask Dana for it.',
       );
       assert.deepEqual(merged?.tags, ['ops', 'security']);
-      const applied = await m.memory.consolidate({ auto_detect: true, mode: 'apply' });
+      const applied = await m.memory.consolidation.consolidate({
+        auto_detect: true,
+        mode: 'apply',
+      });
       const id = applied.consolidations[0]?.memory_id as string;
-      const opened = await m.memory.open([id, a.memory_id, b.memory_id]);
+      const opened = await m.memory.recall.open({ memory_ids: [id, a.memory_id, b.memory_id] });
       assert.deepEqual(
         opened.memories.map((r) => r.status),
         ['active', 'archived', 'archived'],
@@ -118,20 +126,22 @@ describe('semantic recall with the static model', () => {
   it('the edited text of a promoted note is what both words and meaning search', async () => {
     const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
     try {
-      await m.opened.semantic.ready;
+      await m.opened.readiness.wait('embeddings');
       const noticed = async (relative: string) => {
         await m.opened.notes.refresh(relative);
         await m.opened.noteSync.flush();
       };
       const dog = 'dog sleeping near the hearth';
-      const { memory_id } = await m.memory.save({
+      const { memory_id } = await m.memory.writing.save({
         content: 'Quarterly tax filing is due at the end of March.',
       });
-      await m.memory.save({ content: 'The deploy pipeline runs on every merge to main.' });
+      await m.memory.writing.save({ content: 'The deploy pipeline runs on every merge to main.' });
       assert.ok(
-        (await m.memory.search({ query: dog })).results.every((r) => r.memory_id !== memory_id),
+        (await m.memory.recall.search({ query: dog })).results.every(
+          (r) => r.memory_id !== memory_id,
+        ),
       );
-      const { promoted } = await m.memory.promote({ memory_id, force: true });
+      const { promoted } = await m.memory.promotion.promote({ memory_id, force: true });
       const file = promoted[0]?.path ?? '';
       await noticed(file);
       await m.opened.semantic.drain();
@@ -150,7 +160,7 @@ describe('semantic recall with the static model', () => {
           ),
       );
       await noticed(file);
-      const byWords = await m.memory.search({
+      const byWords = await m.memory.recall.search({
         query: 'fireplace',
         include_review_candidates: false,
       });
@@ -159,18 +169,18 @@ describe('semantic recall with the static model', () => {
         [memory_id],
       );
       // No word in common with the note: found by its meaning alone.
-      const byMeaning = await m.memory.search({ query: dog });
+      const byMeaning = await m.memory.recall.search({ query: dog });
       assert.equal(byMeaning.results[0]?.memory_id, memory_id);
       assert.equal(
         byMeaning.results[0]?.content,
         'The puppy naps beside the fireplace every evening.\n',
       );
-      const unified = await m.memory.searchUnified({ query: dog, ltm_weight: 0 });
+      const unified = await m.memory.recall.searchUnified({ query: dog, ltm_weight: 0 });
       assert.equal(unified.results[0]?.memory_id, memory_id);
       // The old text is found by neither any more.
-      assert.equal((await m.memory.search({ query: 'tax filing' })).total, 0);
+      assert.equal((await m.memory.recall.search({ query: 'tax filing' })).total, 0);
       assert.ok(
-        (await m.memory.search({ query: 'taxes owed to the government' })).results.every(
+        (await m.memory.recall.search({ query: 'taxes owed to the government' })).results.every(
           (r) => r.memory_id !== memory_id,
         ),
       );
@@ -188,12 +198,15 @@ describe('semantic recall with the static model', () => {
     const lines = () => fs.readFileSync(vectors, 'utf8').split('\n').filter(Boolean);
     let memoryId: string;
     try {
-      await first.opened.semantic.ready;
-      ({ memory_id: memoryId } = await first.memory.save({
+      await first.opened.readiness.wait('embeddings');
+      ({ memory_id: memoryId } = await first.memory.writing.save({
         content: 'Quarterly tax filing is due at the end of March.',
       }));
-      const { promoted } = await first.memory.promote({ memory_id: memoryId, force: true });
-      await first.opened.notes.ready;
+      const { promoted } = await first.memory.promotion.promote({
+        memory_id: memoryId,
+        force: true,
+      });
+      await first.opened.readiness.wait('vault');
       const file = path.join(first.vault, promoted[0]?.path ?? '');
       fs.writeFileSync(
         file,
@@ -202,7 +215,7 @@ describe('semantic recall with the static model', () => {
           .replace(/Quarterly.*March\.\n$/, 'The puppy naps by the fire.\n'),
       );
       await eventually(
-        async () => (await first.memory.search({ query: 'puppy' })).total === 1,
+        async () => (await first.memory.recall.search({ query: 'puppy' })).total === 1,
         'the edit to be seen',
       );
       await first.opened.semantic.drain();
@@ -212,9 +225,9 @@ describe('semantic recall with the static model', () => {
     const before = lines();
     const again = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' }, dir, options);
     try {
-      await again.opened.vaultReady;
-      await again.opened.semantic.ready;
-      const found = await again.memory.search({ query: 'dog sleeping near the hearth' });
+      await again.opened.readiness.wait('vault');
+      await again.opened.readiness.wait('embeddings');
+      const found = await again.memory.recall.search({ query: 'dog sleeping near the hearth' });
       assert.equal(found.results[0]?.memory_id, memoryId);
       await again.opened.semantic.drain();
       assert.deepEqual(lines(), before, 'nothing was embedded again');

@@ -33,14 +33,14 @@ describe('promotion into the Obsidian vault', () => {
   }
 
   it('writes the note and marks the memory promoted, with the path relative to the vault', async () => {
-    const { memory_id } = await t.memory.save({
+    const { memory_id } = await t.memory.writing.save({
       content: 'Kitten sleeping on the rug\nHer name is Milo.',
       tags: ['pets', 'home/cats'],
       entities: ['Milo'],
       source: 'chat',
     });
     t.clock.advanceDays(1);
-    const done = await t.memory.promote({ memory_id, force: true });
+    const done = await t.memory.promotion.promote({ memory_id, force: true });
     assert.deepEqual(done.promoted, [{ memory_id, path: 'mnemo/kitten-sleeping-on-the-rug.md' }]);
     const record = t.store.memories.get(memory_id);
     assert.equal(record?.status, 'promoted');
@@ -67,19 +67,19 @@ describe('promotion into the Obsidian vault', () => {
   });
 
   it('writes notes the way Obsidian reads them: properties, tags, links', async () => {
-    const a = await t.memory.save({
+    const a = await t.memory.writing.save({
       content: '# Milo: our "cat" — 🐈\nSleeps on the rug.',
       tags: ['pets', 'home/cats', 'x-1'],
       entities: ['Milo'],
     });
-    const b = await t.memory.save({ content: 'Milo likes tuna', tags: ['pets'] });
-    await t.memory.createRelation({
+    const b = await t.memory.writing.save({ content: 'Milo likes tuna', tags: ['pets'] });
+    await t.memory.writing.createRelation({
       from_memory_id: a.memory_id,
       to_memory_id: b.memory_id,
       relation_type: 'related',
     });
-    await t.memory.promote({ memory_id: b.memory_id, force: true });
-    const { promoted } = await t.memory.promote({ memory_id: a.memory_id, force: true });
+    await t.memory.promotion.promote({ memory_id: b.memory_id, force: true });
+    const { promoted } = await t.memory.promotion.promote({ memory_id: a.memory_id, force: true });
     const types = JSON.parse(fs.readFileSync(path.join(t.vault, '.obsidian/types.json'), 'utf8'))
       .types as Record<string, string>;
     const text = read(promoted[0]?.path ?? '');
@@ -108,15 +108,15 @@ describe('promotion into the Obsidian vault', () => {
   });
 
   it('dry_run lists candidates and why, and writes nothing', async () => {
-    const { memory_id } = await t.memory.save({ content: 'used a lot' });
-    for (let i = 0; i < 5; i++) await t.memory.touch(memory_id);
-    await t.memory.save({ content: 'used once' });
-    const dry = await t.memory.promote({ auto_detect: true, dry_run: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'used a lot' });
+    for (let i = 0; i < 5; i++) await t.memory.writing.touch({ memory_id: memory_id });
+    await t.memory.writing.save({ content: 'used once' });
+    const dry = await t.memory.promotion.promote({ auto_detect: true, dry_run: true });
     assert.equal(dry.candidates_found, 1);
     assert.match(dry.candidates[0]?.reason ?? '', /with 5 uses/);
     assert.equal(dry.promoted_count, 0);
     assert.ok(!fs.existsSync(t.vault));
-    const done = await t.memory.promote({ auto_detect: true });
+    const done = await t.memory.promotion.promote({ auto_detect: true });
     assert.deepEqual(
       done.promoted.map((p) => p.memory_id),
       [memory_id],
@@ -124,28 +124,31 @@ describe('promotion into the Obsidian vault', () => {
   });
 
   it('refuses a memory that does not qualify, unless forced', async () => {
-    const { memory_id } = await t.memory.save({ content: 'fresh' });
-    await assert.rejects(t.memory.promote({ memory_id }), /does not qualify.*force: true/);
+    const { memory_id } = await t.memory.writing.save({ content: 'fresh' });
+    await assert.rejects(
+      t.memory.promotion.promote({ memory_id }),
+      /does not qualify.*force: true/,
+    );
     assert.equal(t.store.memories.get(memory_id)?.status, 'active');
   });
 
   it('links the notes of related promoted memories', async () => {
-    const a = await t.memory.save({ content: 'Milo is a cat' });
-    const b = await t.memory.save({ content: 'Milo sleeps on the rug' });
-    await t.memory.createRelation({
+    const a = await t.memory.writing.save({ content: 'Milo is a cat' });
+    const b = await t.memory.writing.save({ content: 'Milo sleeps on the rug' });
+    await t.memory.writing.createRelation({
       from_memory_id: b.memory_id,
       to_memory_id: a.memory_id,
       relation_type: 'supports',
     });
-    await t.memory.promote({ memory_id: a.memory_id, force: true });
-    const done = await t.memory.promote({ memory_id: b.memory_id, force: true });
+    await t.memory.promotion.promote({ memory_id: a.memory_id, force: true });
+    const done = await t.memory.promotion.promote({ memory_id: b.memory_id, force: true });
     const body = read(done.promoted[0]?.path ?? '');
     assert.match(body, /\n## Related\n- \[\[mnemo\/milo-is-a-cat\|Milo is a cat\]\]\n$/);
   });
 
   it('an edit in Obsidian changes what search finds for that memory', async () => {
-    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const file = promoted[0]?.path ?? '';
     await noticed(file);
     fs.writeFileSync(
@@ -153,20 +156,20 @@ describe('promotion into the Obsidian vault', () => {
       read(file).replaceAll('The kitten sleeps on the rug', 'The puppy naps by the fireplace'),
     );
     await noticed(file);
-    const found = await t.memory.search({ query: 'fireplace' });
+    const found = await t.memory.recall.search({ query: 'fireplace' });
     assert.deepEqual(
       found.results.map((r) => r.memory_id),
       [memory_id],
     );
     assert.match(found.results[0]?.content ?? '', /^The puppy naps by the fireplace/);
-    assert.equal((await t.memory.search({ query: 'kitten' })).total, 0);
+    assert.equal((await t.memory.recall.search({ query: 'kitten' })).total, 0);
     // The agent's own record is unchanged: the note is what a person sees and edits.
     assert.equal(t.store.memories.get(memory_id)?.content, 'The kitten sleeps on the rug');
   });
 
   it('a renamed note keeps its memory linked', async () => {
-    const { memory_id } = await t.memory.save({ content: 'Kitten' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const from = promoted[0]?.path ?? '';
     fs.mkdirSync(path.join(t.vault, 'Pets'));
     fs.renameSync(path.join(t.vault, from), path.join(t.vault, 'Pets/Our kitten.md'));
@@ -176,13 +179,13 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(record?.promoted_to, 'Pets/Our kitten.md');
     assert.ok(log.lines.some((l) => l.msg === 'note moved: promoted_to follows it'));
     // A later promotion updates the note where it is now.
-    const again = await t.memory.promote({ memory_id, force: true });
+    const again = await t.memory.promotion.promote({ memory_id, force: true });
     assert.equal(again.promoted[0]?.path, 'Pets/Our kitten.md');
   });
 
   it('a deleted note puts the memory back to active, and logs it', async () => {
-    const { memory_id } = await t.memory.save({ content: 'Kitten' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const file = promoted[0]?.path ?? '';
     await noticed(file);
     fs.rmSync(path.join(t.vault, file));
@@ -196,12 +199,15 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(line?.memory_id, memory_id);
     assert.equal(line?.note, undefined, 'the path (a slug of the content) is not logged');
     // Searching finds it by its own words again.
-    assert.equal((await t.memory.search({ query: 'kitten' })).results[0]?.memory_id, memory_id);
+    assert.equal(
+      (await t.memory.recall.search({ query: 'kitten' })).results[0]?.memory_id,
+      memory_id,
+    );
   });
 
   it('logs name the memory, never the path of a note (a slug of its content)', async () => {
-    const { memory_id } = await t.memory.save({ content: 'Launch codename Bluebird' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'Launch codename Bluebird' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const file = promoted[0]?.path ?? '';
     assert.match(file, /bluebird/, 'the path is a slug of the content');
     await noticed(file);
@@ -236,7 +242,7 @@ describe('promotion into the Obsidian vault', () => {
   });
 
   it('a note that names an active memory promotes it (a crash between note and record)', async () => {
-    const { memory_id } = await t.memory.save({ content: 'Kitten' });
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
     fs.mkdirSync(path.join(t.vault, 'mnemo'), { recursive: true });
     fs.writeFileSync(
       path.join(t.vault, 'mnemo/kitten.md'),
@@ -249,11 +255,11 @@ describe('promotion into the Obsidian vault', () => {
   });
 
   it('a deleted promoted memory comes back promoted when its note is still there, relinked', async () => {
-    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const file = promoted[0]?.path ?? '';
     await noticed(file);
-    await t.memory.delete(memory_id);
+    await t.memory.forgetting.delete({ memory_id: memory_id });
     // The person moves and edits the note while the memory is away.
     fs.mkdirSync(path.join(t.vault, 'Pets'));
     fs.writeFileSync(
@@ -264,37 +270,43 @@ describe('promotion into the Obsidian vault', () => {
     await noticed(file, 'Pets/Kitten.md');
     assert.equal(t.store.memories.get(memory_id), undefined);
 
-    assert.deepEqual(await t.memory.restore(memory_id), { memory_id, status: 'promoted' });
+    assert.deepEqual(await t.memory.forgetting.restore({ memory_id: memory_id }), {
+      memory_id,
+      status: 'promoted',
+    });
     const record = t.store.memories.get(memory_id);
     assert.equal(record?.status, 'promoted');
     assert.equal(record?.promoted_to, 'Pets/Kitten.md');
     // Searched by its note as the person left it.
-    const found = await t.memory.search({ query: 'fireplace' });
+    const found = await t.memory.recall.search({ query: 'fireplace' });
     assert.deepEqual(
       found.results.map((r) => r.memory_id),
       [memory_id],
     );
-    assert.equal((await t.memory.search({ query: 'rug' })).total, 0);
+    assert.equal((await t.memory.recall.search({ query: 'rug' })).total, 0);
   });
 
   it('a deleted promoted memory whose note is gone comes back active, promoted_to cleared', async () => {
-    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const file = promoted[0]?.path ?? '';
     await noticed(file);
     // The same for an archived one: restoring it checks its note too.
-    const other = await t.memory.save({ content: 'Milo likes tuna' });
-    const second = await t.memory.promote({ memory_id: other.memory_id, force: true });
+    const other = await t.memory.writing.save({ content: 'Milo likes tuna' });
+    const second = await t.memory.promotion.promote({ memory_id: other.memory_id, force: true });
     const otherFile = second.promoted[0]?.path ?? '';
     await noticed(otherFile);
-    await t.memory.delete(memory_id);
-    await t.memory.archive(other.memory_id);
+    await t.memory.forgetting.delete({ memory_id: memory_id });
+    await t.memory.forgetting.archive({ memory_id: other.memory_id });
     fs.rmSync(path.join(t.vault, file));
     fs.rmSync(path.join(t.vault, otherFile));
     await noticed(file, otherFile);
 
-    assert.deepEqual(await t.memory.restore(memory_id), { memory_id, status: 'active' });
-    assert.deepEqual(await t.memory.restore(other.memory_id), {
+    assert.deepEqual(await t.memory.forgetting.restore({ memory_id: memory_id }), {
+      memory_id,
+      status: 'active',
+    });
+    assert.deepEqual(await t.memory.forgetting.restore({ memory_id: other.memory_id }), {
       memory_id: other.memory_id,
       status: 'active',
     });
@@ -303,21 +315,21 @@ describe('promotion into the Obsidian vault', () => {
       assert.equal(record?.status, 'active');
       assert.equal(record?.promoted_to, null);
     }
-    assert.equal((await t.memory.search({ query: 'rug' })).results[0]?.memory_id, memory_id);
+    assert.equal((await t.memory.recall.search({ query: 'rug' })).results[0]?.memory_id, memory_id);
     // It can be promoted again: a new note.
-    const again = await t.memory.promote({ memory_id, force: true });
+    const again = await t.memory.promotion.promote({ memory_id, force: true });
     assert.equal(again.promoted[0]?.path, file);
   });
 
   it('a second promotion does not overwrite a note a person edited', async () => {
-    const { memory_id } = await t.memory.save({ content: 'Kitten' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const file = path.join(t.vault, promoted[0]?.path ?? '');
     const edited = `${fs.readFileSync(file, 'utf8')}\nA line the person added.\n`;
     fs.writeFileSync(file, edited);
-    await t.memory.touch(memory_id);
+    await t.memory.writing.touch({ memory_id: memory_id });
     t.clock.advanceDays(2);
-    await t.memory.promote({ memory_id, force: true });
+    await t.memory.promotion.promote({ memory_id, force: true });
     const text = fs.readFileSync(file, 'utf8');
     assert.match(text, /A line the person added\.\n$/);
     assert.equal(parseNote(text).properties.use_count, 1);
@@ -325,12 +337,12 @@ describe('promotion into the Obsidian vault', () => {
   });
 
   it('an unwritable vault gives a clear error and leaves the memory active', async () => {
-    const { memory_id } = await t.memory.save({ content: 'Kitten' });
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
     // A file where the vault's folder should be: no user, root included, can write there.
     fs.mkdirSync(t.vault, { recursive: true });
     fs.writeFileSync(path.join(t.vault, 'mnemo'), 'not a folder');
     await assert.rejects(
-      t.memory.promote({ memory_id, force: true }),
+      t.memory.promotion.promote({ memory_id, force: true }),
       /cannot write to the vault at .*(a file is in the way|permission denied).*MNEMO_VAULT_DIR.*the memories stay active/,
     );
     const record = t.store.memories.get(memory_id);
@@ -346,9 +358,9 @@ describe('promotion into the Obsidian vault', () => {
       fs.mkdirSync(linked.vault, { recursive: true });
       fs.writeFileSync(path.join(linked.vault, 'Home.md'), "A person's vault.");
       fs.symlinkSync(outside, path.join(linked.vault, 'notes'));
-      const { memory_id } = await linked.memory.save({ content: 'Kitten' });
+      const { memory_id } = await linked.memory.writing.save({ content: 'Kitten' });
       await assert.rejects(
-        linked.memory.promote({ memory_id, force: true }),
+        linked.memory.promotion.promote({ memory_id, force: true }),
         /MNEMO_VAULT_FOLDER "notes\/mnemo" leads out of the vault .*"notes" is a link to .*outside.*set MNEMO_VAULT_FOLDER to a folder inside the vault.*the memories stay active/,
       );
       assert.deepEqual(fs.readdirSync(outside), [], 'nothing was made outside the vault');
@@ -359,12 +371,15 @@ describe('promotion into the Obsidian vault', () => {
   });
 
   it('search_unified ranks memories and every vault note together, once each', async () => {
-    const kept = await t.memory.save({ content: 'The kitten sleeps on the rug' });
-    await t.memory.save({ content: 'A kitten chased the red ball' });
-    const { promoted } = await t.memory.promote({ memory_id: kept.memory_id, force: true });
+    const kept = await t.memory.writing.save({ content: 'The kitten sleeps on the rug' });
+    await t.memory.writing.save({ content: 'A kitten chased the red ball' });
+    const { promoted } = await t.memory.promotion.promote({
+      memory_id: kept.memory_id,
+      force: true,
+    });
     fs.writeFileSync(path.join(t.vault, 'Vet visits.md'), 'The kitten had her shots today.');
     await noticed('Vet visits.md', promoted[0]?.path ?? '');
-    const found = await t.memory.searchUnified({ query: 'kitten' });
+    const found = await t.memory.recall.searchUnified({ query: 'kitten' });
     assert.equal(found.results.length, 3);
     assert.equal(new Set(found.results.map((r) => r.memory_id ?? r.path)).size, 3);
     const note = found.results.find((r) => r.path === 'Vet visits.md');
@@ -372,22 +387,22 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(note?.title, 'Vet visits');
     const own = found.results.find((r) => r.memory_id === kept.memory_id);
     assert.equal(own?.path, promoted[0]?.path);
-    const stmOnly = await t.memory.searchUnified({ query: 'kitten', ltm_weight: 0 });
+    const stmOnly = await t.memory.recall.searchUnified({ query: 'kitten', ltm_weight: 0 });
     assert.ok(stmOnly.results.every((r) => r.source === 'stm'));
-    const ltmOnly = await t.memory.searchUnified({ query: 'kitten', stm_weight: 0 });
+    const ltmOnly = await t.memory.recall.searchUnified({ query: 'kitten', stm_weight: 0 });
     assert.deepEqual(
       ltmOnly.results.map((r) => r.source),
       ['ltm', 'ltm'],
     );
-    const heavy = await t.memory.searchUnified({ query: 'shots kitten', ltm_weight: 10 });
+    const heavy = await t.memory.recall.searchUnified({ query: 'shots kitten', ltm_weight: 10 });
     assert.equal(heavy.results[0]?.path, 'Vet visits.md');
   });
 
   it('a fading memory ranks below a fresh one in search_unified', async () => {
-    const old = await t.memory.save({ content: 'kitten facts one' });
+    const old = await t.memory.writing.save({ content: 'kitten facts one' });
     t.clock.advanceDays(30);
-    const fresh = await t.memory.save({ content: 'kitten facts two' });
-    const found = await t.memory.searchUnified({ query: 'kitten facts', ltm_weight: 0 });
+    const fresh = await t.memory.writing.save({ content: 'kitten facts two' });
+    const found = await t.memory.recall.searchUnified({ query: 'kitten facts', ltm_weight: 0 });
     assert.deepEqual(
       found.results.map((r) => r.memory_id),
       [fresh.memory_id, old.memory_id],
@@ -433,7 +448,7 @@ describe('a cortexgraph data dir beside the vault', () => {
   async function open(dir: string) {
     log = capturingLogger();
     t = await openTestMemory({}, dir, { watchVault: true, logger: log.logger, noteSettleMs: 50 });
-    await t.opened.vaultReady;
+    await t.opened.readiness.wait('vault');
     await t.opened.noteSync.flush();
   }
 
@@ -478,7 +493,7 @@ describe('a cortexgraph data dir beside the vault', () => {
     const record = () => t.store.memories.get(TABS);
     assert.equal(record()?.status, 'promoted');
     assert.equal(t.opened.notes.get(NOTE)?.memoryId, TABS, 'stm_id names the memory');
-    const unified = await t.memory.searchUnified({ query: 'tabs columns' });
+    const unified = await t.memory.recall.searchUnified({ query: 'tabs columns' });
     assert.deepEqual(
       unified.results.map((r) => [r.memory_id, r.path]),
       [[TABS, NOTE]],
@@ -490,11 +505,11 @@ describe('a cortexgraph data dir beside the vault', () => {
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('100 columns', '120 columns'));
     await eventually(
       async () =>
-        (await t.memory.search({ query: '120' })).results.some((r) => r.memory_id === TABS),
+        (await t.memory.recall.search({ query: '120' })).results.some((r) => r.memory_id === TABS),
       'the edit to be searched',
     );
     // Promoted again by mnemo: their note is updated in place, not written twice.
-    await t.memory.promote({ memory_id: TABS, force: true });
+    await t.memory.promotion.promote({ memory_id: TABS, force: true });
     assert.equal(record()?.promoted_to, NOTE);
     assert.deepEqual(fs.readdirSync(path.join(t.vault, 'mnemo')), []);
     assert.match(fs.readFileSync(file, 'utf8'), /120 columns/);

@@ -62,6 +62,9 @@ function sameDirection(actual: Float32Array | undefined, expected: Float32Array,
   assert.ok(c > 0.999, `${what}: cosine ${c}`);
 }
 
+/** What the retriever gives the index for a memory without a note: its id and content. */
+const textOf = (record: MemoryRecord) => [record.id, record.content] as const;
+
 const RECORDS: readonly MemoryRecord[] = [
   newMemoryRecord('r0', 'Ralph is the family cat.', T0),
   newMemoryRecord('r1', 'The cabin wifi password is taped inside the fuse box.', T0),
@@ -89,7 +92,7 @@ describe('SemanticIndex', () => {
     const index = new SemanticIndex({ dataDir: dir, logger, provider: Promise.resolve(provider) });
     open.push(index);
     // As the store does: every record it loads, before the model is there.
-    for (const r of records) index.upsert(r);
+    for (const r of records) index.upsert(...textOf(r));
     return index;
   }
 
@@ -133,7 +136,7 @@ describe('SemanticIndex', () => {
 
     // A memory saved later waits in the backlog until a drain.
     const later = newMemoryRecord('r3', 'Coffee beans are in the blue tin.', T0);
-    index.upsert(later);
+    index.upsert(...textOf(later));
     assert.equal(index.backlog, 1);
     assert.equal(index.vectorOf('r3'), undefined);
     await index.drain();
@@ -158,7 +161,7 @@ describe('SemanticIndex', () => {
     const provider = new FakeProvider();
     const index = start(provider, []);
     await index.ready;
-    index.upsert(RECORDS[0] as MemoryRecord);
+    index.upsert(...textOf(RECORDS[0] as MemoryRecord));
     assert.equal(index.backlog, 1);
     const hits = await index.search(vectorFor(RECORDS[0]?.content ?? ''), 0.999);
     assert.deepEqual(hits.ids, ['r0']);
@@ -199,10 +202,10 @@ describe('SemanticIndex', () => {
     const index = start(provider);
     await index.ready;
     await index.drain();
-    index.upsert({ ...(RECORDS[0] as MemoryRecord), use_count: 5 });
+    index.upsert(...textOf({ ...(RECORDS[0] as MemoryRecord), use_count: 5 }));
     assert.equal(index.backlog, 0, 'a touch changes no content');
     const changed = newMemoryRecord('r0', 'Ralph is the neighbour’s cat.', T0);
-    index.upsert(changed);
+    index.upsert(...textOf(changed));
     assert.equal(index.vectorOf('r0'), undefined, 'the old vector is dropped at once');
     await index.drain();
     assert.equal(provider.embedded.length, 4);
@@ -217,8 +220,8 @@ describe('SemanticIndex', () => {
     await index.ready;
     // The first batch is with the model now: change one memory and remove another meanwhile.
     const changed = newMemoryRecord('r0', 'Ralph moved out last spring.', T0);
-    index.upsert(changed);
-    index.remove(RECORDS[2] as MemoryRecord);
+    index.upsert(...textOf(changed));
+    index.remove((RECORDS[2] as MemoryRecord).id);
     gate.resolve();
     await index.drain();
     assert.deepEqual(index.vectorOf('r0'), vectorFor(changed.content));
@@ -253,7 +256,7 @@ describe('SemanticIndex', () => {
       [[only.id, 'fake:v2', textHash(only.content)]],
     );
     // The rewritten file is the one appended to from then on.
-    index.upsert({ ...only, content: 'something else entirely' });
+    index.upsert(...textOf({ ...only, content: 'something else entirely' }));
     await index.drain();
     assert.equal(sidecarLines().length, 2);
   });
@@ -263,7 +266,7 @@ describe('SemanticIndex', () => {
     await index.ready;
     await index.drain();
     const gone = RECORDS[1] as MemoryRecord;
-    index.remove(gone);
+    index.remove(gone.id);
     assert.equal(index.vectorOf(gone.id), undefined);
     assert.equal(index.size, 2);
     const hits = await index.search(vectorFor(gone.content), -2);
@@ -282,7 +285,7 @@ describe('SemanticIndex', () => {
     for (const r of RECORDS) sameDirection(index.vectorOf(r.id), vectorFor(r.content), r.id);
     // The torn bytes are cut off, so what is appended next starts on a line of its own.
     assert.ok(fs.readFileSync(sidecar(), 'utf8').endsWith('}\n'));
-    index.upsert(newMemoryRecord('r3', 'A new memory after the crash.', T0));
+    index.upsert(...textOf(newMemoryRecord('r3', 'A new memory after the crash.', T0)));
     await index.drain();
     assert.deepEqual(
       sidecarLines().map((l) => l.id),
@@ -340,7 +343,7 @@ describe('SemanticIndex', () => {
     await index.ready;
     await index.drain();
     index.reset();
-    for (const r of RECORDS) index.upsert(r);
+    for (const r of RECORDS) index.upsert(...textOf(r));
     await index.drain();
     assert.equal(index.size, 3);
     assert.equal(provider.embedded.length, 3, 'unchanged content is not embedded twice');
@@ -351,7 +354,7 @@ describe('SemanticIndex', () => {
     const index = start(provider, []);
     await index.ready;
     const record = RECORDS[0] as MemoryRecord;
-    index.upsert(record);
+    index.upsert(...textOf(record));
     assert.equal(index.backlog, 1);
     const vector = vectorFor(record.content);
     index.adopt(record.id, record.content, vector);
@@ -366,7 +369,7 @@ describe('SemanticIndex', () => {
 
     // A vector of other content, or of an unknown memory, is not taken.
     const other = RECORDS[1] as MemoryRecord;
-    index.upsert(other);
+    index.upsert(...textOf(other));
     index.adopt(other.id, 'not what the memory says', vectorFor('x'));
     index.adopt('nobody', 'whatever', vectorFor('y'));
     assert.equal(index.vectorOf(other.id), undefined);

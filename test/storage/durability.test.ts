@@ -12,7 +12,7 @@ import pino from 'pino';
 import { JOURNAL_FILE } from '../../src/storage/journal.js';
 import { type BadLine, JsonlFile } from '../../src/storage/jsonl-file.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
-import { FILES, MemoryStore, type StoreOptions } from '../../src/storage/store.js';
+import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/store.js';
 
 const T0 = 1_767_225_600;
 const CHILD = fileURLToPath(new URL('./transact-crash-child.ts', import.meta.url));
@@ -42,8 +42,8 @@ async function openStore(
   t: TestContext,
   dataDir: string,
   options: Partial<StoreOptions> = {},
-): Promise<MemoryStore> {
-  const store = await MemoryStore.open({
+): Promise<JsonlStore> {
+  const store = await JsonlStore.open({
     dataDir,
     logger: pino({ level: 'silent' }),
     clock: () => T0,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import type { StoreListener } from '../../src/storage/engine.js';
 import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
 import {
   type MemoryRecord,
@@ -13,13 +14,7 @@ import {
   OTHER_FIELDS,
   type RelationRecord,
 } from '../../src/storage/records.js';
-import {
-  FILES,
-  MemoryStore,
-  StoreError,
-  type StoreListener,
-  type StoreOptions,
-} from '../../src/storage/store.js';
+import { FILES, JsonlStore, StoreError, type StoreOptions } from '../../src/storage/store.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const FIXTURES = fileURLToPath(new URL('../fixtures/cortexgraph/', import.meta.url));
@@ -54,8 +49,8 @@ async function openStore(
   dataDir: string,
   options: Partial<StoreOptions> = {},
   listeners: StoreListener[] = [],
-): Promise<MemoryStore> {
-  const store = await MemoryStore.open(
+): Promise<JsonlStore> {
+  const store = await JsonlStore.open(
     { dataDir, logger: pino({ level: 'silent' }), clock: () => T0, ...options },
     listeners,
   );
@@ -82,10 +77,10 @@ function relation(id: string, from: string, to: string): RelationRecord {
 const jsonl = (...values: unknown[]) => values.map((v) => `${JSON.stringify(v)}\n`).join('');
 const linesOf = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
 const parsedLines = (file: string) => linesOf(file).map((l) => JSON.parse(l) as unknown);
-const contents = (store: MemoryStore) =>
+const contents = (store: JsonlStore) =>
   new Map([...store.memories].map(([id, r]) => [id, r.content]));
 
-describe('MemoryStore: the log', () => {
+describe('JsonlStore: the log', () => {
   it('keeps the last line for an id', async (t) => {
     const dir = tempDir(t);
     fs.writeFileSync(
@@ -278,7 +273,7 @@ describe('MemoryStore: the log', () => {
   });
 });
 
-describe('MemoryStore: compaction', () => {
+describe('JsonlStore: compaction', () => {
   it('rewrites the log when stale lines outnumber live ones, and another store follows', async (t) => {
     const dir = tempDir(t);
     const file = path.join(dir, FILES.memories);
@@ -406,7 +401,7 @@ function deadPid(): number {
   return Number(dead.stdout.toString());
 }
 
-describe('MemoryStore: a data dir locked at start', () => {
+describe('JsonlStore: a data dir locked at start', () => {
   it('tells callers the data dir is busy, by whom, to retry, and loads once the lock is free', async (t) => {
     const dir = tempDir(t);
     fs.writeFileSync(path.join(dir, FILES.memories), jsonl(memory('a', 'saved before')));
@@ -416,7 +411,7 @@ describe('MemoryStore: a data dir locked at start', () => {
     // The holder is compacting: its temp file is not a leftover.
     const holderTemp = path.join(dir, `${FILES.memories}.${process.ppid}.tmp`);
     fs.writeFileSync(holderTemp, jsonl(memory('a', 'saved before')));
-    const store = MemoryStore.start({
+    const store = JsonlStore.start({
       dataDir: dir,
       logger: pino({ level: 'silent' }),
       clock: () => T0,
@@ -451,7 +446,7 @@ describe('MemoryStore: a data dir locked at start', () => {
     const lockPath = path.join(dir, FILES.lock);
     fs.mkdirSync(lockPath);
     signForLiveProcess(lockPath);
-    const store = MemoryStore.start({
+    const store = JsonlStore.start({
       dataDir: dir,
       logger: pino({ level: 'silent' }),
       clock: () => T0,
@@ -467,7 +462,7 @@ describe('MemoryStore: a data dir locked at start', () => {
   });
 });
 
-describe('MemoryStore: a lock taken over in the middle of a transaction', () => {
+describe('JsonlStore: a lock taken over in the middle of a transaction', () => {
   it('writes nothing from its stale view, and leaves the new owner its lock', async (t) => {
     const dir = tempDir(t);
     const store = await openStore(t, dir);
@@ -500,7 +495,7 @@ describe('MemoryStore: a lock taken over in the middle of a transaction', () => 
   });
 });
 
-describe('MemoryStore: leftovers of a compaction cut short', () => {
+describe('JsonlStore: leftovers of a compaction cut short', () => {
   it("removes its temp files at start, and nobody else's", async (t) => {
     const dir = tempDir(t);
     fs.writeFileSync(path.join(dir, FILES.memories), jsonl(memory('a', 'x')));
@@ -529,7 +524,7 @@ describe('MemoryStore: leftovers of a compaction cut short', () => {
   });
 });
 
-describe('MemoryStore: two stores on one data dir', () => {
+describe('JsonlStore: two stores on one data dir', () => {
   it("each sees the other's writes after refresh()", async (t) => {
     const dir = tempDir(t);
     const one = await openStore(t, dir);
@@ -562,7 +557,7 @@ describe('MemoryStore: two stores on one data dir', () => {
     const n = 150;
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) => {
-        const store = stores[i % 2] as MemoryStore;
+        const store = stores[i % 2] as JsonlStore;
         return Promise.all([
           store.transact(() => ({ result: i, memories: [memory(`m${i}`, `memory ${i}`)] })),
           // Read-modify-write: each transact must see every earlier one, whichever store made it.
@@ -598,7 +593,7 @@ describe('MemoryStore: two stores on one data dir', () => {
   });
 });
 
-describe('MemoryStore: forgetting', () => {
+describe('JsonlStore: forgetting', () => {
   it('writes forgotten records to forgotten.jsonl before the tombstone', async (t) => {
     const dir = tempDir(t);
     let now = T0;
@@ -647,7 +642,7 @@ describe('MemoryStore: forgetting', () => {
   });
 });
 
-describe('MemoryStore: the data dir', () => {
+describe('JsonlStore: the data dir', () => {
   it('creates the folder 0700 and every file 0600', async (t) => {
     const root = tempDir(t);
     const dir = path.join(root, 'new', 'mnemo');
@@ -686,7 +681,7 @@ describe('MemoryStore: the data dir', () => {
       fs.writeFileSync(file, 'a file, not a folder');
       const dataDir = path.join(file, below);
       await assert.rejects(
-        MemoryStore.open({ dataDir, logger: pino({ level: 'silent' }), clock: () => T0 }),
+        JsonlStore.open({ dataDir, logger: pino({ level: 'silent' }), clock: () => T0 }),
         (error: Error) => {
           assert.ok(error instanceof StoreError, `a StoreError, not ${error.name}`);
           assert.ok(error.message.includes(dataDir), error.message);
@@ -698,7 +693,7 @@ describe('MemoryStore: the data dir', () => {
   }
 });
 
-describe('MemoryStore: a cortexgraph data dir', () => {
+describe('JsonlStore: a cortexgraph data dir', () => {
   it('opens as it is, every record with its values and the defaults', async (t) => {
     const dir = tempDir(t);
     for (const name of fs.readdirSync(FIXTURES)) {
@@ -901,7 +896,7 @@ describe('MemoryStore: a cortexgraph data dir', () => {
   });
 });
 
-describe('MemoryStore: closed while loading', () => {
+describe('JsonlStore: closed while loading', () => {
   it('never writes from a partial load, and the file keeps every record', async (t) => {
     const dir = tempDir(t);
     const file = path.join(dir, FILES.memories);
@@ -914,7 +909,7 @@ describe('MemoryStore: closed while loading', () => {
     }
     fs.writeFileSync(file, jsonl(...lines));
     const before = fs.readFileSync(file);
-    const store = MemoryStore.start({
+    const store = JsonlStore.start({
       dataDir: dir,
       logger: pino({ level: 'silent' }),
       clock: () => T0,
@@ -929,7 +924,7 @@ describe('MemoryStore: closed while loading', () => {
   });
 });
 
-describe('MemoryStore: hand-edited numbers', () => {
+describe('JsonlStore: hand-edited numbers', () => {
   it('keeps numbers finite and strength within 0..2', async (t) => {
     const dir = tempDir(t);
     const line = JSON.stringify(memory('n', 'numbers'))

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { newMemoryRecord, type RelationRecord } from '../../src/storage/records.js';
-import { MemoryStore } from '../../src/storage/store.js';
+import { JsonlStore } from '../../src/storage/store.js';
 
 const [dir = '', point = 'none'] = process.argv.slice(2);
 const T0 = 1_767_225_600;
@@ -58,7 +58,7 @@ fs.rmSync = ((file: fs.PathLike, options?: fs.RmOptions) => {
   rmSync(file, options);
 }) as typeof fs.rmSync;
 
-const store = await MemoryStore.open({
+const store = await JsonlStore.open({
   dataDir: dir,
   logger: pino({ level: 'silent' }),
   clock: () => T0,

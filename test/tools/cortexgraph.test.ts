@@ -37,8 +37,8 @@ describe('MCP tools over a cortexgraph data dir', () => {
       fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
     }
     t = await openTestMemory({}, dir);
-    await t.opened.ready;
-    const server = createServer({ memory: t.memory });
+    await t.opened.readiness.wait('store');
+    const server = createServer({ memory: t.memory, logger: t.logger });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     client = new Client({ name: 'mnemo-test', version: '0.0.0' });

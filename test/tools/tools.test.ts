@@ -433,14 +433,17 @@ describe('MCP tools over a linked client', () => {
     }
   });
 
-  it('the service refuses the same content and meta from any caller', async () => {
-    await assert.rejects(t.memory.save({ content: '\u200b\u2060' }), /content is only white space/);
+  it('the use cases refuse the same content and meta from any caller', async () => {
     await assert.rejects(
-      t.memory.save({ content: 'deep', meta: nested(10_000) }),
+      t.memory.writing.save({ content: '\u200b\u2060' }),
+      /content is only white space/,
+    );
+    await assert.rejects(
+      t.memory.writing.save({ content: 'deep', meta: nested(10_000) }),
       /meta is nested deeper than 8 levels/,
     );
     await assert.rejects(
-      t.memory.save({ content: 'proto', meta: fromJson('{"__proto__": {}}') }),
+      t.memory.writing.save({ content: 'proto', meta: fromJson('{"__proto__": {}}') }),
       /meta has a key named "__proto__"/,
     );
   });

@@ -58,7 +58,7 @@ describe('POST /mcp over streamable HTTP', () => {
       { write: (line: string) => void logged.push(JSON.parse(line)) },
     );
     const app = createHttpApp({
-      createMcpServer: () => createServer({ memory: t.memory }),
+      createMcpServer: () => createServer({ memory: t.memory, logger: t.logger }),
       authToken: TOKEN,
       allowedHosts: ['*.trycloudflare.com'],
       bodyLimit: '64kb',
@@ -213,7 +213,7 @@ describe('rate limit', () => {
     const m = await openTestMemory();
     t.after(() => m.close());
     const app = createHttpApp({
-      createMcpServer: () => createServer({ memory: m.memory }),
+      createMcpServer: () => createServer({ memory: m.memory, logger: m.logger }),
       authToken: TOKEN,
       allowedHosts: [],
       bodyLimit: '64kb',
@@ -253,7 +253,7 @@ describe('rate limit of calls without a valid token', () => {
   before(async () => {
     m = await openTestMemory();
     const app = createHttpApp({
-      createMcpServer: () => createServer({ memory: m.memory }),
+      createMcpServer: () => createServer({ memory: m.memory, logger: m.logger }),
       authToken: TOKEN,
       allowedHosts: [],
       bodyLimit: '64kb',
@@ -263,7 +263,7 @@ describe('rate limit of calls without a valid token', () => {
       gateway: {
         has: (label) => label === 'echo',
         tokenFor: () => ECHO_TOKEN,
-        createServer: () => createServer({ memory: m.memory }),
+        createServer: () => createServer({ memory: m.memory, logger: m.logger }),
       },
     });
     s = await listen(app, '127.0.0.1', 0);
@@ -367,7 +367,7 @@ describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
     let fault: unknown = new Error('/srv/mnemo/secret-path exploded');
     const logged: Record<string, unknown>[] = [];
     const app = createHttpApp({
-      createMcpServer: () => createServer({ memory: m.memory }),
+      createMcpServer: () => createServer({ memory: m.memory, logger: m.logger }),
       allowedHosts: [],
       bodyLimit: '64kb',
       logger: pino(

@@ -84,13 +84,13 @@ describe('VaultIndex', () => {
     );
     try {
       let indexed = false;
-      void t.opened.vaultReady.then(() => {
+      void t.opened.readiness.wait('vault').then(() => {
         indexed = true;
       });
       const saved = await t.ok<{ memory_id: string }>('save_memory', { content: 'first call' });
       assert.ok(saved.memory_id);
       assert.equal(indexed, false, 'the first answer came before the vault was indexed');
-      await t.opened.vaultReady;
+      await t.opened.readiness.wait('vault');
       assert.equal(t.opened.notes.size, 5000);
       const found = await t.ok<{ results: { path?: string }[] }>('search_unified', {
         query: 'topic42',
@@ -110,20 +110,23 @@ describe('the vault watcher (chokidar) keeps memories in step with notes', () =>
 
   it('follows edits, renames and deletes made by a person', async () => {
     t = await openTestMemory({}, undefined, { watchVault: true, noteSettleMs: 200 });
-    const { memory_id } = await t.memory.save({ content: 'The kitten sleeps on the rug' });
-    const { promoted } = await t.memory.promote({ memory_id, force: true });
+    const { memory_id } = await t.memory.writing.save({ content: 'The kitten sleeps on the rug' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
     const first = promoted[0]?.path ?? '';
     const file = path.join(t.vault, first);
-    await eventually(async () => (await t.memory.search({ query: 'kitten' })).total === 1, 'index');
+    await eventually(
+      async () => (await t.memory.recall.search({ query: 'kitten' })).total === 1,
+      'index',
+    );
     // Give the watcher its start (it begins once the vault exists).
-    await t.opened.notes.ready;
+    await t.opened.readiness.wait('vault');
 
     fs.writeFileSync(
       file,
       fs.readFileSync(file, 'utf8').replace(/rug\n$/, 'rug by the fireplace\n'),
     );
     await eventually(
-      async () => (await t.memory.search({ query: 'fireplace' })).total === 1,
+      async () => (await t.memory.recall.search({ query: 'fireplace' })).total === 1,
       'the edit to reach search',
     );
 
@@ -176,15 +179,15 @@ describe('no note falls between the first scan and the watch', () => {
   it('a note written as soon as a promotion made the vault is found by search_unified', async () => {
     const t = await openTestMemory({}, undefined, { watchVault: true });
     try {
-      await t.opened.vaultReady;
-      const { memory_id } = await t.memory.save({ content: 'Deploys happen on Tuesdays' });
-      await t.memory.promote({ memory_id, force: true });
+      await t.opened.readiness.wait('vault');
+      const { memory_id } = await t.memory.writing.save({ content: 'Deploys happen on Tuesdays' });
+      await t.memory.promotion.promote({ memory_id, force: true });
       // The client searches at once (the vault's notes are read by then), then a person writes.
-      assert.equal((await t.memory.searchUnified({ query: 'tomatoes' })).total, 0);
+      assert.equal((await t.memory.recall.searchUnified({ query: 'tomatoes' })).total, 0);
       fs.writeFileSync(path.join(t.vault, 'Garden.md'), 'The tomatoes need water daily.');
       await eventually(
         async () =>
-          (await t.memory.searchUnified({ query: 'tomatoes' })).results.some(
+          (await t.memory.recall.searchUnified({ query: 'tomatoes' })).results.some(
             (r) => r.path === 'Garden.md',
           ),
         'the note to be found',
@@ -197,20 +200,20 @@ describe('no note falls between the first scan and the watch', () => {
   it('a vault made by another process while mnemo runs is indexed and watched', async () => {
     const t = await openTestMemory({}, undefined, { watchVault: true });
     try {
-      await t.opened.vaultReady;
+      await t.opened.readiness.wait('vault');
       // `mnemo vault init` in a terminal, or another mnemo promoting.
       initVault(t.vault, 'mnemo');
       fs.writeFileSync(path.join(t.vault, 'Garden.md'), 'The tomatoes need water daily.');
       await eventually(
         async () =>
-          (await t.memory.searchUnified({ query: 'tomatoes' })).results.some(
+          (await t.memory.recall.searchUnified({ query: 'tomatoes' })).results.some(
             (r) => r.path === 'Garden.md',
           ),
         'the note to be found',
       );
       fs.writeFileSync(path.join(t.vault, 'Later.md'), 'The cucumbers too.');
       await eventually(
-        async () => (await t.memory.searchUnified({ query: 'cucumbers' })).total === 1,
+        async () => (await t.memory.recall.searchUnified({ query: 'cucumbers' })).total === 1,
         'a later note to be found',
       );
     } finally {

@@ -1,4 +1,4 @@
-import type { GcCandidate } from '../../memory/service.js';
+import type { GcCandidate } from '../../contract/gc.js';
 import { applyFlag, type CommandContext, positiveInt } from '../command.js';
 import { clip, json, table, utcMinute } from '../format.js';
 import { withMemory } from '../runtime.js';
@@ -9,7 +9,7 @@ export async function runGc({ config, flags, out }: CommandContext): Promise<num
   const archive = flags.archive === true;
   const limit = positiveInt(flags.limit, '--limit');
   return withMemory(config, async ({ memory, store }) => {
-    const result = await memory.gc({ dry_run: !apply, archive_instead: archive, limit });
+    const result = await memory.forgetting.gc({ dry_run: !apply, archive_instead: archive, limit });
     if (flags.json) {
       out(json(result));
       return 0;

@@ -12,7 +12,7 @@ export async function runPromote({ config, args, flags, out }: CommandContext): 
     );
   }
   return withMemory(config, async ({ memory }) => {
-    const result = await memory.promote({
+    const result = await memory.promotion.promote({
       ...(id ? { memory_id: id } : { auto_detect: true }),
       dry_run: !apply,
       force: flags.force === true,

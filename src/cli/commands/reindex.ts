@@ -5,8 +5,8 @@ import { withMemory } from '../runtime.js';
 
 /** `mnemo reindex`: computes the missing embeddings (every one with --all), progress on stderr. */
 export async function runReindex({ config, flags, out, stderr }: CommandContext): Promise<number> {
-  return withMemory(config, async ({ semantic }) => {
-    await semantic.ready;
+  return withMemory(config, async ({ semantic, readiness }) => {
+    await readiness.wait('embeddings');
     if (!semantic.enabled) {
       throw new MemoryError(
         `no embedding model to index with (MNEMO_EMBEDDINGS=${config.embeddings}): set MNEMO_EMBEDDINGS to auto or static`,

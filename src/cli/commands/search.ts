@@ -12,10 +12,10 @@ export async function runSearch({ config, args, flags, out }: CommandContext): P
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  return withMemory(config, async ({ memory, semantic }) => {
+  return withMemory(config, async ({ memory, readiness }) => {
     // A one-shot search waits for the model (a server searches by words until it is there).
-    await semantic.ready;
-    const found = await memory.search({ query, top_k: topK, tags });
+    await readiness.wait('embeddings');
+    const found = await memory.recall.search({ query, top_k: topK, tags });
     if (flags.json) {
       out(json(found));
       return 0;

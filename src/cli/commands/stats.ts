@@ -5,7 +5,7 @@ import { withMemory } from '../runtime.js';
 /** `mnemo stats`: counts, score spread, review, gc and promotion candidates. */
 export async function runStats({ config, flags, out }: CommandContext): Promise<number> {
   return withMemory(config, async ({ memory }) => {
-    const s = await memory.stats();
+    const s = await memory.stats.summary();
     if (flags.json) {
       out(json(s));
       return 0;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MERGED_STRENGTH_CAP, mergeMemories } from '../../src/memory/consolidate.js';
+import { MERGED_STRENGTH_CAP, mergeMemories } from '../../src/memory/merge.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 
 const T = 1_796_115_600; // 2026-12-01T09:00:00Z

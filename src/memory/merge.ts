@@ -1,5 +1,5 @@
-// How a cluster of memories becomes one: the merged content and fields. Pure: the service writes
-// the merged memory, the consolidated_from relations and the archived members.
+// How a cluster of memories becomes one: the merged content and fields. Pure: consolidation.ts
+// writes the merged memory, the consolidated_from relations and the archived members.
 
 import { MIN_STRENGTH, STRENGTH_STEP } from '../decay/index.js';
 import type { MemoryRecord } from '../storage/records.js';

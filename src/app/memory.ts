@@ -1,18 +1,22 @@
+// The composition root of the memory: the store, the indexes, the vault and the use cases over
+// the data dir of a Config. The apps (stdio.ts, http.ts) and the CLI's commands open it here.
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { createContext, type MemorySettings } from '../memory/context.js';
+import { createMemory, type Memory } from '../memory/index.js';
+import { NoteSync } from '../memory/note-sync.js';
+import { createReadiness, type Readiness } from '../memory/readiness.js';
 import { loadEmbeddings } from '../search/embeddings.js';
-import { LexicalIndex } from '../search/lexical-index.js';
-import { MemoryTexts } from '../search/memory-text.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
+import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
-import { MemoryStore } from '../storage/store.js';
+import type { StorageEngine } from '../storage/engine.js';
+import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
-import { NoteSync } from './note-sync.js';
-import { MemoryService, type MemorySettings } from './service.js';
 
-export function settingsFrom(config: Config): MemorySettings {
+function settingsFrom(config: Config): MemorySettings {
   return {
     decay: { model: config.decayModel, halfLifeDays: config.halfLifeDays, beta: config.beta },
     dangerZone: { min: config.dangerZoneMin, max: config.dangerZoneMax },
@@ -33,22 +37,18 @@ export function settingsFrom(config: Config): MemorySettings {
 }
 
 export interface OpenedMemory {
-  memory: MemoryService;
-  store: MemoryStore;
-  /**
-   * What every service call waits for: the store's load, or a busy error after a while when
-   * another process holds the data dir lock (a later call waits again).
-   */
-  readonly ready: Promise<void>;
-  /** Settles when the store has loaded, however long the lock is busy. */
-  loaded: Promise<void>;
-  /** Settles when the vault's notes are indexed (at once when the vault is not watched). */
-  vaultReady: Promise<void>;
+  /** The use cases: what the tools and the commands call. */
+  memory: Memory;
+  /** When the store, the vault and the embeddings can be used. */
+  readiness: Readiness;
+  /** The storage engine, for counts (the start log, /health). */
+  store: StorageEngine;
+  /** The memories' embeddings (`mnemo reindex` computes them all). */
+  semantic: SemanticIndex;
   /** The index of the vault's notes, and what keeps memories in step with them. */
   notes: VaultIndex;
   noteSync: NoteSync;
-  /** The memories' embeddings; `semantic.ready` settles when the model is loaded (or is not). */
-  semantic: SemanticIndex;
+  /** Stops the watchers and closes the store; a load in progress stops. */
   close(): Promise<void>;
 }
 
@@ -67,75 +67,67 @@ export interface OpenOptions {
 }
 
 /**
- * Wires the store, the indexes, the vault and the service over the data dir of `config`.
- * Returns at once; the store loads and the vault is indexed in the background (a folder that
- * cannot be used throws here).
+ * Wires the memory over the data dir of `config` and starts it: returns at once, while the store
+ * loads (from the next turn of the event loop), the vault is indexed and the model is loaded in
+ * the background. A folder that cannot be used throws here.
  */
 export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const { logger, clock } = options;
-  // One text per memory for words and meaning alike: its note's, once promoted and edited.
-  const texts = new MemoryTexts();
-  const index = new LexicalIndex(texts);
+  const store = JsonlStore.start({
+    dataDir: config.dataDir,
+    logger,
+    clock,
+    lockWaitMs: options.lockWaitMs,
+  });
   // The model loads once the store has, in the background: the handshake and the first answers
   // never wait for it, and search is by words until it is there.
-  let storeReady: () => void = () => {};
-  const afterStore = new Promise<void>((resolve) => {
-    storeReady = resolve;
-  });
-  const provider = afterStore.then(() =>
-    config.embeddings === 'off'
-      ? null
-      : loadEmbeddings(config.embeddings, {
-          cacheDir: path.join(config.dataDir, 'models'),
-          logger,
-        }),
-  );
+  const provider = store.loaded
+    .catch(() => {})
+    .then(() =>
+      config.embeddings === 'off'
+        ? null
+        : loadEmbeddings(config.embeddings, {
+            cacheDir: path.join(config.dataDir, 'models'),
+            logger,
+          }),
+    );
   let textsSettled: () => void = () => {};
   const semantic = new SemanticIndex({
     dataDir: config.dataDir,
     logger,
     enabled: config.embeddings !== 'off',
-    texts,
     textsSettled: new Promise<void>((resolve) => {
       textsSettled = resolve;
     }),
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
   });
-  const store = MemoryStore.start(
-    { dataDir: config.dataDir, logger, clock, lockWaitMs: options.lockWaitMs },
-    [index, semantic],
-  );
-  void store.loaded.then(storeReady, storeReady);
+  const settings = settingsFrom(config);
+  // One document per memory for words and meaning alike: its note's, once promoted and edited.
+  const retriever = new Retriever({ engine: store, semantic, settings, logger });
+  // Before the load begins: every record reaches the indexes.
+  store.subscribe(retriever);
+
   let sync: NoteSync | undefined;
   const notes = new VaultIndex({
     vault: config.vaultDir,
     logger,
     onEvent: (event) => sync?.handle(event),
   });
-  sync = new NoteSync({
+  const noteSync = new NoteSync({
     store,
-    texts,
+    documents: retriever,
     notes,
     logger,
     clock,
     ...(options.noteSettleMs !== undefined ? { settleMs: options.noteSettleMs } : {}),
   });
+  sync = noteSync;
   const writer = new VaultWriter({
     vault: config.vaultDir,
     folder: config.vaultFolder,
     locate: (id) => notes.notesOf(id)[0]?.path,
   });
-  const memory = new MemoryService({
-    store,
-    index,
-    clock,
-    settings: settingsFrom(config),
-    logger,
-    vault: { writer, notes, sync },
-    semantic,
-  });
-  const noteSync = sync;
   const vaultReady = options.watchVault
     ? notes
         .start({ watch: true })
@@ -143,19 +135,28 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         .then(() => store.loaded)
         .then(() => noteSync.reconcileAll())
         .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
-    : Promise.resolve();
-  void vaultReady.then(textsSettled);
+    : undefined;
+  // Without a watched vault the notes' texts are known at once: none.
+  void Promise.resolve(vaultReady).then(textsSettled);
+
+  const readiness = createReadiness({ engine: store, vault: vaultReady, notes, semantic });
+  const ctx = createContext({
+    engine: store,
+    retriever,
+    clock,
+    settings,
+    logger,
+    readiness,
+    vault: { writer, notes, sync: noteSync },
+    semantic,
+  });
   return {
-    memory,
+    memory: createMemory(ctx),
+    readiness,
     store,
-    get ready() {
-      return store.ready;
-    },
-    loaded: store.loaded,
-    vaultReady,
+    semantic,
     notes,
     noteSync,
-    semantic,
     close: async () => {
       semantic.close();
       noteSync.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryTexts, memoryText, memoryWords } from '../../src/search/memory-text.js';
+import { documentOf } from '../../src/search/document.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { noteTitle, parseNote, renderNote } from '../../src/vault/note.js';
 import { propertiesOf } from '../../src/vault/writer.js';
@@ -21,45 +21,27 @@ function written(links: { path: string; title: string }[] = []) {
   return { title: noteTitle(record.content), tags: ['pets'], body: parsed.body };
 }
 
-describe('memoryText: one text for words and meaning', () => {
+describe('documentOf: one text for words and meaning', () => {
   it('is the content without a note', () => {
-    assert.equal(memoryText(record.content, undefined), record.content);
-    assert.equal(memoryWords(record, undefined), `${record.content}\npets\nMilo`);
+    assert.equal(documentOf(record, undefined).text, record.content);
+    assert.equal(documentOf(record, undefined).words, `${record.content}\npets\nMilo`);
   });
 
   it('is the content itself while the note says the same, links to other notes aside', () => {
-    assert.equal(memoryText(record.content, written()), record.content);
+    assert.equal(documentOf(record, written()).text, record.content);
     const linked = written([{ path: 'mnemo/milo-is-a-cat.md', title: 'Milo is a cat' }]);
     assert.match(linked.body, /## Related\n- \[\[mnemo\/milo-is-a-cat\|Milo is a cat\]\]/);
-    assert.equal(memoryText(record.content, linked), record.content);
+    assert.equal(documentOf(record, linked).text, record.content);
   });
 
   it('is the note as a person edited it', () => {
     const note = written([{ path: 'mnemo/milo-is-a-cat.md', title: 'Milo is a cat' }]);
     const edited = { ...note, body: note.body.replace('tuna', 'salmon') };
-    assert.equal(memoryText(record.content, edited), 'Milo likes salmon.\nEspecially on Fridays.');
+    assert.equal(documentOf(record, edited).text, 'Milo likes salmon.\nEspecially on Fridays.');
     // What a person writes after the links is theirs: the section is kept then.
     const after = { ...note, body: `${note.body}\nHe was adopted in May.\n` };
-    assert.match(memoryText(record.content, after), /Milo is a cat[\s\S]*adopted in May\.$/);
-    const words = memoryWords(record, { ...edited, title: 'Milo and fish', tags: ['cats'] });
+    assert.match(documentOf(record, after).text, /Milo is a cat[\s\S]*adopted in May\.$/);
+    const words = documentOf(record, { ...edited, title: 'Milo and fish', tags: ['cats'] }).words;
     assert.equal(words, 'Milo and fish\ncats\nMilo likes salmon.\nEspecially on Fridays.');
-  });
-
-  it('tells every listener which memory changed and what its note was', () => {
-    const texts = new MemoryTexts();
-    const heard: [string, string | undefined][] = [];
-    texts.onChange((id, before) => heard.push([id, before?.body]));
-    const note = { title: 'T', tags: [], body: 'one' };
-    texts.setNote('m1', note);
-    texts.setNote('m1', { ...note });
-    texts.setNote('m1', { ...note, body: 'two' });
-    texts.setNote('m1', undefined);
-    texts.setNote('m1', undefined);
-    assert.deepEqual(heard, [
-      ['m1', undefined],
-      ['m1', 'one'],
-      ['m1', 'two'],
-    ]);
-    assert.equal(texts.noteOf('m1'), undefined);
   });
 });

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import {
+  AUTO_MERGE_COHESION,
+  DEFAULT_CLUSTER_OPTIONS,
+  REVIEW_COHESION,
+} from '../search/clustering.js';
+import { READS, type ToolContract } from './shared.js';
+
+/** The clustering settings cluster_memories and consolidate_memories both take. */
+export const clusterSettings = {
+  threshold: z
+    .number({ error: 'threshold must be a cosine, e.g. 0.83' })
+    .min(0.5, {
+      error: 'threshold must be at least 0.5: lower links memories that only share a topic',
+    })
+    .max(1, { error: 'threshold must be at most 1 (identical meaning)' })
+    .optional()
+    .describe(
+      `Cosine at or above which two memories are linked (default ${DEFAULT_CLUSTER_OPTIONS.threshold}).`,
+    ),
+  max_cluster_size: z
+    .number({ error: 'max_cluster_size must be a whole number from 2 to 100, e.g. 12' })
+    .int({ error: 'max_cluster_size must be a whole number, e.g. 12' })
+    .min(2, { error: 'max_cluster_size must be at least 2' })
+    .max(100, { error: 'max_cluster_size must be at most 100' })
+    .optional()
+    .describe(
+      `No cluster grows beyond this many memories (default ${DEFAULT_CLUSTER_OPTIONS.maxClusterSize}).`,
+    ),
+};
+
+export const clusterMemoriesInput = z.object({
+  ...clusterSettings,
+  find_duplicates: z
+    .boolean()
+    .optional()
+    .describe(
+      `Only the clusters close enough to merge as they are (cohesion >= ${AUTO_MERGE_COHESION}).`,
+    ),
+});
+
+export const cluster = z.object({
+  id: z.string().describe('Stable for the same members: pass it to consolidate_memories.'),
+  memory_ids: z.array(z.string()),
+  cohesion: z.number().describe('Mean cosine between the members, up to 1.'),
+  suggested_action: z
+    .enum(['auto-merge', 'review', 'keep-apart'])
+    .describe(
+      `auto-merge: cohesion >= ${AUTO_MERGE_COHESION}; review: >= ${REVIEW_COHESION}; keep-apart: below.`,
+    ),
+});
+
+export const clusterMemoriesOutput = z.object({ clusters: z.array(cluster) });
+
+export type ClusterMemoriesInput = z.infer<typeof clusterMemoriesInput>;
+export type ClusterMemoriesOutput = z.infer<typeof clusterMemoriesOutput>;
+
+export const clusterMemories: ToolContract<
+  typeof clusterMemoriesInput,
+  typeof clusterMemoriesOutput
+> = {
+  name: 'cluster_memories',
+  title: 'Find groups of memories that say the same',
+  description:
+    'Groups active memories whose meanings are close (single linkage over the cosine of their embeddings, strongest links first, groups capped in size), ' +
+    'each with its cohesion and a suggested action. Changes nothing: pass a cluster id to consolidate_memories to merge or link one. ' +
+    'Needs embeddings (MNEMO_EMBEDDINGS auto or static). Long runs report progress when the call has a progressToken.',
+  input: clusterMemoriesInput,
+  output: clusterMemoriesOutput,
+  annotations: READS,
+};

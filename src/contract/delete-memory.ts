@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+import { oneMemory, statusOutput, type ToolContract, writes } from './shared.js';
+
+export const deleteMemoryInput = oneMemory('delete');
+
+export type DeleteMemoryInput = z.infer<typeof deleteMemoryInput>;
+export type DeleteMemoryOutput = z.infer<typeof statusOutput>;
+
+export const deleteMemory: ToolContract<typeof deleteMemoryInput, typeof statusOutput> = {
+  name: 'delete_memory',
+  title: 'Delete a memory',
+  description:
+    'Removes a memory from the store. It is kept in forgotten.jsonl, so restore_memory can still bring it back.',
+  input: deleteMemoryInput,
+  output: statusOutput,
+  annotations: writes({ idempotent: true, destructive: true }),
+};

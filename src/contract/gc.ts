@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { type ToolContract, writes } from './shared.js';
+
+export const gcInput = z.object({
+  dry_run: z.boolean().optional().describe('Only report what would happen (default true).'),
+  archive_instead: z
+    .boolean()
+    .optional()
+    .describe('Archive instead of forgetting (default false).'),
+  limit: z
+    .number({ error: 'limit must be a whole number of memories' })
+    .int()
+    .min(1, { error: 'limit must be at least 1' })
+    .max(100_000)
+    .optional()
+    .describe('At most this many, weakest first.'),
+});
+
+export const gcCandidate = z.object({
+  memory_id: z.string(),
+  score: z.number(),
+  age_days: z.number(),
+  last_used: z.number(),
+  use_count: z.number(),
+  preview: z.string(),
+  action: z.enum(['forget', 'archive']),
+});
+
+export const gcOutput = z.object({
+  dry_run: z.boolean(),
+  removed_count: z.number(),
+  archived_count: z.number(),
+  total_affected: z.number(),
+  memory_ids: z.array(z.string()),
+  candidates: z.array(gcCandidate).describe('Each affected memory, weakest first.'),
+});
+
+export type GcInput = z.infer<typeof gcInput>;
+export type GcOutput = z.infer<typeof gcOutput>;
+export type GcCandidate = z.infer<typeof gcCandidate>;
+
+export const gc: ToolContract<typeof gcInput, typeof gcOutput> = {
+  name: 'gc',
+  title: 'Forget faded memories',
+  description:
+    'Finds active memories whose score fell below the forget threshold. A dry run (the default) only lists them. ' +
+    'With dry_run false they are forgotten recoverably (copied to forgotten.jsonl; restore_memory brings one back), ' +
+    'or archived with archive_instead.',
+  input: gcInput,
+  output: gcOutput,
+  annotations: writes({ destructive: true }),
+};

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { READS, type ToolContract } from './shared.js';
+
+export const memoryStatsInput = z.object({});
+
+export const memoryStatsOutput = z.object({
+  total: z.number(),
+  by_status: z.object({ active: z.number(), promoted: z.number(), archived: z.number() }),
+  score_quantiles: z
+    .object({
+      p10: z.number(),
+      p25: z.number(),
+      p50: z.number(),
+      p75: z.number(),
+      p90: z.number(),
+    })
+    .nullable()
+    .describe('Decay scores of active and promoted memories; null when there are none.'),
+  danger_zone_count: z.number(),
+  gc_candidates: z.number(),
+  promotion_candidates: z.number(),
+  relations: z.number(),
+  store_bytes: z.record(z.string(), z.number()),
+  embeddings: z
+    .object({
+      state: z.enum(['loading', 'ready', 'off']),
+      model: z.string().nullable(),
+      vectors: z.number(),
+      backlog: z.number(),
+    })
+    .describe(
+      'The embedding model (MNEMO_EMBEDDINGS) and how many memories have vectors; while loading, search is by words only.',
+    ),
+});
+
+export type MemoryStatsOutput = z.infer<typeof memoryStatsOutput>;
+
+export const memoryStats: ToolContract<typeof memoryStatsInput, typeof memoryStatsOutput> = {
+  name: 'memory_stats',
+  title: 'Memory statistics',
+  description:
+    'Counts by status, the spread of decay scores, how many memories are in the review danger zone, ' +
+    'how many gc would forget and how many qualify for promotion, and the size of the store.',
+  input: memoryStatsInput,
+  output: memoryStatsOutput,
+  annotations: READS,
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { MEMORY_STATUSES } from '../storage/records.js';
+import { MAX_IDS, memoryIds, READS, type ToolContract } from './shared.js';
+
+export const openMemoriesInput = z.object({
+  memory_ids: memoryIds().describe(`The memories to open (1 to ${MAX_IDS} ids).`),
+});
+
+export const memoryRelation = z.object({
+  id: z.string(),
+  from_memory_id: z.string(),
+  to_memory_id: z.string(),
+  relation_type: z.string(),
+  strength: z.number(),
+  created_at: z.number(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+export const fullMemory = z.object({
+  id: z.string(),
+  content: z.string(),
+  meta: z.object({
+    tags: z.array(z.string()),
+    source: z.string().nullable(),
+    context: z.string().nullable(),
+    extra: z.record(z.string(), z.unknown()),
+  }),
+  entities: z.array(z.string()),
+  created_at: z.number(),
+  last_used: z.number(),
+  use_count: z.number(),
+  strength: z.number(),
+  status: z.enum(MEMORY_STATUSES),
+  promoted_at: z.number().nullable(),
+  promoted_to: z.string().nullable(),
+  review_count: z.number(),
+  last_review_at: z.number().nullable(),
+  cross_domain_count: z.number(),
+  score: z.number(),
+  review_priority: z.number(),
+  relations: z.array(memoryRelation),
+});
+
+export const openMemoriesOutput = z.object({
+  memories: z.array(fullMemory),
+  not_found: z.array(z.string()),
+});
+
+export type OpenMemoriesInput = z.infer<typeof openMemoriesInput>;
+export type OpenMemoriesOutput = z.infer<typeof openMemoriesOutput>;
+
+export const openMemories: ToolContract<typeof openMemoriesInput, typeof openMemoriesOutput> = {
+  name: 'open_memories',
+  title: 'Open memories in full',
+  description:
+    'Returns whole memories by id: full content, metadata, current score and review priority, and their relations. ' +
+    'Opening does not reinforce.',
+  input: openMemoriesInput,
+  output: openMemoriesOutput,
+  annotations: READS,
+};

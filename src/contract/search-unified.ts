@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import {
+  count,
+  DEFAULT_PREVIEW,
+  DEFAULT_TOP_K,
+  MAX_PAGE,
+  MAX_QUERY,
+  READS,
+  type ToolContract,
+} from './shared.js';
+
+/** How much each side counts unless told otherwise: memories fully, the vault's notes less. */
+export const DEFAULT_STM_WEIGHT = 1;
+export const DEFAULT_LTM_WEIGHT = 0.7;
+
+const weight = (field: string, fallback: number) =>
+  z
+    .number({ error: `${field} must be a number from 0 to 10` })
+    .min(0, { error: `${field} must be 0 or more (0 leaves that side out)` })
+    .max(10, { error: `${field} must be at most 10` })
+    .optional()
+    .describe(
+      `Weight of ${field === 'stm_weight' ? 'memories' : 'vault notes'} (default ${fallback}).`,
+    );
+
+export const searchUnifiedInput = z.object({
+  query: z
+    .string({ error: 'query must be a string of words to look for' })
+    .min(1, { error: 'query is empty: pass the words to look for' })
+    .max(MAX_QUERY, {
+      error: `query is longer than ${count(MAX_QUERY)} characters: ask with fewer words`,
+    })
+    .describe('What to look for, in words.'),
+  top_k: z
+    .number({ error: `top_k must be a whole number from 1 to ${MAX_PAGE}` })
+    .int({ error: `top_k must be a whole number from 1 to ${MAX_PAGE}` })
+    .min(1, { error: 'top_k must be at least 1' })
+    .max(MAX_PAGE, { error: `top_k must be at most ${MAX_PAGE}` })
+    .optional()
+    .describe(`How many results, 1 to ${MAX_PAGE} (default ${DEFAULT_TOP_K}).`),
+  stm_weight: weight('stm_weight', DEFAULT_STM_WEIGHT),
+  ltm_weight: weight('ltm_weight', DEFAULT_LTM_WEIGHT),
+});
+
+export const unifiedHit = z.object({
+  source: z
+    .enum(['stm', 'ltm'])
+    .describe('stm: a memory of the store; ltm: a note of the Obsidian vault.'),
+  memory_id: z.string().optional().describe('The memory, for a memory or a promoted note.'),
+  path: z.string().optional().describe('The note, relative to the vault.'),
+  title: z.string(),
+  content: z
+    .string()
+    .describe(`The text, as a person left it for a note; cut to ${DEFAULT_PREVIEW} characters.`),
+  score: z.number().describe('Relevance on one scale for both sides, times the weight.'),
+});
+
+export const searchUnifiedOutput = z.object({
+  results: z.array(unifiedHit),
+  total: z.number().describe('How many memories and notes matched.'),
+});
+
+export type SearchUnifiedInput = z.infer<typeof searchUnifiedInput>;
+export type SearchUnifiedOutput = z.infer<typeof searchUnifiedOutput>;
+export type UnifiedHit = z.infer<typeof unifiedHit>;
+
+export const searchUnified: ToolContract<typeof searchUnifiedInput, typeof searchUnifiedOutput> = {
+  name: 'search_unified',
+  title: 'Search memories and the Obsidian vault',
+  description:
+    'One ranked list over short-term memories (source "stm") and every note of the Obsidian vault (source "ltm"), ' +
+    'including notes a person wrote or edited there. A memory and its own note are listed once. ' +
+    'Use it when the answer may be in long-term notes; search_memory covers memories only.',
+  input: searchUnifiedInput,
+  output: searchUnifiedOutput,
+  annotations: READS,
+};

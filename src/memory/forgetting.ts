@@ -1,0 +1,151 @@
+// Letting memories go, recoverably: gc of what faded, archive, delete, and restore of any of them.
+import type { ArchiveMemoryInput, ArchiveMemoryOutput } from '../contract/archive-memory.js';
+import type { DeleteMemoryInput, DeleteMemoryOutput } from '../contract/delete-memory.js';
+import type { GcCandidate, GcInput, GcOutput } from '../contract/gc.js';
+import type { RestoreMemoryInput, RestoreMemoryOutput } from '../contract/restore-memory.js';
+import { reviewPriority, shouldForget } from '../decay/index.js';
+import { normalizeContent } from '../search/lexical-index.js';
+import type { MemoryRecord } from '../storage/records.js';
+import type { MemoryContext } from './context.js';
+import { MemoryError } from './errors.js';
+import { ageDays, oneLine, round } from './present.js';
+import { mergedFrom, mergeRestored } from './restore.js';
+
+export class Forgetting {
+  constructor(private readonly ctx: MemoryContext) {}
+
+  /** Active memories whose score fell under the forget threshold, weakest first. */
+  async gcCandidates(limit?: number, archive = false): Promise<GcCandidate[]> {
+    await this.ctx.sync();
+    return this.collectGcCandidates(limit, archive);
+  }
+
+  async gc(input: GcInput): Promise<GcOutput> {
+    const dryRun = input.dry_run ?? true;
+    const archive = input.archive_instead ?? false;
+    const summarize = (candidates: GcCandidate[]): GcOutput => ({
+      dry_run: dryRun,
+      removed_count: archive ? 0 : candidates.length,
+      archived_count: archive ? candidates.length : 0,
+      total_affected: candidates.length,
+      memory_ids: candidates.map((c) => c.memory_id),
+      candidates,
+    });
+    if (dryRun) return summarize(await this.gcCandidates(input.limit, archive));
+    return this.ctx.engine.transact(() => {
+      const candidates = this.collectGcCandidates(input.limit, archive);
+      const records = candidates.map((c) => this.ctx.require(c.memory_id));
+      const result = summarize(candidates);
+      if (archive) {
+        return { result, memories: records.map((r) => ({ ...r, status: 'archived' as const })) };
+      }
+      return { result, forgotten: records, deletes: records.map((r) => r.id) };
+    });
+  }
+
+  async archive({ memory_id }: ArchiveMemoryInput): Promise<ArchiveMemoryOutput> {
+    return this.ctx.engine.transact(() => {
+      const record = this.ctx.require(memory_id);
+      const status = 'archived';
+      if (record.status === status) return { result: { memory_id, status } };
+      return { result: { memory_id, status }, memories: [{ ...record, status }] };
+    });
+  }
+
+  /** Deletes recoverably: the record goes to forgotten.jsonl first. */
+  async delete({ memory_id }: DeleteMemoryInput): Promise<DeleteMemoryOutput> {
+    return this.ctx.engine.transact(() => {
+      const record = this.ctx.require(memory_id);
+      return {
+        result: { memory_id, status: 'deleted' },
+        forgotten: [record],
+        deletes: [record.id],
+      };
+    });
+  }
+
+  /**
+   * Brings back an archived memory, or one that gc or delete_memory forgot. A promoted one comes
+   * back promoted when its note is still in the vault (at the note's path now), else active with
+   * promoted_to cleared. When a live memory holds the same content (saved again meanwhile), the
+   * restored one is merged into it rather than made a second copy (restore.ts).
+   */
+  async restore({ memory_id: memoryId }: RestoreMemoryInput): Promise<RestoreMemoryOutput> {
+    const { engine, vault } = this.ctx;
+    if (vault) {
+      await this.ctx.sync();
+      await this.ctx.readiness.wait('vault');
+    }
+    const result = await engine.transact<RestoreMemoryOutput>(() => {
+      const live = engine.memories.get(memoryId);
+      if (live && live.status !== 'archived') {
+        return { result: { memory_id: memoryId, status: live.status } };
+      }
+      const source = live ?? engine.findForgotten(memoryId);
+      if (!source) {
+        throw new MemoryError(
+          `memory_id "${memoryId}" is neither a live memory nor in forgotten.jsonl: check the id (mnemo gc lists what it forgot)`,
+          'memory_id',
+        );
+      }
+      const now = this.ctx.clock();
+      const twin = this.liveTwin(source);
+      if (twin) {
+        const merged = { memory_id: memoryId, status: 'merged', merged_into: twin.id };
+        if (mergedFrom(twin).includes(memoryId)) return { result: merged };
+        const next = mergeRestored(twin, source, now);
+        next.review_priority = reviewPriority(
+          this.ctx.score(next, now),
+          this.ctx.settings.dangerZone,
+        );
+        return { result: merged, memories: [next] };
+      }
+      // Without a vault, or with a note in another vault, its promotion is kept as it was.
+      const link = vault?.sync.restoredLink(source) ?? {
+        status: source.status === 'promoted' ? ('promoted' as const) : ('active' as const),
+        promoted_to: source.promoted_to,
+      };
+      const restored: MemoryRecord = {
+        ...source,
+        ...link,
+        // A forgotten one comes back as if just used, so that the next gc does not forget it
+        // again at once.
+        last_used: live ? source.last_used : now,
+      };
+      return { result: { memory_id: memoryId, status: restored.status }, memories: [restored] };
+    });
+    // What it is searched by: its note's text again, or its own.
+    if (vault && result.status !== 'merged') await vault.sync.recheck(memoryId);
+    return result;
+  }
+
+  private collectGcCandidates(limit: number | undefined, archive: boolean): GcCandidate[] {
+    const now = this.ctx.clock();
+    const out: GcCandidate[] = [];
+    for (const record of this.ctx.engine.memories.values()) {
+      const score = this.ctx.score(record, now);
+      if (!shouldForget(score, record.status, this.ctx.settings.forgetThreshold)) continue;
+      out.push({
+        memory_id: record.id,
+        score: round(score, 6),
+        age_days: ageDays(record, now, 1),
+        last_used: record.last_used,
+        use_count: record.use_count,
+        preview: oneLine(record.content),
+        action: archive ? 'archive' : 'forget',
+      });
+    }
+    out.sort((a, b) => a.score - b.score || a.last_used - b.last_used);
+    return limit !== undefined ? out.slice(0, limit) : out;
+  }
+
+  /** A live (not archived) memory, other than this one, with the same normalized content. */
+  private liveTwin(record: MemoryRecord): MemoryRecord | undefined {
+    const content = normalizeContent(record.content);
+    for (const other of this.ctx.engine.memories.values()) {
+      if (other.id === record.id || other.status === 'archived') continue;
+      if (normalizeContent(other.content) === content) return other;
+    }
+    return undefined;
+  }
+}

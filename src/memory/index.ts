@@ -1,0 +1,31 @@
+// The memory: its use cases over one shared context. What the MCP tools and the CLI call.
+import { Consolidation } from './consolidation.js';
+import type { MemoryContext } from './context.js';
+import { Forgetting } from './forgetting.js';
+import { Promotion } from './promotion.js';
+import { Recall } from './recall.js';
+import { Stats } from './stats.js';
+import { Writing } from './writing.js';
+
+export interface Memory {
+  writing: Writing;
+  recall: Recall;
+  forgetting: Forgetting;
+  promotion: Promotion;
+  consolidation: Consolidation;
+  stats: Stats;
+  /** The memory's clock: the wall clock, or the instant a command was told to act at. */
+  now(): number;
+}
+
+export function createMemory(ctx: MemoryContext): Memory {
+  return {
+    writing: new Writing(ctx),
+    recall: new Recall(ctx),
+    forgetting: new Forgetting(ctx),
+    promotion: new Promotion(ctx),
+    consolidation: new Consolidation(ctx),
+    stats: new Stats(ctx),
+    now: ctx.clock,
+  };
+}

@@ -1,0 +1,242 @@
+// Finding memories again: a page of a search with review candidates blended in, memories opened
+// in full, and one list over the memories and the vault's notes.
+import type { OpenMemoriesInput, OpenMemoriesOutput } from '../contract/open-memories.js';
+import type {
+  SearchHit,
+  SearchMemoryInput,
+  SearchMemoryOutput,
+} from '../contract/search-memory.js';
+import {
+  DEFAULT_LTM_WEIGHT,
+  DEFAULT_STM_WEIGHT,
+  type SearchUnifiedInput,
+  type SearchUnifiedOutput,
+  type UnifiedHit,
+} from '../contract/search-unified.js';
+import { DEFAULT_PREVIEW, DEFAULT_TOP_K } from '../contract/shared.js';
+import { DAY, reviewPriority } from '../decay/index.js';
+import { combinedRank, interleave, topN } from '../search/ranking.js';
+import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
+import { noteTitle } from '../vault/note.js';
+import type { MemoryContext } from './context.js';
+import { MemoryError } from './errors.js';
+import { ageDays, preview, round } from './present.js';
+
+/**
+ * Matches by meaning that a search ranks at least: the closest ones above the threshold. Past a
+ * few hundred, the rest only add to the work (a query's words match what the vectors miss).
+ */
+const MEANING_CANDIDATES = 200;
+
+export class Recall {
+  constructor(private readonly ctx: MemoryContext) {}
+
+  async search(input: SearchMemoryInput): Promise<SearchMemoryOutput> {
+    await this.ctx.sync();
+    const now = this.ctx.clock();
+    const s = this.ctx.settings;
+    const pageSize = input.page_size ?? input.top_k ?? DEFAULT_TOP_K;
+    const page = input.page ?? 1;
+    const statuses = new Set<MemoryStatus>(input.status ?? ['active', 'promoted']);
+    const tagFilter = input.tags && input.tags.length > 0 ? new Set(input.tags.map(lower)) : null;
+    const since = input.window_days !== undefined ? now - input.window_days * DAY : null;
+    const minScore = input.min_score ?? null;
+    const query = input.query?.trim() ?? '';
+
+    // The meaning side brings its closest matches, enough for this page four times over.
+    const limit = Math.max(MEANING_CANDIDATES, 4 * page * pageSize);
+    const rows = await this.ctx.retriever.rank(query, limit, (record) => {
+      if (!statuses.has(record.status)) return null;
+      if (since !== null && record.last_used < since) return null;
+      if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) return null;
+      const score = this.ctx.score(record, now);
+      return minScore !== null && score < minScore ? null : score;
+    });
+
+    const ranks = Float64Array.from(rows, (r) =>
+      combinedRank(r.relevance, r.score, s.searchDecayWeight),
+    );
+
+    // Review blending, decided on page 1 and kept out of the primary ranking on every page.
+    const slots =
+      input.include_review_candidates === false ? 0 : Math.floor(pageSize * s.reviewBlendRatio);
+    let review: number[] = [];
+    let firstPrimary: number[] = [];
+    if (slots > 0) {
+      firstPrimary = topN(ranks, pageSize - slots).map((r) => r.index);
+      const inFirst = new Set(firstPrimary);
+      const urgency = Float64Array.from(rows, (row, i) => {
+        const p = reviewPriority(row.score, s.dangerZone);
+        return p > 0 && !inFirst.has(i) ? p * row.relevance : -1;
+      });
+      review = topN(urgency, slots, (i) => (urgency[i] as number) > 0).map((r) => r.index);
+    }
+    const reviewSet = new Set(review);
+    const firstCount = pageSize - review.length;
+    const offset = page <= 1 ? 0 : firstCount + (page - 2) * pageSize;
+    const count = page <= 1 ? firstCount : pageSize;
+    // Page 1 with every review slot filled is exactly the first primaries found above.
+    const primary =
+      page <= 1 && slots > 0 && review.length === slots
+        ? firstPrimary
+        : topN(ranks, offset + count, (i) => !reviewSet.has(i))
+            .slice(offset)
+            .map((r) => r.index);
+    const order = page <= 1 ? interleave(primary, review) : primary;
+
+    const previewLength = input.preview_length ?? DEFAULT_PREVIEW;
+    const results = order.map((i): SearchHit => {
+      const { record, score, relevance } = rows[i] as (typeof rows)[number];
+      return {
+        memory_id: record.id,
+        content: preview(this.textOf(record), previewLength),
+        tags: record.meta.tags,
+        score: round(score),
+        relevance: round(relevance),
+        use_count: record.use_count,
+        last_used: record.last_used,
+        age_days: ageDays(record, now, 2),
+        review_priority: round(reviewPriority(score, s.dangerZone)),
+        review_candidate: reviewSet.has(i),
+      };
+    });
+    return { results, total: rows.length, page };
+  }
+
+  /** Whole memories with their score, review priority and relations; opening is not a use. */
+  async open({ memory_ids }: OpenMemoriesInput): Promise<OpenMemoriesOutput> {
+    await this.ctx.sync();
+    const now = this.ctx.clock();
+    const memories: OpenMemoriesOutput['memories'] = [];
+    const missing: string[] = [];
+    for (const id of new Set(memory_ids)) {
+      const record = this.ctx.engine.memories.get(id);
+      if (!record) {
+        missing.push(id);
+        continue;
+      }
+      const score = this.ctx.score(record, now);
+      // The stored record is not the answer: only the fields the contract names go out.
+      memories.push({
+        id: record.id,
+        content: record.content,
+        meta: {
+          tags: record.meta.tags,
+          source: record.meta.source,
+          context: record.meta.context,
+          extra: record.meta.extra,
+        },
+        entities: record.entities,
+        created_at: record.created_at,
+        last_used: record.last_used,
+        use_count: record.use_count,
+        strength: record.strength,
+        status: record.status,
+        promoted_at: record.promoted_at,
+        promoted_to: record.promoted_to,
+        review_count: record.review_count,
+        last_review_at: record.last_review_at,
+        cross_domain_count: record.cross_domain_count,
+        score: round(score),
+        review_priority: round(reviewPriority(score, this.ctx.settings.dangerZone)),
+        relations: this.ctx.engine.relationsOf(id).map((relation) => ({
+          id: relation.id,
+          from_memory_id: relation.from_memory_id,
+          to_memory_id: relation.to_memory_id,
+          relation_type: relation.relation_type,
+          strength: relation.strength,
+          created_at: relation.created_at,
+          metadata: relation.metadata,
+        })),
+      });
+    }
+    return { memories, not_found: missing };
+  }
+
+  /**
+   * Memories and the vault's notes in one ranked list. Each side is scored by BM25 and divided
+   * by its own best match (the two corpora have different word statistics, so raw scores do
+   * not compare); a memory's relevance is then combined with its decay score as in search, and
+   * each side is multiplied by its weight. A memory whose note also matches is listed once,
+   * with its path.
+   */
+  async searchUnified(input: SearchUnifiedInput): Promise<SearchUnifiedOutput> {
+    const query = input.query.trim();
+    if (!query) {
+      throw new MemoryError('query is empty: pass the words to look for', 'query');
+    }
+    const { vault } = this.ctx;
+    await this.ctx.sync();
+    if (vault) await this.ctx.readiness.wait('vault');
+    const now = this.ctx.clock();
+    const topK = input.top_k ?? DEFAULT_TOP_K;
+    const stmWeight = input.stm_weight ?? DEFAULT_STM_WEIGHT;
+    const ltmWeight = input.ltm_weight ?? DEFAULT_LTM_WEIGHT;
+    // A weight of 0 leaves that side out.
+    const ltm =
+      vault && ltmWeight > 0 ? vault.notes.search(query) : { ids: [], scores: [], docs: [] };
+    const ltmBest = maxOf(ltm.scores);
+
+    // Memories: by their words and, with embeddings, by their meaning, as search_memory does.
+    const stm =
+      stmWeight > 0
+        ? await this.ctx.retriever.rank(query, MEANING_CANDIDATES, (record) =>
+            record.status === 'archived' ? null : this.ctx.score(record, now),
+          )
+        : [];
+
+    const hits: UnifiedHit[] = [];
+    const byMemory = new Map<string, number>();
+    for (const { record, relevance, score } of stm) {
+      const note = vault?.sync.noteOf(record);
+      byMemory.set(record.id, hits.length);
+      hits.push({
+        source: 'stm',
+        memory_id: record.id,
+        ...(record.status === 'promoted' && record.promoted_to ? { path: record.promoted_to } : {}),
+        title: note?.title ?? noteTitle(record.content),
+        content: preview(note?.body ?? record.content, DEFAULT_PREVIEW),
+        score: stmWeight * combinedRank(relevance, score, this.ctx.settings.searchDecayWeight),
+      });
+    }
+    ltm.docs.forEach((note, i) => {
+      const score = (ltmWeight * (ltm.scores[i] as number)) / ltmBest;
+      const known = note.memoryId !== undefined ? byMemory.get(note.memoryId) : undefined;
+      const hit: UnifiedHit = {
+        source: 'ltm',
+        ...(note.memoryId !== undefined ? { memory_id: note.memoryId } : {}),
+        path: note.path,
+        title: note.title,
+        content: preview(note.body, DEFAULT_PREVIEW),
+        score,
+      };
+      if (known === undefined) {
+        hits.push(hit);
+        return;
+      }
+      // The memory and its note both matched: one result, the better of the two.
+      const other = hits[known] as UnifiedHit;
+      if (score > other.score) hits[known] = hit;
+      else if (!other.path) other.path = note.path;
+    });
+    const ranks = Float64Array.from(hits, (h) => h.score);
+    const results = topN(ranks, topK).map(({ index }) => {
+      const hit = hits[index] as UnifiedHit;
+      return { ...hit, score: round(hit.score) };
+    });
+    return { results, total: hits.length };
+  }
+
+  /** A memory's text: its note's as a person left it once promoted, else its own. */
+  private textOf(record: MemoryRecord): string {
+    return this.ctx.vault?.sync.noteOf(record)?.body ?? record.content;
+  }
+}
+
+const lower = (s: string) => s.toLowerCase();
+
+function maxOf(values: readonly number[]): number {
+  let best = 0;
+  for (const x of values) if (x > best) best = x;
+  return best;
+}

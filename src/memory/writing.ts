@@ -1,0 +1,203 @@
+// Saving memories, using them, relating them.
+import { randomUUID } from 'node:crypto';
+import type { CreateRelationInput, CreateRelationOutput } from '../contract/create-relation.js';
+import type {
+  ObserveMemoryUsageInput,
+  ObserveMemoryUsageOutput,
+} from '../contract/observe-memory-usage.js';
+import type { SaveMemoryInput, SaveMemoryOutput } from '../contract/save-memory.js';
+import type { TouchMemoryInput, TouchMemoryOutput } from '../contract/touch-memory.js';
+import { clampStrength, isCrossDomain, reinforce, reviewPriority } from '../decay/index.js';
+import { type MemoryRecord, newMemoryRecord, type RelationRecord } from '../storage/records.js';
+import type { MemoryContext } from './context.js';
+import { MemoryError } from './errors.js';
+import { contentProblem, jsonObjectProblem } from './input-rules.js';
+import { preview, round } from './present.js';
+
+/** At most this many near-duplicates are listed on save. */
+const SIMILAR_SHOWN = 5;
+
+export class Writing {
+  constructor(private readonly ctx: MemoryContext) {}
+
+  async save(input: SaveMemoryInput): Promise<SaveMemoryOutput> {
+    const { engine, retriever, settings } = this.ctx;
+    const blank = contentProblem(input.content);
+    if (blank !== undefined) throw new MemoryError(blank, 'content');
+    const badMeta = jsonObjectProblem(input.meta, 'meta');
+    if (badMeta !== undefined) throw new MemoryError(badMeta, 'meta');
+    // The meaning of the new content, before it is written: what it is close to is listed, and
+    // its vector is kept, not computed again.
+    const vector = await retriever.embed(input.content);
+    const saved = await engine.transact<{ memory_id: string; deduplicated: boolean }>(() => {
+      const now = this.ctx.clock();
+      const duplicateId = retriever.duplicateOf(input.content);
+      const duplicate = duplicateId ? engine.memories.get(duplicateId) : undefined;
+      if (duplicate && duplicate.status !== 'archived') {
+        // Saving it again is a use; what the new save adds is kept, nothing it says is lost.
+        const reinforced = reinforce(
+          duplicate,
+          now,
+          { kind: 'touch' },
+          settings.decay,
+          settings.dangerZone,
+        );
+        const updated: MemoryRecord = {
+          ...duplicate,
+          ...reinforced,
+          strength:
+            input.strength === undefined
+              ? reinforced.strength
+              : Math.max(reinforced.strength, clampStrength(input.strength)),
+          meta: {
+            ...duplicate.meta,
+            tags: union(duplicate.meta.tags, input.tags ?? []),
+            source: duplicate.meta.source ?? input.source ?? null,
+            context: duplicate.meta.context ?? input.context ?? null,
+            extra: { ...duplicate.meta.extra, ...input.meta },
+          },
+          entities: union(duplicate.entities, input.entities ?? []),
+        };
+        return { result: { memory_id: duplicate.id, deduplicated: true }, memories: [updated] };
+      }
+      const record = newMemoryRecord(randomUUID(), input.content, now, {
+        meta: {
+          tags: dedupe(input.tags ?? []),
+          source: input.source ?? null,
+          context: input.context ?? null,
+          extra: input.meta ?? {},
+        },
+        entities: dedupe(input.entities ?? []),
+        strength: clampStrength(input.strength ?? 1),
+      });
+      return { result: { memory_id: record.id, deduplicated: false }, memories: [record] };
+    });
+    if (!vector) return { ...saved, similar_to: [] };
+    if (!saved.deduplicated) retriever.adopt(saved.memory_id, input.content, vector);
+    // Live memories close in meaning, the saved one aside.
+    const similar = await retriever.nearDuplicates(
+      vector,
+      SIMILAR_SHOWN + 1,
+      (record) => record.id !== saved.memory_id && record.status !== 'archived',
+    );
+    return {
+      ...saved,
+      similar_to: similar.slice(0, SIMILAR_SHOWN).map(({ record, similarity }) => ({
+        memory_id: record.id,
+        similarity: round(similarity),
+        preview: preview(record.content, 120),
+      })),
+    };
+  }
+
+  async touch({ memory_id, boost_strength }: TouchMemoryInput): Promise<TouchMemoryOutput> {
+    const { settings } = this.ctx;
+    return this.ctx.engine.transact(() => {
+      const now = this.ctx.clock();
+      const record = this.ctx.require(memory_id);
+      const next: MemoryRecord = {
+        ...record,
+        ...reinforce(
+          record,
+          now,
+          { kind: 'touch', boostStrength: boost_strength ?? false },
+          settings.decay,
+          settings.dangerZone,
+        ),
+      };
+      return {
+        result: {
+          memory_id: record.id,
+          old_score: round(this.ctx.score(record, now)),
+          new_score: round(this.ctx.score(next, now)),
+          use_count: next.use_count,
+          strength: next.strength,
+        },
+        memories: [next],
+      };
+    });
+  }
+
+  async observe({
+    memory_ids,
+    context_tags = [],
+  }: ObserveMemoryUsageInput): Promise<ObserveMemoryUsageOutput> {
+    const { settings } = this.ctx;
+    const plan = () => {
+      const now = this.ctx.clock();
+      const results: ObserveMemoryUsageOutput['results'] = [];
+      const notFoundIds: string[] = [];
+      const updates: MemoryRecord[] = [];
+      for (const id of dedupe(memory_ids)) {
+        const record = this.ctx.engine.memories.get(id);
+        if (!record) {
+          notFoundIds.push(id);
+          continue;
+        }
+        const crossDomain = isCrossDomain(record.meta.tags, context_tags);
+        const next: MemoryRecord = settings.autoReinforce
+          ? {
+              ...record,
+              ...reinforce(
+                record,
+                now,
+                { kind: 'observe', crossDomain },
+                settings.decay,
+                settings.dangerZone,
+              ),
+            }
+          : record;
+        if (settings.autoReinforce) updates.push(next);
+        results.push({
+          memory_id: id,
+          cross_domain: crossDomain,
+          use_count: next.use_count,
+          strength: next.strength,
+          review_priority: round(reviewPriority(this.ctx.score(next, now), settings.dangerZone)),
+        });
+      }
+      return {
+        result: { results, not_found: notFoundIds, reinforced: settings.autoReinforce },
+        memories: updates,
+      };
+    };
+    if (!settings.autoReinforce) {
+      await this.ctx.sync();
+      return plan().result;
+    }
+    return this.ctx.engine.transact(plan);
+  }
+
+  async createRelation(input: CreateRelationInput): Promise<CreateRelationOutput> {
+    const problem = jsonObjectProblem(input.metadata, 'metadata');
+    if (problem !== undefined) throw new MemoryError(problem, 'metadata');
+    return this.ctx.engine.transact(() => {
+      this.ctx.require(input.from_memory_id, 'from_memory_id');
+      this.ctx.require(input.to_memory_id, 'to_memory_id');
+      if (input.from_memory_id === input.to_memory_id) {
+        throw new MemoryError(
+          'from_memory_id and to_memory_id are the same memory: relate two different ones',
+          'to_memory_id',
+        );
+      }
+      const relation: RelationRecord = {
+        id: randomUUID(),
+        from_memory_id: input.from_memory_id,
+        to_memory_id: input.to_memory_id,
+        relation_type: input.relation_type,
+        strength: input.strength ?? 1,
+        created_at: this.ctx.clock(),
+        metadata: input.metadata ?? {},
+      };
+      return { result: { relation_id: relation.id }, relations: [relation] };
+    });
+  }
+}
+
+function dedupe(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return dedupe([...a, ...b]);
+}

@@ -1,0 +1,45 @@
+// What a memory is searched by, decided here once: words and meaning read the same document.
+import type { MemoryRecord } from '../storage/records.js';
+
+/** The parts of a promoted memory's note that search reads, as the person left them. */
+export interface NoteText {
+  title: string;
+  tags: string[];
+  body: string;
+}
+
+/** One memory as search sees it. */
+export interface MemoryDocument {
+  /** Its text: what its meaning (vector) is of. */
+  text: string;
+  /** The text with what names and files it: what its words (BM25) are. */
+  words: string;
+}
+
+// The links section mnemo writes at the end of a note (renderNote): a heading, then wikilinks.
+const RELATED = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)*\s*$/;
+
+/**
+ * A memory's document. Its text is its note's once promoted and edited, else its own content:
+ * the links mnemo added to the note are not part of it (they name other memories), and a note
+ * whose text is still the content gives the content itself, so its vector is not computed again.
+ * Its words are the text with the memory's tags and entities, or, once it has a note, with the
+ * note's title and tags (the person's to change).
+ */
+export function documentOf(
+  record: Pick<MemoryRecord, 'content' | 'meta' | 'entities'>,
+  note: NoteText | undefined,
+): MemoryDocument {
+  if (!note) {
+    const text = record.content;
+    return { text, words: `${text}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}` };
+  }
+  const body = note.body.replace(RELATED, '').trim();
+  const text = body === record.content.trim() ? record.content : body;
+  return { text, words: `${note.title}\n${note.tags.join(' ')}\n${text}` };
+}
+
+export function sameNote(a: NoteText | undefined, b: NoteText | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.title === b.title && a.body === b.body && a.tags.join('\n') === b.tags.join('\n');
+}

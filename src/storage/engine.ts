@@ -1,0 +1,51 @@
+// What the memory needs from storage, whatever keeps it: the JSONL logs (store.ts) today, a
+// database later. The use cases and the indexes depend on this, never on an engine.
+import type { MemoryRecord, RelationRecord } from './records.js';
+
+/** Told of every change to the live memories, whichever process made it. */
+export interface StoreListener {
+  upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void;
+  remove(previous: MemoryRecord): void;
+  /** Everything was reloaded (another process compacted): forget all and expect upserts. */
+  reset(): void;
+}
+
+/** What one transaction writes. Forgotten records are kept for restore before anything else. */
+export interface Mutation<T> {
+  result: T;
+  memories?: MemoryRecord[];
+  deletes?: string[];
+  forgotten?: MemoryRecord[];
+  relations?: RelationRecord[];
+  relationDeletes?: string[];
+}
+
+export interface StorageEngine {
+  /**
+   * What every call awaits before reading or writing: resolves once the memories are loaded.
+   * While another process keeps the store busy, the calls waiting then are rejected with a
+   * TransientError after a while; a later call waits again, and works once it is free.
+   */
+  readonly ready: Promise<void>;
+  /** Settles when the memories are loaded, however long the store is busy. */
+  readonly loaded: Promise<void>;
+  /** The live memories and relations as of the last refresh or transaction. */
+  readonly memories: ReadonlyMap<string, MemoryRecord>;
+  readonly relations: ReadonlyMap<string, RelationRecord>;
+  relationsOf(memoryId: string): RelationRecord[];
+  /** The last copy of a memory that gc or delete forgot, for restore. */
+  findForgotten(id: string): MemoryRecord | undefined;
+  /** Bytes each part of the store takes, by name. */
+  sizes(): Record<string, number>;
+  /** Catches up with what other processes wrote. Cheap when nothing changed. */
+  refresh(): void;
+  /**
+   * Runs `plan` alone against the latest memories (no other writer in between, in this process
+   * or another) and makes what it returns durable, all of it or none, before resolving with its
+   * result. `plan` is synchronous and may throw to write nothing.
+   */
+  transact<T>(plan: () => Mutation<T>): Promise<T>;
+  /** Tells `listener` of every live memory now, then of every change. */
+  subscribe(listener: StoreListener): void;
+  close(): void;
+}

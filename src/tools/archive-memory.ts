@@ -1,0 +1,10 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { archiveMemory } from '../contract/archive-memory.js';
+import { registerContract, type ToolDeps } from './register.js';
+
+export function registerArchiveMemory(server: McpServer, { memory, logger }: ToolDeps): void {
+  registerContract(server, logger, archiveMemory, {
+    run: (input) => memory.forgetting.archive(input),
+    text: (done) => `Archived ${done.memory_id}.`,
+  });
+}

@@ -1,0 +1,72 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { ToolContract } from '../contract/shared.js';
+import type { Memory } from '../memory/index.js';
+import { UserError } from '../platform/errors.js';
+
+export interface ToolDeps {
+  memory: Memory;
+  /** Where a tool's unexpected failure is logged (stderr: stdout may be the protocol's). */
+  logger: Logger;
+}
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface ToolHandler<I extends z.ZodObject, O extends z.ZodObject> {
+  /** The call into the memory; its answer is the tool's structuredContent. */
+  run(input: z.infer<I>, extra: ToolExtra): Promise<z.infer<O>>;
+  /** The same answer in a few lines, for clients that show text only. */
+  text(output: z.infer<O>, input: z.infer<I>): string;
+}
+
+/**
+ * Registers a tool from its contract. The MCP edge of every error: a UserError is an `isError`
+ * answer with its message (it names the field and the fix); anything else is mnemo's fault,
+ * logged, and answered without its internals.
+ */
+export function registerContract<I extends z.ZodObject, O extends z.ZodObject>(
+  server: McpServer,
+  logger: Logger,
+  contract: ToolContract<I, O>,
+  handler: ToolHandler<I, O>,
+): void {
+  const call = async (input: z.infer<I>, extra: ToolExtra): Promise<CallToolResult> => {
+    try {
+      const output = await handler.run(input, extra);
+      return {
+        content: [{ type: 'text', text: handler.text(output, input) }],
+        structuredContent: output,
+      };
+    } catch (error) {
+      if (error instanceof UserError) return failure(error.message);
+      // The arguments stay out of the log: they may hold what the person asked to remember.
+      logger.error({ tool: contract.name, err: error }, 'tool call failed');
+      return failure(
+        `${contract.name} failed inside mnemo (the details are in its log); try again, and report it if it keeps failing`,
+      );
+    }
+  };
+  server.registerTool(
+    contract.name,
+    {
+      title: contract.title,
+      description: contract.description,
+      inputSchema: contract.input.shape,
+      outputSchema: contract.output.shape,
+      annotations: contract.annotations,
+    },
+    // The SDK types a handler from a literal shape; this one's shape is the contract's parameter.
+    call as never,
+  );
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

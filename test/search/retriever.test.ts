@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import { Retriever } from '../../src/search/retriever.js';
+import type { SemanticIndex } from '../../src/search/semantic-index.js';
+import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
+import { T0 } from '../support.js';
+
+const record = {
+  ...newMemoryRecord('m1', 'Milo likes tuna.\nEspecially on Fridays.', T0, {
+    meta: { tags: ['pets'], source: null, context: null, extra: {} },
+    entities: ['Milo'],
+  }),
+  status: 'promoted' as const,
+  promoted_at: T0,
+};
+
+/** A retriever over these memories, with a vector side that records what it is told. */
+function retrieverOf(...memories: MemoryRecord[]) {
+  const told: [string, string][] = [];
+  const semantic = {
+    upsert: (id: string, text: string) => told.push([id, text]),
+  } as unknown as SemanticIndex;
+  const retriever = new Retriever({
+    engine: { memories: new Map(memories.map((m) => [m.id, m])) },
+    semantic,
+    settings: {},
+    logger: pino({ level: 'silent' }),
+  });
+  for (const memory of memories) retriever.upsert(memory, undefined);
+  const found = async (query: string) =>
+    (await retriever.rank(query, 10, () => 1)).map((r) => r.record.id);
+  return { retriever, told, found };
+}
+
+describe('Retriever: ranked rows', () => {
+  const tea = newMemoryRecord('tea', 'Green tea at four, green tea at five.', T0);
+  const coffee = newMemoryRecord('coffee', 'Coffee at nine, then tea.', T0);
+  const archived = {
+    ...newMemoryRecord('old', 'Tea in the old house.', T0),
+    status: 'archived' as const,
+  };
+
+  it('without words: every memory accept keeps, each as relevant as the others', async () => {
+    const { retriever } = retrieverOf(tea, coffee, archived);
+    const rows = await retriever.rank('', 10, (r) => (r.status === 'archived' ? null : 0.5));
+    assert.deepEqual(
+      rows.map((r) => [r.record.id, r.relevance, r.lexical, r.similarity, r.score]),
+      [
+        ['tea', 1, 1, undefined, 0.5],
+        ['coffee', 1, 1, undefined, 0.5],
+      ],
+    );
+  });
+
+  it('with words: BM25 kept as lexical, relevance relative to the best match', async () => {
+    const { retriever } = retrieverOf(tea, coffee, archived);
+    const rows = await retriever.rank('green tea', 10, (r) => (r.status === 'archived' ? null : 1));
+    const best = rows.find((r) => r.record.id === 'tea');
+    const other = rows.find((r) => r.record.id === 'coffee');
+    assert.equal(rows.length, 2, 'the archived one was left out');
+    assert.equal(best?.relevance, 1);
+    assert.ok(other && best && other.lexical > 0 && other.lexical < best.lexical);
+    assert.equal(other?.relevance, (other?.lexical ?? 0) / (best?.lexical ?? 1));
+    assert.equal(retriever.duplicateOf('  green TEA at four, green tea at five. '), 'tea');
+  });
+});
+
+describe('Retriever: one document a memory feeds both indexes', () => {
+  it('indexes a memory again for each change of its note, and only then', async () => {
+    const { retriever, told, found } = retrieverOf(record);
+    const note = { title: 'T', tags: [], body: 'one' };
+    retriever.setNote('m1', note);
+    retriever.setNote('m1', { ...note });
+    retriever.setNote('m1', { ...note, body: 'two' });
+    assert.deepEqual(await found('two'), ['m1']);
+    assert.deepEqual(await found('tuna'), []);
+    retriever.setNote('m1', undefined);
+    retriever.setNote('m1', undefined);
+    assert.deepEqual(told, [
+      ['m1', record.content],
+      ['m1', 'one'],
+      ['m1', 'two'],
+      ['m1', record.content],
+    ]);
+    assert.deepEqual(await found('two'), []);
+    assert.deepEqual(await found('tuna'), ['m1']);
+    assert.equal(retriever.documentOf(record).text, record.content);
+  });
+});
