@@ -1,5 +1,5 @@
 // npm run bench [-- --sizes 1000,10000 --json FILE --ops 200 --parts stores,vault,semantic]
-// mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (DESIGN.md, 7).
+// mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (README, Benchmarks).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
     console.log(resultsTable(results));
     console.log(notes(vocabulary.words.length, ops).join('\n'));
     console.log(
-      `\nTargets for mnemo at 100,000 memories (DESIGN.md, section 7):\n${targetsList(targets)}\n`,
+      `\nTargets for mnemo at 100,000 memories (README, Benchmarks):\n${targetsList(targets)}\n`,
     );
   }
 

@@ -140,7 +140,7 @@ export const INITIALIZE_REQUEST = {
   },
 } as const;
 
-/** The fields of a search_memory result, as DESIGN section 4 lists them (sorted). */
+/** The fields of a search_memory result, as the README's tool table lists them (sorted). */
 export const SEARCH_HIT_KEYS = [
   'age_days',
   'content',

@@ -31,7 +31,7 @@ export function machine(): { cpu: string; cores: number; ramGb: number; node: st
   };
 }
 
-/** DESIGN.md section 7: mnemo at 100k memories. */
+/** The targets for mnemo at 100k memories (the README, Benchmarks). */
 export function checkTargets(results: readonly ServerResult[], size = 100_000): Target[] {
   const r = results.find((x) => x.server === 'mnemo' && x.size === size);
   const target = (label: string, limit: number, unit: string, value: number | undefined) => ({

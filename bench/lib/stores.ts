@@ -51,7 +51,7 @@ export function writeMnemoStore(file: string, texts: readonly string[], now: num
 
 /**
  * DIR/memories.jsonl where every memory qualifies for the vault: made a day ago and used five
- * times since (DESIGN.md section 3, use_count >= 5 within 14 days of creation).
+ * times since (the promotion rule in the README: use_count >= 5 within 14 days of creation).
  */
 export function writePromotableStore(file: string, texts: readonly string[], now: number): void {
   const random = seededRandom(13);
