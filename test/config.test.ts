@@ -22,7 +22,7 @@ const configError = (env: Record<string, string>, flags?: { at?: string }): Conf
 };
 
 describe('loadConfig', () => {
-  it('defaults to the values the README's Settings table gives', () => {
+  it('defaults to the values of the README Settings table', () => {
     const config = load();
     assert.equal(config.decayModel, 'power_law');
     assert.equal(config.halfLifeDays, 3);

@@ -53,9 +53,14 @@ export class Recall {
       return minScore !== null && score < minScore ? null : score;
     });
 
-    const ranks = Float64Array.from(rows, (r) =>
-      combinedRank(r.relevance, r.score, s.searchDecayWeight),
-    );
+    const ranks = new Float64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      ranks[i] = combinedRank(
+        rows.relevance[i] as number,
+        rows.score[i] as number,
+        s.searchDecayWeight,
+      );
+    }
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.
     const slots =
@@ -65,10 +70,11 @@ export class Recall {
     if (slots > 0) {
       firstPrimary = topN(ranks, pageSize - slots).map((r) => r.index);
       const inFirst = new Set(firstPrimary);
-      const urgency = Float64Array.from(rows, (row, i) => {
-        const p = reviewPriority(row.score, s.dangerZone);
-        return p > 0 && !inFirst.has(i) ? p * row.relevance : -1;
-      });
+      const urgency = new Float64Array(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const p = reviewPriority(rows.score[i] as number, s.dangerZone);
+        urgency[i] = p > 0 && !inFirst.has(i) ? p * (rows.relevance[i] as number) : -1;
+      }
       review = topN(urgency, slots, (i) => (urgency[i] as number) > 0).map((r) => r.index);
     }
     const reviewSet = new Set(review);
@@ -86,7 +92,7 @@ export class Recall {
 
     const previewLength = input.preview_length ?? DEFAULT_PREVIEW;
     const results = order.map((i): SearchHit => {
-      const { record, score, relevance } = rows[i] as (typeof rows)[number];
+      const { record, score, relevance } = rows.row(i);
       return {
         memory_id: record.id,
         content: preview(this.textOf(record), previewLength),

@@ -42,6 +42,53 @@ export interface RankedRow {
   score: number;
 }
 
+/**
+ * What a search found, one row a memory. Kept in columns: a query's words can match most of the
+ * store, and an object a row would cost more (time, and garbage to collect) than the search
+ * itself. `row(i)` (or iterating) gives one row as an object, for the few a page shows.
+ */
+export class RankedRows implements Iterable<RankedRow> {
+  readonly records: MemoryRecord[] = [];
+  readonly lexical: number[] = [];
+  readonly score: number[] = [];
+  /** Filled by the retriever once every row is in. */
+  relevance: Float64Array = new Float64Array(0);
+  /** With meaning on: NaN where it did not match (a number, so the column stays doubles). */
+  readonly similarity: number[] = [];
+
+  constructor(private readonly withMeaning: boolean) {}
+
+  get length(): number {
+    return this.records.length;
+  }
+
+  push(record: MemoryRecord, lexical: number, similarity: number | undefined, score: number): void {
+    this.records.push(record);
+    this.lexical.push(lexical);
+    this.score.push(score);
+    if (this.withMeaning) this.similarity.push(similarity ?? Number.NaN);
+  }
+
+  similarityOf(i: number): number | undefined {
+    const similarity = this.withMeaning ? (this.similarity[i] as number) : Number.NaN;
+    return Number.isNaN(similarity) ? undefined : similarity;
+  }
+
+  row(i: number): RankedRow {
+    return {
+      record: this.records[i] as MemoryRecord,
+      relevance: this.relevance[i] as number,
+      lexical: this.lexical[i] as number,
+      similarity: this.similarityOf(i),
+      score: this.score[i] as number,
+    };
+  }
+
+  *[Symbol.iterator](): Iterator<RankedRow> {
+    for (let i = 0; i < this.length; i++) yield this.row(i);
+  }
+}
+
 /** A memory's decay score for a search, or null to leave it out. */
 export type Accept = (record: MemoryRecord) => number | null;
 
@@ -106,14 +153,14 @@ export class Retriever implements StoreListener {
    * match kept); every memory, with relevance 1, when there is no query. This runs for thousands
    * of memories per query.
    */
-  async rank(query: string, limit: number, accept: Accept): Promise<RankedRow[]> {
+  async rank(query: string, limit: number, accept: Accept): Promise<RankedRows> {
     const hits = query ? this.lexical.search(query) : null;
     const meaning = query ? await this.meaningHits(query, limit) : null;
     const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]));
-    const rows: RankedRow[] = [];
+    const rows = new RankedRows(meaning !== null);
     const take = (record: MemoryRecord, lexical: number, similarity: number | undefined) => {
       const score = accept(record);
-      if (score !== null) rows.push({ record, relevance: lexical, lexical, similarity, score });
+      if (score !== null) rows.push(record, lexical, similarity, score);
     };
     if (hits) {
       const seen = new Set<string>();
@@ -132,24 +179,23 @@ export class Retriever implements StoreListener {
     } else {
       for (const record of this.engine.memories.values()) take(record, 1, undefined);
     }
+    const n = rows.length;
+    const { lexical } = rows;
     let best = 0;
-    let bestSim = meaning?.threshold ?? 0;
-    for (const row of rows) {
-      if (row.lexical > best) best = row.lexical;
-      if (row.similarity !== undefined && row.similarity > bestSim) bestSim = row.similarity;
+    for (let i = 0; i < n; i++) if ((lexical[i] as number) > best) best = lexical[i] as number;
+    const relevance = new Float64Array(n);
+    if (meaning) {
+      let bestSim = meaning.threshold;
+      for (let i = 0; i < n; i++) bestSim = Math.max(bestSim, rows.similarityOf(i) ?? 0);
+      for (let i = 0; i < n; i++) {
+        const { threshold, weight } = meaning;
+        const sim = rows.similarityOf(i);
+        relevance[i] = fusedRelevance(lexical[i] as number, best, sim, bestSim, threshold, weight);
+      }
+    } else {
+      for (let i = 0; i < n; i++) relevance[i] = (lexical[i] as number) / best;
     }
-    for (const row of rows) {
-      row.relevance = meaning
-        ? fusedRelevance(
-            row.lexical,
-            best,
-            row.similarity,
-            bestSim,
-            meaning.threshold,
-            meaning.weight,
-          )
-        : row.lexical / best;
-    }
+    rows.relevance = relevance;
     return rows;
   }
 

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { overwriteFile, readIfExists } from '../platform/durable-file.js';
+import { errorCode } from '../platform/errors.js';
+import { type JsonlFile, toLines, WriteError } from './jsonl-file.js';
 
 /** In the data dir while a write to several logs is under way, and after a crash cut it short. */
 export const JOURNAL_FILE = 'transaction.json';
@@ -11,6 +14,12 @@ export interface JournalPart {
   ino: number;
   start: number;
   text: string;
+}
+
+/** The lines one log gets in a transaction. */
+export interface LogAppend {
+  file: JsonlFile;
+  lines: unknown[];
 }
 
 /**
@@ -45,6 +54,117 @@ export class TransactionJournal {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Appends to each log its lines. Several logs are written as one transaction: the journal
+   * holds all of it first, so that a crash at any point leaves all of it (finished at the next
+   * lock) or none of it.
+   */
+  appendAll(parts: readonly LogAppend[]): void {
+    const writes = parts.filter((p) => p.lines.length > 0);
+    if (writes.length < 2) {
+      for (const { file, lines } of writes) file.append(lines);
+      return;
+    }
+    const texts = writes.map(({ file, lines }) => ({
+      file,
+      text: toLines(lines),
+      count: lines.length,
+    }));
+    const record = texts.map(({ file, text }) => ({
+      file: file.name,
+      start: file.repairTail(),
+      ino: file.inode(),
+      text,
+    }));
+    try {
+      this.begin(record);
+    } catch (error) {
+      throw this.undo([], error as Error, this.path, false);
+    }
+    const done: { file: JsonlFile; start: number; count: number }[] = [];
+    try {
+      for (const { file, text, count } of texts) {
+        done.push({ file, start: file.appendText(text, count), count });
+      }
+    } catch (error) {
+      const failed = texts[done.length]?.file.path ?? path.dirname(this.path);
+      throw this.undo(done, error as Error, failed, true);
+    }
+    this.end();
+  }
+
+  /**
+   * After a failed transaction: takes back what was appended and the journal, or, when that
+   * fails too, leaves the journal (`recorded`: it is whole and synced) to finish it.
+   */
+  private undo(
+    done: { file: JsonlFile; start: number; count: number }[],
+    error: Error,
+    failed: string,
+    recorded: boolean,
+  ): Error {
+    const why = errorCode(error);
+    if (!(error instanceof WriteError) || error.undone) {
+      try {
+        for (const { file, start, count } of done) file.cutBack(start, count);
+        this.end();
+        return new WriteError(
+          `could not write to ${failed} (${why}): nothing was written. Free disk space or fix ` +
+            'the disk, then try again',
+          true,
+          { cause: error },
+        );
+      } catch {
+        // Left to the journal, as below.
+      }
+    }
+    // What is on disk is not known: the journal finishes it under the next lock, and the lines
+    // are read from the files then.
+    for (const { file, start, count } of done) file.rewind(start, count);
+    if (!recorded) {
+      return new WriteError(
+        `could not write ${failed} (${why}) nor remove it: the next write or start makes the ` +
+          'change if the record is whole. Fix the disk (free space, errors), then check before ' +
+          'making it again',
+        false,
+        { cause: error },
+      );
+    }
+    return new WriteError(
+      `writing to ${failed} failed (${why}) and could not be taken back: the change is ` +
+        `recorded in ${this.path} and is completed by the next write or start. Do not ` +
+        'make it again; fix the disk (free space, errors)',
+      false,
+      { cause: error },
+    );
+  }
+
+  /**
+   * Finishes, in `files`, a transaction that a crash (or a failed disk) left half written.
+   * Before anything is read under the lock.
+   */
+  finish(files: readonly JsonlFile[], logger: Logger): void {
+    const parts = this.pending();
+    if (parts === undefined) return;
+    for (const part of parts ?? []) {
+      const file = files.find((f) => f.name === part.file);
+      const finished = file?.finishAppend(part.ino, part.start, part.text);
+      if (!finished) {
+        logger.warn(
+          { file: part.file, journal: this.path },
+          `a transaction left in ${this.path} no longer matches ${part.file}: not finished there`,
+        );
+      }
+    }
+    logger.warn(
+      { journal: this.path, files: parts?.map((p) => p.file) ?? [] },
+      parts
+        ? 'finished a write that a crash interrupted'
+        : 'a crash cut short the record of a write before the write began: nothing of it was made',
+    );
+    this.end();
   }
 
   end(): void {

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { makeDirs } from '../platform/durable-file.js';
-import { errorCode, UserError } from '../platform/errors.js';
+import { UserError } from '../platform/errors.js';
 import type { Mutation, StorageEngine, StoreListener } from './engine.js';
 import { TransactionJournal } from './journal.js';
-import { type BadLine, JsonlFile, readAllLines, toLines, WriteError } from './jsonl-file.js';
+import { type BadLine, JsonlFile, readAllLines } from './jsonl-file.js';
 import { DirLock, isAlive, LockLostError, LockTimeoutError } from './lock.js';
 import {
   isTombstone,
@@ -245,7 +245,7 @@ export class JsonlStore implements StorageEngine {
       for (const id of m.deletes ?? []) memoryLines.push({ id, _deleted: true });
       const relationLines: unknown[] = (m.relations ?? []).map(storedShape);
       for (const id of m.relationDeletes ?? []) relationLines.push({ id, _deleted: true });
-      this.appendAll([
+      this.journal.appendAll([
         { file: this.files.memories, lines: memoryLines },
         { file: this.files.relations, lines: relationLines },
       ]);
@@ -326,120 +326,10 @@ export class JsonlStore implements StorageEngine {
     });
   }
 
-  /**
-   * Appends to each log its lines. Several logs are written as one transaction: the journal
-   * holds all of it first, so that a crash at any point leaves all of it (finished at the next
-   * lock) or none of it.
-   */
-  private appendAll(parts: { file: JsonlFile; lines: unknown[] }[]): void {
-    const writes = parts.filter((p) => p.lines.length > 0);
-    if (writes.length < 2) {
-      for (const { file, lines } of writes) file.append(lines);
-      return;
-    }
-    const texts = writes.map(({ file, lines }) => ({
-      file,
-      text: toLines(lines),
-      count: lines.length,
-    }));
-    const record = texts.map(({ file, text }) => ({
-      file: file.name,
-      start: file.repairTail(),
-      ino: file.inode(),
-      text,
-    }));
-    try {
-      this.journal.begin(record);
-    } catch (error) {
-      throw this.undo([], error as Error, this.journal.path, false);
-    }
-    const done: { file: JsonlFile; start: number; count: number }[] = [];
-    try {
-      for (const { file, text, count } of texts) {
-        done.push({ file, start: file.appendText(text, count), count });
-      }
-    } catch (error) {
-      const failed = texts[done.length]?.file.path ?? this.dataDir;
-      throw this.undo(done, error as Error, failed, true);
-    }
-    this.journal.end();
-  }
-
-  /**
-   * After a failed transaction: takes back what was appended and the journal, or, when that
-   * fails too, leaves the journal (`recorded`: it is whole and synced) to finish it.
-   */
-  private undo(
-    done: { file: JsonlFile; start: number; count: number }[],
-    error: Error,
-    failed: string,
-    recorded: boolean,
-  ): Error {
-    const why = errorCode(error);
-    if (!(error instanceof WriteError) || error.undone) {
-      try {
-        for (const { file, start, count } of done) file.cutBack(start, count);
-        this.journal.end();
-        return new WriteError(
-          `could not write to ${failed} (${why}): nothing was written. Free disk space or fix ` +
-            'the disk, then try again',
-          true,
-          { cause: error },
-        );
-      } catch {
-        // Left to the journal, as below.
-      }
-    }
-    // What is on disk is not known: the journal finishes it under the next lock, and the lines
-    // are read from the files then.
-    for (const { file, start, count } of done) file.rewind(start, count);
-    if (!recorded) {
-      return new WriteError(
-        `could not write ${failed} (${why}) nor remove it: the next write or start makes the ` +
-          'change if the record is whole. Fix the disk (free space, errors), then check before ' +
-          'making it again',
-        false,
-        { cause: error },
-      );
-    }
-    return new WriteError(
-      `writing to ${failed} failed (${why}) and could not be taken back: the change is ` +
-        `recorded in ${this.journal.path} and is completed by the next write or start. Do not ` +
-        'make it again; fix the disk (free space, errors)',
-      false,
-      { cause: error },
-    );
-  }
-
-  /** Finishes a transaction that a crash (or a failed disk) left half written. Under the lock. */
-  private finishTransaction(): void {
-    const parts = this.journal.pending();
-    if (parts === undefined) return;
-    for (const part of parts ?? []) {
-      const kind = (Object.keys(this.files) as Kind[]).find(
-        (k) => this.files[k].name === part.file,
-      );
-      const finished = kind && this.files[kind].finishAppend(part.ino, part.start, part.text);
-      if (!finished) {
-        this.logger.warn(
-          { file: part.file, journal: this.journal.path },
-          `a transaction left in ${this.journal.path} no longer matches ${part.file}: not finished there`,
-        );
-      }
-    }
-    this.logger.warn(
-      { journal: this.journal.path, files: parts?.map((p) => p.file) ?? [] },
-      parts
-        ? 'finished a write that a crash interrupted'
-        : 'a crash cut short the record of a write before the write began: nothing of it was made',
-    );
-    this.journal.end();
-  }
-
   /** Reads what was appended since the last call; true when `maxBytes` left some unread. */
   private catchUp(locked: boolean, maxBytes?: number): boolean {
     this.assertOpen();
-    if (locked) this.finishTransaction();
+    if (locked) this.journal.finish(Object.values(this.files), this.logger);
     let more = false;
     for (const kind of ['memories', 'relations'] as const) {
       const file = this.files[kind];

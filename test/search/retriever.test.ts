@@ -29,7 +29,7 @@ function retrieverOf(...memories: MemoryRecord[]) {
   });
   for (const memory of memories) retriever.upsert(memory, undefined);
   const found = async (query: string) =>
-    (await retriever.rank(query, 10, () => 1)).map((r) => r.record.id);
+    [...(await retriever.rank(query, 10, () => 1))].map((r) => r.record.id);
   return { retriever, told, found };
 }
 
@@ -43,7 +43,7 @@ describe('Retriever: ranked rows', () => {
 
   it('without words: every memory accept keeps, each as relevant as the others', async () => {
     const { retriever } = retrieverOf(tea, coffee, archived);
-    const rows = await retriever.rank('', 10, (r) => (r.status === 'archived' ? null : 0.5));
+    const rows = [...(await retriever.rank('', 10, (r) => (r.status === 'archived' ? null : 0.5)))];
     assert.deepEqual(
       rows.map((r) => [r.record.id, r.relevance, r.lexical, r.similarity, r.score]),
       [
@@ -55,7 +55,9 @@ describe('Retriever: ranked rows', () => {
 
   it('with words: BM25 kept as lexical, relevance relative to the best match', async () => {
     const { retriever } = retrieverOf(tea, coffee, archived);
-    const rows = await retriever.rank('green tea', 10, (r) => (r.status === 'archived' ? null : 1));
+    const rows = [
+      ...(await retriever.rank('green tea', 10, (r) => (r.status === 'archived' ? null : 1))),
+    ];
     const best = rows.find((r) => r.record.id === 'tea');
     const other = rows.find((r) => r.record.id === 'coffee');
     assert.equal(rows.length, 2, 'the archived one was left out');
