@@ -7,6 +7,7 @@ import { createContext, type MemorySettings } from '../memory/context.js';
 import { createMemory, type Memory } from '../memory/index.js';
 import { NoteSync } from '../memory/note-sync.js';
 import { createReadiness, type Readiness } from '../memory/readiness.js';
+import { deferred } from '../platform/deferred.js';
 import { loadEmbeddings } from '../search/embeddings.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
@@ -91,14 +92,12 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
             logger,
           }),
     );
-  let textsSettled: () => void = () => {};
+  const textsSettled = deferred();
   const semantic = new SemanticIndex({
     dataDir: config.dataDir,
     logger,
     enabled: config.embeddings !== 'off',
-    textsSettled: new Promise<void>((resolve) => {
-      textsSettled = resolve;
-    }),
+    textsSettled: textsSettled.promise,
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
   });
@@ -137,7 +136,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
     : undefined;
   // Without a watched vault the notes' texts are known at once: none.
-  void Promise.resolve(vaultReady).then(textsSettled);
+  void Promise.resolve(vaultReady).then(() => textsSettled.resolve());
 
   const readiness = createReadiness({ engine: store, vault: vaultReady, notes, semantic });
   const ctx = createContext({

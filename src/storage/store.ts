@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { makeDirs } from '../platform/durable-file.js';
-import { UserError } from '../platform/errors.js';
+import { deferred } from '../platform/deferred.js';
+import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
 import type { Mutation, StorageEngine, StoreListener } from './engine.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, readAllLines } from './jsonl-file.js';
-import { DirLock, isAlive, LockLostError, LockTimeoutError } from './lock.js';
+import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
 import {
   isTombstone,
   type MemoryRecord,
@@ -17,10 +17,6 @@ import {
   toMemoryRecord,
   toRelationRecord,
 } from './records.js';
-
-export class StoreError extends UserError {
-  override name = 'StoreError';
-}
 
 export interface StoreOptions {
   dataDir: string;
@@ -150,7 +146,7 @@ export class JsonlStore implements StorageEngine {
       for (;;) {
         try {
           await this.lock.run(() => {
-            this.removeLeftoverTemps();
+            removeLeftoverTemps(this.dataDir, this.logger);
             this.catchUp(true);
           }, this.closing.signal);
           return;
@@ -428,27 +424,6 @@ export class JsonlStore implements StorageEngine {
     this.logger.debug({ file: this.files[kind].name }, 'compacted');
   }
 
-  /**
-   * Removes the temp files of compactions cut short (JsonlFile.rewrite writes `<file>.<pid>.tmp`
-   * beside its file), under the lock. The logs are rewritten only under it, so their temp files
-   * are all leftovers; the vector sidecar is rewritten without it, so its temp file is one only
-   * once no process with that pid runs.
-   */
-  private removeLeftoverTemps(): void {
-    const isLogTemp = (name: string) =>
-      [FILES.memories, FILES.relations].some(
-        (log) =>
-          name.startsWith(`${log}.`) && name.endsWith('.tmp') && name.length > log.length + 5,
-      );
-    for (const entry of fs.readdirSync(this.dataDir, { withFileTypes: true })) {
-      if (!entry.isFile()) continue;
-      const pid = /^[^.].*\.jsonl\.(\d+)\.tmp$/.exec(entry.name)?.[1];
-      if (!isLogTemp(entry.name) && (pid === undefined || isAlive(Number(pid)))) continue;
-      fs.rmSync(path.join(this.dataDir, entry.name), { force: true });
-      this.logger.info({ file: entry.name }, 'removed the temp file of a compaction cut short');
-    }
-  }
-
   private resetKind(kind: Kind): void {
     if (kind === 'memories') {
       this.memoryMap.clear();
@@ -497,24 +472,6 @@ export class JsonlStore implements StorageEngine {
   }
 }
 
-interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(error: Error): void;
-}
-
-function deferred(): Deferred {
-  let resolve: () => void = () => {};
-  let reject: (error: Error) => void = () => {};
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Whoever awaits it sees a failure; nobody awaiting must not crash the process.
-  promise.catch(() => {});
-  return { promise, resolve, reject };
-}
-
 function* storedLines(records: Iterable<object>): Iterable<unknown> {
   for (const record of records) yield storedShape(record);
 }
@@ -535,22 +492,4 @@ function recordAfterFragment(text: string): { id: string } | undefined {
     }
   }
   return undefined;
-}
-
-function prepareDataDir(dir: string): void {
-  try {
-    makeDirs(dir);
-    fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    const why =
-      code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'ENOTDIR' || code === 'EEXIST'
-          ? 'a file is in the way of the folder'
-          : (error as Error).message;
-    throw new StoreError(
-      `cannot use the data dir ${dir}: ${why} (${code}). Fix its permissions, or choose another folder with --data-dir or MNEMO_DATA_DIR`,
-    );
-  }
 }

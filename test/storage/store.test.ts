@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import { StoreError } from '../../src/storage/data-dir.js';
 import type { StoreListener } from '../../src/storage/engine.js';
 import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
 import {
@@ -14,7 +15,7 @@ import {
   OTHER_FIELDS,
   type RelationRecord,
 } from '../../src/storage/records.js';
-import { FILES, JsonlStore, StoreError, type StoreOptions } from '../../src/storage/store.js';
+import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/store.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const FIXTURES = fileURLToPath(new URL('../fixtures/cortexgraph/', import.meta.url));
