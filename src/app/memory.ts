@@ -11,7 +11,7 @@ import { loadEmbeddings } from '../search/embeddings.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
-import type { StorageEngine } from '../storage/engine.js';
+import { DEFAULT_NAMESPACE, type StorageEngine } from '../storage/engine.js';
 import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
@@ -37,11 +37,16 @@ function settingsFrom(config: Config): MemorySettings {
 }
 
 export interface OpenedMemory {
-  /** The use cases: what the tools and the commands call. */
+  /** The use cases in the namespace of the config: what stdio and the commands call. */
   memory: Memory;
+  /**
+   * The use cases in namespace `name`, made on first use and kept: what a request of `mnemo
+   * serve` calls. A name that is not one throws.
+   */
+  memoryFor(name: string): Memory;
   /** When the store, the vault and the embeddings can be used. */
   readiness: Readiness;
-  /** The storage engine, for counts (the start log, /health). */
+  /** The storage engine's view of the namespace of the config, for counts (the start log). */
   store: StorageEngine;
   /** The memories' embeddings (`mnemo reindex` computes them all). */
   semantic: SemanticIndex;
@@ -104,6 +109,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   });
   const settings = settingsFrom(config);
   // One document per memory for words and meaning alike: its note's, once promoted and edited.
+  // One retriever a namespace: a search never walks another namespace's words.
   const retriever = new Retriever({ engine: store, semantic, settings, logger });
   // Before the load begins: every record reaches the indexes.
   store.subscribe(retriever);
@@ -140,20 +146,51 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   void Promise.resolve(vaultReady).then(textsSettled);
 
   const readiness = createReadiness({ engine: store, vault: vaultReady, notes, semantic });
-  const ctx = createContext({
-    engine: store,
-    retriever,
-    clock,
-    settings,
-    logger,
-    readiness,
-    vault: { writer, notes, sync: noteSync },
-    semantic,
-  });
+  const memories = new Map<string, Memory>();
+  const memoryFor = (name: string): Memory => {
+    let memory = memories.get(name);
+    if (memory) return memory;
+    const engine = store.namespace(name);
+    const isDefault = name === DEFAULT_NAMESPACE;
+    let ownRetriever = retriever;
+    if (!isDefault) {
+      ownRetriever = new Retriever({ engine, semantic, settings, logger });
+      engine.subscribe(ownRetriever);
+    }
+    // Each namespace's notes in a folder of their own, beside (under) the default one's.
+    const folder = isDefault ? config.vaultFolder : path.posix.join(config.vaultFolder, name);
+    const ownWriter = isDefault
+      ? writer
+      : new VaultWriter({
+          vault: config.vaultDir,
+          folder,
+          locate: (id) => notes.notesOf(id)[0]?.path,
+        });
+    const ctx = createContext({
+      engine,
+      retriever: ownRetriever,
+      clock,
+      settings,
+      logger,
+      readiness,
+      vault: {
+        writer: ownWriter,
+        notes,
+        sync: noteSync,
+        visible: notesOf(config.vaultFolder, isDefault ? undefined : name),
+      },
+      semantic,
+    });
+    memory = createMemory(ctx);
+    memories.set(name, memory);
+    return memory;
+  };
+  memoryFor(DEFAULT_NAMESPACE);
   return {
-    memory: createMemory(ctx),
+    memory: memoryFor(config.namespace),
+    memoryFor,
     readiness,
-    store,
+    store: store.namespace(config.namespace),
     semantic,
     notes,
     noteSync,
@@ -164,4 +201,18 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
       store.close();
     },
   };
+}
+
+/**
+ * Which of the vault's notes a namespace sees in search_unified: the default namespace every
+ * note but those of the other namespaces' folders (`<folder>/<name>/`), another one its own
+ * folder's only.
+ */
+function notesOf(folder: string, name: string | undefined): (notePath: string) => boolean {
+  const root = `${folder}/`;
+  if (name === undefined) {
+    return (notePath) => !notePath.startsWith(root) || !notePath.slice(root.length).includes('/');
+  }
+  const own = `${root}${name}/`;
+  return (notePath) => notePath.startsWith(own);
 }
