@@ -114,21 +114,35 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   // Before the load begins: every record reaches the indexes.
   store.subscribe(retriever);
 
-  let sync: NoteSync | undefined;
+  // One NoteSync a namespace, each told of every note: it acts on its own namespace's memories.
+  const syncs: NoteSync[] = [];
+  /** The vault was indexed: a namespace opened from now on reconciles its memories at once. */
+  let indexed = false;
   const notes = new VaultIndex({
     vault: config.vaultDir,
     logger,
-    onEvent: (event) => sync?.handle(event),
+    onEvent: (event) => {
+      for (const sync of syncs) sync.handle(event);
+    },
   });
-  const noteSync = new NoteSync({
-    store,
-    documents: retriever,
-    notes,
-    logger,
-    clock,
-    ...(options.noteSettleMs !== undefined ? { settleMs: options.noteSettleMs } : {}),
-  });
-  sync = noteSync;
+  const syncFor = (engine: StorageEngine, documents: Retriever): NoteSync => {
+    const sync = new NoteSync({
+      store: engine,
+      documents,
+      notes,
+      logger,
+      clock,
+      ...(options.noteSettleMs !== undefined ? { settleMs: options.noteSettleMs } : {}),
+    });
+    syncs.push(sync);
+    if (indexed) {
+      sync
+        .reconcileAll()
+        .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'));
+    }
+    return sync;
+  };
+  const noteSync = syncFor(store, retriever);
   const writer = new VaultWriter({
     vault: config.vaultDir,
     folder: config.vaultFolder,
@@ -139,7 +153,10 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         .start({ watch: true })
         // After the load, however long another process holds the lock: not at its first busy error.
         .then(() => store.loaded)
-        .then(() => noteSync.reconcileAll())
+        .then(async () => {
+          indexed = true;
+          await Promise.all(syncs.map((sync) => sync.reconcileAll()));
+        })
         .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
     : undefined;
   // Without a watched vault the notes' texts are known at once: none.
@@ -153,9 +170,11 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     const engine = store.namespace(name);
     const isDefault = name === DEFAULT_NAMESPACE;
     let ownRetriever = retriever;
+    let ownSync = noteSync;
     if (!isDefault) {
       ownRetriever = new Retriever({ engine, semantic, settings, logger });
       engine.subscribe(ownRetriever);
+      ownSync = syncFor(engine, ownRetriever);
     }
     // Each namespace's notes in a folder of their own, beside (under) the default one's.
     const folder = isDefault ? config.vaultFolder : path.posix.join(config.vaultFolder, name);
@@ -176,7 +195,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
       vault: {
         writer: ownWriter,
         notes,
-        sync: noteSync,
+        sync: ownSync,
         visible: notesOf(config.vaultFolder, isDefault ? undefined : name),
       },
       semantic,
@@ -196,7 +215,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     noteSync,
     close: async () => {
       semantic.close();
-      noteSync.close();
+      for (const sync of syncs) sync.close();
       await notes.close();
       store.close();
     },

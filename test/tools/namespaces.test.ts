@@ -93,6 +93,13 @@ describe('namespaces: a tool call sees and changes its own namespace only', () =
     const stats = await b.ok<Record<string, unknown>>('memory_stats');
     assert.equal(stats.total, 0);
     assert.equal(stats.relations, 0);
+    assert.deepEqual(
+      [
+        (stats.embeddings as { vectors: number }).vectors,
+        (stats.embeddings as { backlog: number }).backlog,
+      ],
+      [0, 0],
+    );
     for (const bytes of Object.values(stats.store_bytes as Record<string, number>)) {
       assert.equal(bytes, 0);
     }
@@ -114,6 +121,7 @@ describe('namespaces: a tool call sees and changes its own namespace only', () =
     const own = await a.ok<Record<string, unknown>>('memory_stats');
     assert.equal(own.total, 3);
     assert.equal(own.relations, 1);
+    assert.equal((own.embeddings as { vectors: number }).vectors, 3);
     const found = await a.ok<{ results: unknown[] }>('search_memory', { query: 'orchard apples' });
     assert.equal(found.results.length, 3);
     const ownClusters = await a.ok<{ clusters: unknown[] }>('cluster_memories', {
