@@ -6,7 +6,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { StoreListener } from '../../src/storage/engine.js';
-import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
+import { type MemoryRecord, newMemoryRecord, OTHER_FIELDS } from '../../src/storage/records.js';
 import { FILES, JsonlStore, StoreError } from '../../src/storage/store.js';
 
 const T0 = 1_767_225_600;
@@ -140,6 +140,21 @@ describe('JsonlStore: namespaces', () => {
     await store.namespace('a').transact(save('n1', 'new in a'));
     const after = fs.readFileSync(path.join(dir, FILES.memories), 'utf8');
     assert.equal(after.slice(0, before.length), before);
+  });
+
+  it('unknown fields are kept beside the namespace, which is neither among them nor written twice', async (t) => {
+    const dir = tempDir(t);
+    const line = { ...newMemoryRecord('k', 'kept', T0), embed: [0.5, 0.25], namespace: 'a' };
+    fs.writeFileSync(path.join(dir, FILES.memories), `${JSON.stringify(line)}\n`);
+    const store = await openStore(t, dir);
+    const a = store.namespace('a');
+    const record = a.memories.get('k') as MemoryRecord;
+    assert.deepEqual(record[OTHER_FIELDS], { embed: [0.5, 0.25] });
+    await a.transact(() => ({ result: null, memories: [{ ...record, use_count: 1 }] }));
+    assert.equal(store.compactNow(), true);
+    const text = fs.readFileSync(path.join(dir, FILES.memories), 'utf8');
+    assert.equal(text.match(/"namespace"/g)?.length, 1);
+    assert.deepEqual(JSON.parse(text), { ...line, use_count: 1 });
   });
 
   it('a line with a namespace that is not a name is quarantined; a bad name is refused', async (t) => {
