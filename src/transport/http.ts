@@ -290,9 +290,12 @@ const NAMESPACE_HEADER = 'x-mnemo-namespace';
 function chosenNamespace(req: Request, held: readonly string[] | 'any' | undefined): string {
   const header = req.headers[NAMESPACE_HEADER];
   const query = req.query.namespace;
+  if (held === undefined) throw unauthorized();
+  if (header === undefined && query !== undefined && typeof query !== 'string') {
+    throw new HttpError(400, 'give one namespace: ?namespace=NAME once, or X-Mnemo-Namespace');
+  }
   const asked =
     typeof header === 'string' ? header.trim() : typeof query === 'string' ? query : undefined;
-  if (held === undefined) throw unauthorized();
   if (asked === undefined || asked === '') {
     return held === 'any' ? DEFAULT_NAMESPACE : (held[0] as string);
   }

@@ -189,6 +189,10 @@ describe('namespaces over HTTP: the token decides', () => {
       // The default token holds the default namespace only.
       assert.equal((await asked(DEFAULT_TOKEN, 'a', via)).status, 403);
     }
+    const twice = await post(`${server.url}/mcp?namespace=a&namespace=b`, {
+      authorization: `Bearer ${TOKEN_A}`,
+    });
+    assert.equal(twice.status, 400);
     const noToken = await post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'a' });
     assert.equal(noToken.status, 401);
     const wrong = await post(`${server.url}/mcp`, {
