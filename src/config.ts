@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DECAY_MODELS } from './decay/index.js';
 import { UserError } from './platform/errors.js';
 import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
+import { DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from './storage/engine.js';
 import { isFolderName } from './vault/paths.js';
 
 /**
@@ -65,9 +66,10 @@ export interface ConfigFlags {
   at?: string | undefined;
   host?: string | undefined;
   port?: string | undefined;
+  namespace?: string | undefined;
 }
 
-type Flag = '--data-dir' | '--at' | '--host' | '--port';
+type Flag = '--data-dir' | '--at' | '--host' | '--port' | '--namespace';
 
 /** What a derived default is made from. */
 interface DefaultContext {
@@ -215,6 +217,18 @@ export const SETTINGS = {
     schema: z.number().int().optional(),
     meaning: 'fix the clock: epoch seconds or an ISO date',
   },
+  namespace: {
+    variable: 'MNEMO_NAMESPACE',
+    flag: '--namespace',
+    default: DEFAULT_NAMESPACE,
+    read: (text) => text.trim(),
+    schema: z.string().regex(NAMESPACE_PATTERN, {
+      message:
+        'MNEMO_NAMESPACE (--namespace) must be 1 to 64 of a-z, 0-9, _ and -, e.g. work; unset it for default',
+    }),
+    meaning:
+      'the namespace stdio and the commands read and write (`mnemo serve`: the token decides)',
+  },
   httpHost: {
     variable: 'MNEMO_HTTP_HOST',
     flag: '--host',
@@ -250,6 +264,12 @@ export const SETTINGS = {
       )
       .optional(),
     meaning: 'bearer token for `/mcp` (16+ characters; set but blank is refused)',
+  },
+  tokensFile: {
+    variable: 'MNEMO_TOKENS',
+    read: resolvedPath,
+    schema: z.string().min(1).optional(),
+    meaning: 'a token file: which namespaces each bearer token of `/mcp` may use',
   },
   allowedHosts: {
     variable: 'MNEMO_ALLOWED_HOSTS',

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../config.js';
 import { loadGatewayConfig } from '../gateway/config.js';
@@ -7,6 +8,7 @@ import { QuickTunnel } from '../gateway/tunnel.js';
 import { createServer } from '../server.js';
 import { hostName, isLoopbackAddress } from '../transport/hosts.js';
 import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
+import { parseTokenFile, type TokenGrant } from '../transport/tokens.js';
 import { VERSION } from '../version.js';
 import { type OpenedMemory, openMemory } from './memory.js';
 
@@ -94,6 +96,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       // A bad gateway config stops the start before anything is opened.
       const servers =
         config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
+      const tokens = config.tokensFile === undefined ? undefined : loadTokenFile(config.tokensFile);
       const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
       opened = memory;
       memory.readiness
@@ -108,8 +111,10 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       gateway = upstreams;
       const app = createHttpApp({
         ...(upstreams ? { gateway: upstreams } : {}),
-        createMcpServer: () => createServer({ memory: memory.memory, logger }),
+        createMcpServer: (namespace) =>
+          createServer({ memory: memory.memoryFor(namespace), logger }),
         authToken: config.authToken,
+        tokens,
         allowedHosts,
         bodyLimit: config.httpBodyLimit,
         rateLimitPerMinute: config.rateLimitPerMinute,
@@ -151,16 +156,30 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
 
 /** A public tunnel, or an address other machines reach, only behind a token. */
 function refuseUnsafe(config: Config, withTunnel: boolean): void {
-  if (withTunnel && config.authToken === undefined) {
+  const noToken = config.authToken === undefined && config.tokensFile === undefined;
+  if (withTunnel && noToken) {
     throw new ConfigError(
-      'refusing to open a public tunnel without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32)',
+      'refusing to open a public tunnel without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32) or MNEMO_TOKENS',
     );
   }
-  if (!isLoopbackAddress(config.httpHost) && config.authToken === undefined) {
+  if (!isLoopbackAddress(config.httpHost) && noToken) {
     throw new ConfigError(
-      `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32), or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
+      `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32) or MNEMO_TOKENS, or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
     );
   }
+}
+
+/** The token file: read once at the start; a file that cannot be read says so and how to fix it. */
+function loadTokenFile(file: string): TokenGrant[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `MNEMO_TOKENS names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): fix the path or its permissions, or unset MNEMO_TOKENS`,
+    );
+  }
+  return parseTokenFile(text, file);
 }
 
 function listenError(config: Config, error: NodeJS.ErrnoException): ConfigError {

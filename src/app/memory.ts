@@ -12,7 +12,7 @@ import { loadEmbeddings } from '../search/embeddings.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
-import type { StorageEngine } from '../storage/engine.js';
+import { DEFAULT_NAMESPACE, type StorageEngine } from '../storage/engine.js';
 import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
@@ -38,11 +38,16 @@ function settingsFrom(config: Config): MemorySettings {
 }
 
 export interface OpenedMemory {
-  /** The use cases: what the tools and the commands call. */
+  /** The use cases in the namespace of the config: what stdio and the commands call. */
   memory: Memory;
+  /**
+   * The use cases in namespace `name`, made on first use and kept: what a request of `mnemo
+   * serve` calls. A name that is not one throws.
+   */
+  memoryFor(name: string): Memory;
   /** When the store, the vault and the embeddings can be used. */
   readiness: Readiness;
-  /** The storage engine, for counts (the start log, /health). */
+  /** The storage engine's view of the namespace of the config, for counts (the start log). */
   store: StorageEngine;
   /** The memories' embeddings (`mnemo reindex` computes them all). */
   semantic: SemanticIndex;
@@ -103,25 +108,40 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   });
   const settings = settingsFrom(config);
   // One document per memory for words and meaning alike: its note's, once promoted and edited.
+  // One retriever a namespace: a search never walks another namespace's words.
   const retriever = new Retriever({ engine: store, semantic, settings, logger });
   // Before the load begins: every record reaches the indexes.
   store.subscribe(retriever);
 
-  let sync: NoteSync | undefined;
+  // One NoteSync a namespace, each told of every note: it acts on its own namespace's memories.
+  const syncs: NoteSync[] = [];
+  /** The vault was indexed: a namespace opened from now on reconciles its memories at once. */
+  let indexed = false;
   const notes = new VaultIndex({
     vault: config.vaultDir,
     logger,
-    onEvent: (event) => sync?.handle(event),
+    onEvent: (event) => {
+      for (const sync of syncs) sync.handle(event);
+    },
   });
-  const noteSync = new NoteSync({
-    store,
-    documents: retriever,
-    notes,
-    logger,
-    clock,
-    ...(options.noteSettleMs !== undefined ? { settleMs: options.noteSettleMs } : {}),
-  });
-  sync = noteSync;
+  const syncFor = (engine: StorageEngine, documents: Retriever): NoteSync => {
+    const sync = new NoteSync({
+      store: engine,
+      documents,
+      notes,
+      logger,
+      clock,
+      ...(options.noteSettleMs !== undefined ? { settleMs: options.noteSettleMs } : {}),
+    });
+    syncs.push(sync);
+    if (indexed) {
+      sync
+        .reconcileAll()
+        .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'));
+    }
+    return sync;
+  };
+  const noteSync = syncFor(store, retriever);
   const writer = new VaultWriter({
     vault: config.vaultDir,
     folder: config.vaultFolder,
@@ -132,35 +152,85 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         .start({ watch: true })
         // After the load, however long another process holds the lock: not at its first busy error.
         .then(() => store.loaded)
-        .then(() => noteSync.reconcileAll())
+        .then(async () => {
+          indexed = true;
+          await Promise.all(syncs.map((sync) => sync.reconcileAll()));
+        })
         .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
     : undefined;
   // Without a watched vault the notes' texts are known at once: none.
   void Promise.resolve(vaultReady).then(() => textsSettled.resolve());
 
   const readiness = createReadiness({ engine: store, vault: vaultReady, notes, semantic });
-  const ctx = createContext({
-    engine: store,
-    retriever,
-    clock,
-    settings,
-    logger,
-    readiness,
-    vault: { writer, notes, sync: noteSync },
-    semantic,
-  });
+  const memories = new Map<string, Memory>();
+  const memoryFor = (name: string): Memory => {
+    let memory = memories.get(name);
+    if (memory) return memory;
+    const engine = store.namespace(name);
+    const isDefault = name === DEFAULT_NAMESPACE;
+    let ownRetriever = retriever;
+    let ownSync = noteSync;
+    if (!isDefault) {
+      ownRetriever = new Retriever({ engine, semantic, settings, logger });
+      engine.subscribe(ownRetriever);
+      ownSync = syncFor(engine, ownRetriever);
+    }
+    // Each namespace's notes in a folder of their own, beside (under) the default one's.
+    const folder = isDefault ? config.vaultFolder : path.posix.join(config.vaultFolder, name);
+    const ownWriter = isDefault
+      ? writer
+      : new VaultWriter({
+          vault: config.vaultDir,
+          folder,
+          locate: (id) => notes.notesOf(id)[0]?.path,
+        });
+    const ctx = createContext({
+      engine,
+      retriever: ownRetriever,
+      clock,
+      settings,
+      logger,
+      readiness,
+      vault: {
+        writer: ownWriter,
+        notes,
+        sync: ownSync,
+        visible: notesOf(config.vaultFolder, isDefault ? undefined : name),
+      },
+      semantic,
+    });
+    memory = createMemory(ctx);
+    memories.set(name, memory);
+    return memory;
+  };
+  memoryFor(DEFAULT_NAMESPACE);
   return {
-    memory: createMemory(ctx),
+    memory: memoryFor(config.namespace),
+    memoryFor,
     readiness,
-    store,
+    store: store.namespace(config.namespace),
     semantic,
     notes,
     noteSync,
     close: async () => {
       semantic.close();
-      noteSync.close();
+      for (const sync of syncs) sync.close();
       await notes.close();
       store.close();
     },
   };
+}
+
+/**
+ * Which of the vault's notes a namespace sees in search_unified: the default namespace every
+ * note but those of the other namespaces' folders (`<folder>/<name>/`), another one its own
+ * folder's only.
+ */
+function notesOf(folder: string, name: string | undefined): (notePath: string) => boolean {
+  const root = `${folder}/`;
+  if (name === undefined) {
+    return (notePath) => !notePath.startsWith(root) || !notePath.slice(root.length).includes('/');
+  }
+  const own = `${root}${name}/`;
+  return (notePath) => notePath.startsWith(own);
 }

@@ -24,6 +24,7 @@ function parseFlags(argv: string[]) {
     strict: true,
     options: {
       'data-dir': { type: 'string' },
+      namespace: { type: 'string' },
       host: { type: 'string' },
       tunnel: { type: 'boolean' },
       port: { type: 'string' },

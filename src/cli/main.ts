@@ -38,6 +38,8 @@ Usage:
 Options (every command):
   --data-dir DIR              data folder (default $MNEMO_DATA_DIR, else $XDG_DATA_HOME/mnemo,
                               else ~/.local/share/mnemo)
+  --namespace NAME            the namespace to read and write (default $MNEMO_NAMESPACE, else
+                              default); mnemo serve takes it from each request's token
   --at DATE                   run as if it were DATE (ISO date or epoch seconds), e.g. to see
                               what gc will forget by then
   --json                      print JSON instead of a table
@@ -90,7 +92,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const config = loadConfig({
     env: io.env,
-    flags: { dataDir: flags['data-dir'], at: flags.at, host: flags.host, port: flags.port },
+    flags: {
+      dataDir: flags['data-dir'],
+      at: flags.at,
+      host: flags.host,
+      port: flags.port,
+      namespace: flags.namespace,
+    },
   });
   const command = COMMANDS.get(name);
   if (!command) throw new UsageError(`unknown command "${name}"`);

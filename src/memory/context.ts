@@ -32,6 +32,8 @@ export interface VaultParts {
   writer: VaultWriter;
   notes: VaultIndex;
   sync: NoteSync;
+  /** Whether a note (its path in the vault) is one this namespace may see; all when unset. */
+  visible?: (notePath: string) => boolean;
 }
 
 /** Progress of a long call: `done` of `total` steps. */

@@ -180,7 +180,9 @@ export class Recall {
     const ltmWeight = input.ltm_weight ?? DEFAULT_LTM_WEIGHT;
     // A weight of 0 leaves that side out.
     const ltm =
-      vault && ltmWeight > 0 ? vault.notes.search(query) : { ids: [], scores: [], docs: [] };
+      vault && ltmWeight > 0
+        ? visibleNotes(vault.notes.search(query), vault.visible)
+        : { ids: [], scores: [], docs: [] };
     const ltmBest = maxOf(ltm.scores);
 
     // Memories: by their words and, with embeddings, by their meaning, as search_memory does.
@@ -245,4 +247,19 @@ function maxOf(values: readonly number[]): number {
   let best = 0;
   for (const x of values) if (x > best) best = x;
   return best;
+}
+
+/** The hits of notes that `visible` keeps (another namespace's folder is not searched). */
+function visibleNotes<T extends { ids: unknown[]; scores: number[]; docs: { path: string }[] }>(
+  hits: T,
+  visible: ((notePath: string) => boolean) | undefined,
+): T {
+  if (!visible) return hits;
+  const keep = hits.docs.map((doc) => visible(doc.path));
+  return {
+    ...hits,
+    ids: hits.ids.filter((_, i) => keep[i]),
+    scores: hits.scores.filter((_, i) => keep[i]),
+    docs: hits.docs.filter((_, i) => keep[i]),
+  };
 }

@@ -42,7 +42,12 @@ export class Stats {
       promotion_candidates: promotable,
       relations: ctx.engine.relations.size,
       store_bytes: ctx.engine.sizes(),
-      embeddings: ctx.semantic?.status() ?? { state: 'off', model: null, vectors: 0, backlog: 0 },
+      embeddings: ctx.semantic?.statusOf(ctx.engine.memories.keys()) ?? {
+        state: 'off',
+        model: null,
+        vectors: 0,
+        backlog: 0,
+      },
     };
   }
 }

@@ -108,6 +108,9 @@ export class Retriever implements StoreListener {
     this.logger = deps.logger;
   }
 
+  /** The vectors are one index for every namespace: a search keeps this one's memories. */
+  private readonly held = (id: string) => this.engine.memories.has(id);
+
   /** What a memory is searched by: its note's text once promoted and edited, else its own. */
   documentOf(record: MemoryRecord): MemoryDocument {
     return documentOf(record, this.notes.get(record.id));
@@ -234,7 +237,7 @@ export class Retriever implements StoreListener {
     if (!semantic) return [];
     const threshold =
       this.settings.nearDuplicateThreshold ?? modelDefaults(semantic.model).nearDuplicate;
-    const hits = await semantic.search(vector, threshold, limit);
+    const hits = await semantic.search(vector, threshold, limit, this.held);
     const out: { record: MemoryRecord; similarity: number }[] = [];
     hits.ids.forEach((id, i) => {
       const record = this.engine.memories.get(id);
@@ -255,7 +258,7 @@ export class Retriever implements StoreListener {
     const defaults = modelDefaults(semantic.model);
     const threshold = this.settings.similarityThreshold ?? defaults.similarity;
     const weight = this.settings.hybridWeight ?? defaults.hybridWeight;
-    const hits = await semantic.search(vector, threshold, limit);
+    const hits = await semantic.search(vector, threshold, limit, this.held);
     return { ...hits, threshold, weight };
   }
 }

@@ -228,13 +228,29 @@ export class SemanticIndex {
   }
 
   /**
-   * Memories at least `minSim` close to `vector` (the `limit` closest); waits for a small backlog
-   * first.
+   * Memories at least `minSim` close to `vector` (the `limit` closest of those `keep` keeps);
+   * waits for a small backlog first.
    */
-  async search(vector: Float32Array, minSim: number, limit?: number): Promise<VectorHits> {
+  async search(
+    vector: Float32Array,
+    minSim: number,
+    limit?: number,
+    keep?: (id: string) => boolean,
+  ): Promise<VectorHits> {
     if (!this.vectors) return { ids: [], sims: [] };
     if (this.pending.size > 0 && this.pending.size <= SEARCH_WAITS_FOR) await this.drain();
-    return this.vectors.search(vector, minSim, limit);
+    return this.vectors.search(vector, minSim, limit, keep);
+  }
+
+  /** status(), its counts of these memories only (one namespace's). */
+  statusOf(ids: Iterable<string>): EmbeddingsStatus {
+    let vectors = 0;
+    let backlog = 0;
+    for (const id of ids) {
+      if (this.vectors?.has(id)) vectors++;
+      if (this.pending.has(id)) backlog++;
+    }
+    return { ...this.status(), vectors, backlog };
   }
 
   /** Every memory with its vector, for clustering (after computing what is missing). */

@@ -108,12 +108,13 @@ export class VectorIndex {
 
   /**
    * The ids whose cosine to `query` is at least `minSim`: all of them, or the `limit` closest,
-   * closest first.
+   * closest first; only those `keep` keeps, when given (one namespace's, of a shared index).
    */
   async search(
     query: Float32Array,
     minSim: number,
     limit = Number.POSITIVE_INFINITY,
+    keep?: (id: string) => boolean,
   ): Promise<VectorHits> {
     const ids = this.ids.slice();
     const matrix = this.matrix.subarray(0, ids.length * this.dimensions);
@@ -135,7 +136,9 @@ export class VectorIndex {
     }
     const out: VectorHits = { ids: [], sims: [] };
     if (limit < ids.length) {
-      for (const { index, rank } of topN(sims, limit, (r) => (sims[r] as number) >= minSim)) {
+      const wanted = (r: number) =>
+        (sims[r] as number) >= minSim && (keep === undefined || keep(ids[r] as string));
+      for (const { index, rank } of topN(sims, limit, wanted)) {
         out.ids.push(ids[index] as string);
         out.sims.push(rank);
       }
@@ -143,7 +146,7 @@ export class VectorIndex {
     }
     for (let r = 0; r < ids.length; r++) {
       const sim = sims[r] as number;
-      if (sim >= minSim) {
+      if (sim >= minSim && (keep === undefined || keep(ids[r] as string))) {
         out.ids.push(ids[r] as string);
         out.sims.push(sim);
       }

@@ -2,6 +2,15 @@
 // database later. The use cases and the indexes depend on this, never on an engine.
 import type { MemoryRecord, RelationRecord } from './records.js';
 
+/** The namespace of everything written without one: records as mnemex and cortexgraph write them. */
+export const DEFAULT_NAMESPACE = 'default';
+/** What a namespace's name may be. */
+export const NAMESPACE_PATTERN = /^[a-z0-9_-]{1,64}$/;
+
+export function isNamespace(value: unknown): value is string {
+  return typeof value === 'string' && NAMESPACE_PATTERN.test(value);
+}
+
 /** Told of every change to the live memories, whichever process made it. */
 export interface StoreListener {
   upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void;
@@ -20,7 +29,17 @@ export interface Mutation<T> {
   relationDeletes?: string[];
 }
 
+/**
+ * One namespace of the memory: every read, write and listener below sees its memories and
+ * relations only. `namespace(name)` answers the view of another one (created on its first
+ * write); an engine is itself the view of the default namespace. Transactions of every namespace
+ * still run one at a time.
+ */
 export interface StorageEngine {
+  /** The namespace this view reads and writes. */
+  readonly namespaceName: string;
+  /** The view of namespace `name` (a name matching NAMESPACE_PATTERN), the same one each time. */
+  namespace(name: string): StorageEngine;
   /**
    * What every call awaits before reading or writing: resolves once the memories are loaded.
    * While another process keeps the store busy, the calls waiting then are rejected with a
@@ -35,7 +54,10 @@ export interface StorageEngine {
   relationsOf(memoryId: string): RelationRecord[];
   /** The last copy of a memory that gc or delete forgot, for restore. */
   findForgotten(id: string): MemoryRecord | undefined;
-  /** Bytes each part of the store takes, by name. */
+  /**
+   * Bytes each part of the store takes, by name: the files' sizes while the store holds one
+   * namespace, else what this namespace's live records take in them.
+   */
   sizes(): Record<string, number>;
   /** Catches up with what other processes wrote. Cheap when nothing changed. */
   refresh(): void;
@@ -45,7 +67,7 @@ export interface StorageEngine {
    * result. `plan` is synchronous and may throw to write nothing.
    */
   transact<T>(plan: () => Mutation<T>): Promise<T>;
-  /** Tells `listener` of every live memory now, then of every change. */
+  /** Tells `listener` of every live memory of this namespace now, then of every change to them. */
   subscribe(listener: StoreListener): void;
   close(): void;
 }

@@ -136,6 +136,8 @@ const MEMORY_KEYS = new Set<string>([
   'review_count',
   'last_review_at',
   'cross_domain_count',
+  // Known, not kept among the other fields: the store reads it, and writes it back itself.
+  'namespace',
 ]);
 const META_KEYS = new Set<string>(['tags', 'source', 'context', 'extra']);
 const RELATION_KEYS = new Set<string>([
@@ -146,6 +148,7 @@ const RELATION_KEYS = new Set<string>([
   'strength',
   'created_at',
   'metadata',
+  'namespace',
 ]);
 
 /** The fields of `raw` outside `known`, with those it carried already; undefined when none. */

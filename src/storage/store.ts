@@ -4,7 +4,14 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
-import type { Mutation, StorageEngine, StoreListener } from './engine.js';
+import {
+  DEFAULT_NAMESPACE,
+  isNamespace,
+  type Mutation,
+  NAMESPACE_PATTERN,
+  type StorageEngine,
+  type StoreListener,
+} from './engine.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, readAllLines } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
@@ -43,22 +50,38 @@ type Kind = 'memories' | 'relations';
 
 const TORN = 'torn last line (a write cut short by a crash)';
 
+/** The live records of one namespace, and who listens to them. */
+class Space {
+  readonly memories = new Map<string, MemoryRecord>();
+  readonly relations = new Map<string, RelationRecord>();
+  readonly relationsByMemory = new Map<string, Set<string>>();
+  readonly listeners: StoreListener[] = [];
+  constructor(readonly name: string) {}
+}
+
 /**
  * The JSONL engine: memories.jsonl and relations.jsonl as append-only logs (last line for an id
  * wins, `{"id","_deleted":true}` deletes), the live records in memory, one writer lock for the
  * folder. Every answer starts with `refresh()` so appends by another process are seen.
+ *
+ * Every namespace shares the logs: a record of the default namespace is written as mnemex and
+ * cortexgraph write it, one of another carries `"namespace"`. Ids are unique across them all (a
+ * tombstone names an id only). The store is the view of the default namespace; `namespace()`
+ * answers the others'.
  */
 export class JsonlStore implements StorageEngine {
   readonly dataDir: string;
-  private readonly memoryMap = new Map<string, MemoryRecord>();
-  private readonly relationMap = new Map<string, RelationRecord>();
-  private readonly relationsByMemory = new Map<string, Set<string>>();
+  readonly namespaceName = DEFAULT_NAMESPACE;
+  private readonly spaces = new Map<string, Space>();
+  /** The namespace of each live memory and relation, by id. */
+  private readonly memorySpace = new Map<string, Space>();
+  private readonly relationSpace = new Map<string, Space>();
+  private readonly views = new Map<string, StorageEngine>();
   private readonly files: Record<Kind, JsonlFile>;
   private readonly quarantineFile: JsonlFile;
   private readonly forgottenFile: string;
   private readonly journal: TransactionJournal;
   private readonly lock: DirLock;
-  private readonly listeners: StoreListener[] = [];
   private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string }[] = [];
   private readonly logger: Logger;
   private readonly clock: () => number;
@@ -111,7 +134,7 @@ export class JsonlStore implements StorageEngine {
   static start(options: StoreOptions, listeners: StoreListener[] = []): JsonlStore {
     prepareDataDir(options.dataDir);
     const store = new JsonlStore(options);
-    store.listeners.push(...listeners);
+    store.space(DEFAULT_NAMESPACE).listeners.push(...listeners);
     store.loaded = store.load();
     // Whoever awaits sees a failure; an early one must not crash the process first.
     store.loaded.catch(() => {});
@@ -181,25 +204,61 @@ export class JsonlStore implements StorageEngine {
     }
   }
 
+  namespace(name: string): StorageEngine {
+    if (name === DEFAULT_NAMESPACE) return this;
+    if (!isNamespace(name)) {
+      throw new StoreError(
+        `"${name}" is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source})`,
+      );
+    }
+    let view = this.views.get(name);
+    if (!view) {
+      view = new NamespaceView(this, name);
+      this.views.set(name, view);
+    }
+    return view;
+  }
+
   subscribe(listener: StoreListener): void {
-    this.listeners.push(listener);
-    for (const record of this.memoryMap.values()) listener.upsert(record, undefined);
+    this.subscribeIn(DEFAULT_NAMESPACE, listener);
   }
 
   get memories(): ReadonlyMap<string, MemoryRecord> {
-    return this.memoryMap;
+    return this.space(DEFAULT_NAMESPACE).memories;
   }
 
   get relations(): ReadonlyMap<string, RelationRecord> {
-    return this.relationMap;
+    return this.space(DEFAULT_NAMESPACE).relations;
   }
 
   relationsOf(memoryId: string): RelationRecord[] {
-    const ids = this.relationsByMemory.get(memoryId);
+    return this.relationsIn(DEFAULT_NAMESPACE, memoryId);
+  }
+
+  /** For the views: what the methods of the same name do, in namespace `ns`. */
+  subscribeIn(ns: string, listener: StoreListener): void {
+    const space = this.space(ns);
+    space.listeners.push(listener);
+    for (const record of space.memories.values()) listener.upsert(record, undefined);
+  }
+
+  /** The live records of namespace `ns` (empty until it has some). */
+  space(ns: string): Space {
+    let space = this.spaces.get(ns);
+    if (!space) {
+      space = new Space(ns);
+      this.spaces.set(ns, space);
+    }
+    return space;
+  }
+
+  relationsIn(ns: string, memoryId: string): RelationRecord[] {
+    const space = this.space(ns);
+    const ids = space.relationsByMemory.get(memoryId);
     if (!ids) return [];
     const out: RelationRecord[] = [];
     for (const id of ids) {
-      const r = this.relationMap.get(id);
+      const r = space.relations.get(id);
       if (r) out.push(r);
     }
     return out;
@@ -217,7 +276,12 @@ export class JsonlStore implements StorageEngine {
    * of it, across a crash too; a write that fails is not on disk (or the error says it may be).
    * Compaction afterwards is not part of it: a failure there is logged.
    */
-  async transact<T>(plan: () => Mutation<T>): Promise<T> {
+  transact<T>(plan: () => Mutation<T>): Promise<T> {
+    return this.transactIn(DEFAULT_NAMESPACE, plan);
+  }
+
+  /** For the views: a transaction whose records all belong to namespace `ns`. */
+  async transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T> {
     this.assertOpen();
     await this.ready;
     return this.lock.run(() => {
@@ -227,20 +291,33 @@ export class JsonlStore implements StorageEngine {
       const m = plan();
       // Planned from what this process read under the lock: written only if it still holds it.
       this.lock.assertHeld();
+      const stamp = (line: unknown) => withNamespace(storedShape(line), ns);
+      const owns = (owner: Space | undefined) => owner === undefined || owner.name === ns;
+      for (const r of m.memories ?? []) {
+        if (!owns(this.memorySpace.get(r.id))) throw crossing(ns);
+      }
+      for (const r of m.relations ?? []) {
+        if (!owns(this.relationSpace.get(r.id))) throw crossing(ns);
+      }
       const forgotten = m.forgotten ?? [];
       if (forgotten.length > 0) {
         const at = this.clock();
         const file = this.logFile(FILES.forgotten);
         try {
-          file.append(forgotten.map((r) => storedShape({ ...r, forgotten_at: at })));
+          file.append(forgotten.map((r) => stamp({ ...r, forgotten_at: at })));
         } finally {
           file.close();
         }
       }
-      const memoryLines: unknown[] = (m.memories ?? []).map(storedShape);
-      for (const id of m.deletes ?? []) memoryLines.push({ id, _deleted: true });
-      const relationLines: unknown[] = (m.relations ?? []).map(storedShape);
-      for (const id of m.relationDeletes ?? []) relationLines.push({ id, _deleted: true });
+      // A tombstone names an id only: one of another namespace is never deleted from here.
+      const memoryLines: unknown[] = (m.memories ?? []).map(stamp);
+      for (const id of m.deletes ?? []) {
+        if (this.memorySpace.get(id)?.name === ns) memoryLines.push({ id, _deleted: true });
+      }
+      const relationLines: unknown[] = (m.relations ?? []).map(stamp);
+      for (const id of m.relationDeletes ?? []) {
+        if (this.relationSpace.get(id)?.name === ns) relationLines.push({ id, _deleted: true });
+      }
       this.journal.appendAll([
         { file: this.files.memories, lines: memoryLines },
         { file: this.files.relations, lines: relationLines },
@@ -258,14 +335,22 @@ export class JsonlStore implements StorageEngine {
    * by an older mnemo) still gives it.
    */
   findForgotten(id: string): MemoryRecord | undefined {
+    return this.findForgottenIn(DEFAULT_NAMESPACE, id);
+  }
+
+  /** For the views: the last forgotten copy of `id` in namespace `ns`. */
+  findForgottenIn(ns: string, id: string): MemoryRecord | undefined {
     const { values, bad } = readAllLines(this.forgottenFile);
+    const wanted = (line: unknown) =>
+      (line as { id?: unknown }).id === id &&
+      ((line as { namespace?: unknown }).namespace ?? DEFAULT_NAMESPACE) === ns;
     let found: unknown;
     for (const line of values) {
-      if ((line as { id?: unknown }).id === id) found = line;
+      if (wanted(line)) found = line;
     }
     for (const line of bad) {
       const glued = recordAfterFragment(line.text);
-      if (glued !== undefined && found === undefined && glued.id === id) found = glued;
+      if (glued !== undefined && found === undefined && wanted(glued)) found = glued;
       this.logger.warn(
         { file: FILES.forgotten, offset: line.offset, recovered: glued?.id ?? null },
         `${FILES.forgotten} has a line that cannot be read at byte ${line.offset}: ` +
@@ -279,8 +364,33 @@ export class JsonlStore implements StorageEngine {
     return toMemoryRecord(record);
   }
 
-  /** Bytes on disk of the store's files. */
   sizes(): Record<string, number> {
+    return this.sizesIn(DEFAULT_NAMESPACE);
+  }
+
+  /**
+   * For the views: the files' sizes while the store holds namespace `ns` only, else the bytes
+   * its live records take in the logs (what another namespace keeps is never counted).
+   */
+  sizesIn(ns: string): Record<string, number> {
+    const shared = [...this.spaces.values()].some(
+      (s) => s.name !== ns && (s.memories.size > 0 || s.relations.size > 0),
+    );
+    if (!shared) return this.fileSizes();
+    const space = this.space(ns);
+    const bytes = (records: Iterable<object>) => {
+      let n = 0;
+      for (const r of records) n += Buffer.byteLength(JSON.stringify(storedShape(r))) + 1;
+      return n;
+    };
+    return {
+      [FILES.memories]: bytes(space.memories.values()),
+      [FILES.relations]: bytes(space.relations.values()),
+    };
+  }
+
+  /** Bytes on disk of the store's files. */
+  private fileSizes(): Record<string, number> {
     const out: Record<string, number> = {};
     for (const name of Object.values(FILES)) {
       if (name === FILES.lock) continue;
@@ -399,7 +509,7 @@ export class JsonlStore implements StorageEngine {
 
   private compactIfStale(): void {
     for (const kind of ['memories', 'relations'] as const) {
-      const live = kind === 'memories' ? this.memoryMap.size : this.relationMap.size;
+      const live = kind === 'memories' ? this.memorySpace.size : this.relationSpace.size;
       const lines = this.files[kind].lineCount;
       if (lines >= this.compactMinLines && lines - live > live) this.tryRewrite(kind);
     }
@@ -419,61 +529,167 @@ export class JsonlStore implements StorageEngine {
 
   private rewrite(kind: Kind): void {
     this.lock.assertHeld();
-    const values = kind === 'memories' ? this.memoryMap.values() : this.relationMap.values();
-    this.files[kind].rewrite(storedLines(values));
+    this.files[kind].rewrite(this.storedLines(kind));
     this.logger.debug({ file: this.files[kind].name }, 'compacted');
+  }
+
+  private *storedLines(kind: Kind): Iterable<unknown> {
+    for (const space of this.spaces.values()) {
+      const records = kind === 'memories' ? space.memories.values() : space.relations.values();
+      for (const record of records) yield withNamespace(storedShape(record), space.name);
+    }
   }
 
   private resetKind(kind: Kind): void {
     if (kind === 'memories') {
-      this.memoryMap.clear();
-      for (const l of this.listeners) l.reset();
+      this.memorySpace.clear();
+      for (const space of this.spaces.values()) {
+        space.memories.clear();
+        for (const l of space.listeners) l.reset();
+      }
     } else {
-      this.relationMap.clear();
-      this.relationsByMemory.clear();
+      this.relationSpace.clear();
+      for (const space of this.spaces.values()) {
+        space.relations.clear();
+        space.relationsByMemory.clear();
+      }
     }
+  }
+
+  private removeMemory(space: Space, id: string): void {
+    const previous = space.memories.get(id);
+    if (!previous) return;
+    space.memories.delete(id);
+    this.memorySpace.delete(id);
+    for (const l of space.listeners) l.remove(previous);
   }
 
   private applyMemory(value: unknown): void {
     if (isTombstone(value)) {
-      const previous = this.memoryMap.get(value.id);
-      if (previous) {
-        this.memoryMap.delete(value.id);
-        for (const l of this.listeners) l.remove(previous);
-      }
+      const space = this.memorySpace.get(value.id);
+      if (space) this.removeMemory(space, value.id);
       return;
     }
     const record = toMemoryRecord(value);
-    const previous = this.memoryMap.get(record.id);
-    this.memoryMap.set(record.id, record);
-    for (const l of this.listeners) l.upsert(record, previous);
+    const ns = lineNamespace(value);
+    const space = this.space(ns);
+    // Moved by a hand edit: gone from the namespace it was in.
+    const before = this.memorySpace.get(record.id);
+    if (before && before !== space) this.removeMemory(before, record.id);
+    const previous = space.memories.get(record.id);
+    space.memories.set(record.id, record);
+    this.memorySpace.set(record.id, space);
+    for (const l of space.listeners) l.upsert(record, previous);
+  }
+
+  private removeRelation(space: Space, id: string): void {
+    const previous = space.relations.get(id);
+    if (!previous) return;
+    space.relations.delete(id);
+    this.relationSpace.delete(id);
+    space.relationsByMemory.get(previous.from_memory_id)?.delete(previous.id);
+    space.relationsByMemory.get(previous.to_memory_id)?.delete(previous.id);
   }
 
   private applyRelation(value: unknown): void {
     if (isTombstone(value)) {
-      const previous = this.relationMap.get(value.id);
-      if (previous) {
-        this.relationMap.delete(value.id);
-        this.relationsByMemory.get(previous.from_memory_id)?.delete(previous.id);
-        this.relationsByMemory.get(previous.to_memory_id)?.delete(previous.id);
-      }
+      const space = this.relationSpace.get(value.id);
+      if (space) this.removeRelation(space, value.id);
       return;
     }
     const relation = toRelationRecord(value);
-    this.relationMap.set(relation.id, relation);
+    const ns = lineNamespace(value);
+    const space = this.space(ns);
+    const before = this.relationSpace.get(relation.id);
+    if (before && before !== space) this.removeRelation(before, relation.id);
+    space.relations.set(relation.id, relation);
+    this.relationSpace.set(relation.id, space);
     for (const end of [relation.from_memory_id, relation.to_memory_id]) {
-      let set = this.relationsByMemory.get(end);
+      let set = space.relationsByMemory.get(end);
       if (!set) {
         set = new Set();
-        this.relationsByMemory.set(end, set);
+        space.relationsByMemory.set(end, set);
       }
       set.add(relation.id);
     }
   }
 }
 
-function* storedLines(records: Iterable<object>): Iterable<unknown> {
-  for (const record of records) yield storedShape(record);
+/** Namespace `name` of a JsonlStore: the store's reads and writes, kept to it. */
+class NamespaceView implements StorageEngine {
+  constructor(
+    private readonly store: JsonlStore,
+    readonly namespaceName: string,
+  ) {}
+
+  get ready(): Promise<void> {
+    return this.store.ready;
+  }
+
+  get loaded(): Promise<void> {
+    return this.store.loaded;
+  }
+
+  get memories(): ReadonlyMap<string, MemoryRecord> {
+    return this.store.space(this.namespaceName).memories;
+  }
+
+  get relations(): ReadonlyMap<string, RelationRecord> {
+    return this.store.space(this.namespaceName).relations;
+  }
+
+  namespace(name: string): StorageEngine {
+    return this.store.namespace(name);
+  }
+
+  relationsOf(memoryId: string): RelationRecord[] {
+    return this.store.relationsIn(this.namespaceName, memoryId);
+  }
+
+  findForgotten(id: string): MemoryRecord | undefined {
+    return this.store.findForgottenIn(this.namespaceName, id);
+  }
+
+  sizes(): Record<string, number> {
+    return this.store.sizesIn(this.namespaceName);
+  }
+
+  refresh(): void {
+    this.store.refresh();
+  }
+
+  transact<T>(plan: () => Mutation<T>): Promise<T> {
+    return this.store.transactIn(this.namespaceName, plan);
+  }
+
+  subscribe(listener: StoreListener): void {
+    this.store.subscribeIn(this.namespaceName, listener);
+  }
+
+  /** The store closes for every namespace at once: its owner closes it. */
+  close(): void {}
+}
+
+/** The namespace a stored line belongs to: the default one when it names none. */
+function lineNamespace(line: unknown): string {
+  const ns = (line as { namespace?: unknown }).namespace;
+  if (ns === undefined) return DEFAULT_NAMESPACE;
+  if (!isNamespace(ns)) {
+    throw new RecordError(`"namespace" must match ${NAMESPACE_PATTERN.source}`);
+  }
+  return ns;
+}
+
+/** A stored line of namespace `ns`: as it was for the default one, with `"namespace"` else. */
+function withNamespace(line: unknown, ns: string): unknown {
+  if (ns === DEFAULT_NAMESPACE || typeof line !== 'object' || line === null) return line;
+  return { ...line, namespace: ns };
+}
+
+function crossing(ns: string): StoreError {
+  return new StoreError(
+    `a record of this write is not in namespace "${ns}": nothing was written. Records never move between namespaces`,
+  );
 }
 
 /**

@@ -7,9 +7,11 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { TransientError, UserError } from '../platform/errors.js';
+import { DEFAULT_NAMESPACE, isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
 import { paramsFault } from './jsonrpc.js';
+import type { TokenGrant } from './tokens.js';
 
 /** A request refused for what it is (host, token, route, size, rate): the status says which. */
 export class HttpError extends UserError {
@@ -25,10 +27,15 @@ export class HttpError extends UserError {
 }
 
 export interface HttpDeps {
-  /** A fresh MCP server for one request: the endpoint is stateless (see the README). */
-  createMcpServer(): McpServer;
-  /** Required for every /mcp call when set. */
+  /**
+   * A fresh MCP server over namespace `namespace`, for one request: the endpoint is stateless
+   * (see the README).
+   */
+  createMcpServer(namespace: string): McpServer;
+  /** Required for every /mcp call when set: it holds the default namespace. */
   authToken?: string | undefined;
+  /** The tokens of the token file, each with the namespaces it holds. */
+  tokens?: readonly TokenGrant[] | undefined;
   /** Host names allowed besides loopback; `*.example.com` matches subdomains. */
   allowedHosts: readonly string[];
   /** Largest request body, e.g. '1mb'. */
@@ -111,8 +118,13 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json(deps.health());
   });
 
+  const tokens = deps.tokens ?? [];
+  /** A token opens /mcp: MNEMO_AUTH_TOKEN, or one of the token file. */
+  const guarded = deps.authToken !== undefined || tokens.length > 0;
+
   // Who calls, checked once: the configured token presented for this route, by label ('mnemo'
-  // for MNEMO_AUTH_TOKEN, 'upstream:<label>' for that upstream's own), or undefined.
+  // for MNEMO_AUTH_TOKEN, 'grant:<n>' for the nth of the token file, 'upstream:<label>' for
+  // that upstream's own), or undefined.
   app.use('/mcp', (req, res, next) => {
     res.locals.holder = tokenHolder(req, deps);
     next();
@@ -147,11 +159,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const label = req.params.label;
     const own = deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
     const holder = res.locals.holder as string | undefined;
-    if (
-      (deps.authToken !== undefined || own !== undefined) &&
-      holder !== 'mnemo' &&
-      holder !== `upstream:${label}`
-    ) {
+    if ((guarded || own !== undefined) && holder !== 'mnemo' && holder !== `upstream:${label}`) {
       throw unauthorized();
     }
     if (!deps.gateway?.has(label)) {
@@ -176,14 +184,25 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     await serveOnce(pool, req, res);
   });
 
-  app.use('/mcp', (_req, res, next) => {
-    if (deps.authToken !== undefined && res.locals.holder !== 'mnemo') throw unauthorized();
+  // The namespace of the call: the one asked for, if its token holds it, else the token's first.
+  app.use('/mcp', (req, res, next) => {
+    const holder = res.locals.holder as string | undefined;
+    const held = namespacesOf(holder, deps);
+    if (guarded && held === undefined) throw unauthorized();
+    res.locals.namespace = chosenNamespace(req, held);
     next();
   });
 
-  const memoryPool = new ServerPool(() => deps.createMcpServer());
+  // One pool a namespace: a server is bound to the memory of one.
+  const memoryPools = new Map<string, ServerPool>();
   app.post('/mcp', jsonBody(deps.bodyLimit), async (req, res) => {
-    await serveOnce(memoryPool, req, res);
+    const namespace = res.locals.namespace as string;
+    let pool = memoryPools.get(namespace);
+    if (!pool) {
+      pool = new ServerPool(() => deps.createMcpServer(namespace));
+      memoryPools.set(namespace, pool);
+    }
+    await serveOnce(pool, req, res);
   });
 
   app.all('/mcp', () => {
@@ -233,6 +252,9 @@ const unauthorized = () =>
 function tokenHolder(req: Request, deps: HttpDeps): string | undefined {
   const accepted: [string, string][] = [];
   if (deps.authToken !== undefined) accepted.push(['mnemo', deps.authToken]);
+  (deps.tokens ?? []).forEach((grant, i) => {
+    accepted.push([`grant:${i}`, grant.token]);
+  });
   const label = routeLabel(req.path);
   const own =
     label !== undefined && deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
@@ -240,6 +262,59 @@ function tokenHolder(req: Request, deps: HttpDeps): string | undefined {
   const presented = presentedToken(req.headers.authorization);
   const matched = accepted.filter(([, token]) => tokenMatches(presented, token));
   return matched[0]?.[0];
+}
+
+/**
+ * The namespaces the holder of a request may use: MNEMO_AUTH_TOKEN the default one, a token of
+ * the file its own; every one when no token is configured (a loopback server without auth);
+ * undefined when a token is needed and none matched.
+ */
+function namespacesOf(
+  holder: string | undefined,
+  deps: HttpDeps,
+): readonly string[] | 'any' | undefined {
+  if (holder === 'mnemo') return [DEFAULT_NAMESPACE];
+  const grant = holder?.startsWith('grant:') ? deps.tokens?.[Number(holder.slice(6))] : undefined;
+  if (grant) return grant.namespaces;
+  if (deps.authToken === undefined && (deps.tokens ?? []).length === 0) return 'any';
+  return undefined;
+}
+
+const NAMESPACE_HEADER = 'x-mnemo-namespace';
+
+/**
+ * The namespace a request asks for (the X-Mnemo-Namespace header, else `?namespace=`), checked
+ * against what its token holds. A namespace the token does not hold answers 403 with the same
+ * words whether it exists or not: nothing here looks at the store.
+ */
+function chosenNamespace(req: Request, held: readonly string[] | 'any' | undefined): string {
+  const header = req.headers[NAMESPACE_HEADER];
+  const query = req.query.namespace;
+  if (held === undefined) throw unauthorized();
+  if (header === undefined && query !== undefined && typeof query !== 'string') {
+    throw new HttpError(400, 'give one namespace: ?namespace=NAME once, or X-Mnemo-Namespace');
+  }
+  const asked =
+    typeof header === 'string' ? header.trim() : typeof query === 'string' ? query : undefined;
+  if (asked === undefined || asked === '') {
+    return held === 'any' ? DEFAULT_NAMESPACE : (held[0] as string);
+  }
+  if (held === 'any') {
+    if (!isNamespace(asked)) {
+      throw new HttpError(
+        400,
+        `"${asked}" is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source}) in X-Mnemo-Namespace or ?namespace=`,
+      );
+    }
+    return asked;
+  }
+  if (!held.includes(asked)) {
+    throw new HttpError(
+      403,
+      'this token does not hold the namespace asked for (X-Mnemo-Namespace or ?namespace=): ask for one of its own, or use a token that holds it',
+    );
+  }
+  return asked;
 }
 
 /** The <label> of a path /<label> under /mcp, decoded as express decodes route params. */

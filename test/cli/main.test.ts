@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import pino from 'pino';
 import { UsageError } from '../../src/cli/command.js';
 import { main, report } from '../../src/cli/main.js';
 import { ConfigError } from '../../src/config.js';
@@ -8,6 +12,8 @@ import { UserError } from '../../src/platform/errors.js';
 import { StoreError } from '../../src/storage/data-dir.js';
 import { WriteError } from '../../src/storage/jsonl-file.js';
 import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
+import { newMemoryRecord } from '../../src/storage/records.js';
+import { JsonlStore } from '../../src/storage/store.js';
 import { HttpError } from '../../src/transport/http.js';
 import { VaultPathError } from '../../src/vault/paths.js';
 import { VaultWriteError } from '../../src/vault/writer.js';
@@ -101,5 +107,51 @@ describe('main: errors on the way to a command', () => {
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /^mnemo: MNEMO_HALFLIFE_DAYS must be a number: set days, e\.g\. 3\n$/);
     assert.equal(bad.stdout, '');
+  });
+});
+
+describe('main: the namespace of a command', () => {
+  const run = async (argv: string[], env: Record<string, string> = {}) => {
+    const stdout = sink();
+    const stderr = sink();
+    const code = await main(argv, { env, stdout, stderr });
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  };
+
+  it('--namespace, else MNEMO_NAMESPACE, else default; a bad name names the variable', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-cli-ns-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const store = await JsonlStore.open({
+      dataDir: dir,
+      logger: pino({ level: 'silent' }),
+      clock: () => 1_767_225_600,
+    });
+    const save = (ns: string, id: string) =>
+      store.namespace(ns).transact(() => ({
+        result: null,
+        memories: [newMemoryRecord(id, `orchard apples of ${ns}`, 1_767_225_600)],
+      }));
+    await save('default', 'd1');
+    await save('work', 'w1');
+    await save('work', 'w2');
+    store.close();
+    const env = { MNEMO_DATA_DIR: dir, MNEMO_EMBEDDINGS: 'off', MNEMO_NOW: '1767225600' };
+    const total = async (argv: string[], more: Record<string, string> = {}) => {
+      const answer = await run(['stats', '--json', ...argv], { ...env, ...more });
+      assert.equal(answer.code, 0, answer.stderr);
+      return (JSON.parse(answer.stdout) as { total: number }).total;
+    };
+    assert.equal(await total([]), 1);
+    assert.equal(await total(['--namespace', 'work']), 2);
+    assert.equal(await total([], { MNEMO_NAMESPACE: 'work' }), 2);
+    assert.equal(await total(['--namespace', 'default'], { MNEMO_NAMESPACE: 'work' }), 1);
+    assert.equal(await total(['--namespace', 'empty']), 0);
+    const search = await run(['search', 'orchard', '--json', '--namespace', 'work'], env);
+    assert.equal(search.code, 0, search.stderr);
+    assert.doesNotMatch(search.stdout, /of default/);
+    assert.match(search.stdout, /of work/);
+    const bad = await run(['stats', '--namespace', 'Not/This'], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^mnemo: MNEMO_NAMESPACE \(--namespace\) must be 1 to 64 of a-z/);
   });
 });

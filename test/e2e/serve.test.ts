@@ -38,6 +38,28 @@ describe('mnemo serve', () => {
     );
   });
 
+  it('refuses a token file it cannot use, naming MNEMO_TOKENS, the line and the fix', () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const file = path.join(dir, 'tokens.txt');
+    fs.writeFileSync(file, `${TOKEN} a\n${TOKEN} b\n`);
+    const serve = (tokens: string) =>
+      spawnSync(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+        encoding: 'utf8',
+        env: env({ MNEMO_TOKENS: tokens }),
+      });
+    const twice = serve(file);
+    assert.equal(twice.status, 1);
+    assert.match(twice.stderr, /MNEMO_TOKENS \(.*tokens\.txt\), line 2: this token is given twice/);
+    assert.ok(!twice.stderr.includes(TOKEN), 'the token is never printed');
+    const missing = serve(path.join(dir, 'no-such-file'));
+    assert.equal(missing.status, 1);
+    assert.match(
+      missing.stderr,
+      /MNEMO_TOKENS names .*no-such-file, which cannot be read \(ENOENT\)/,
+    );
+  });
+
   it('serves the tools with a token, and on SIGTERM drains, keeps every answered write, exits 0', async () => {
     const dir = makeTempDir();
     dirs.push(dir);

@@ -109,3 +109,31 @@ describe('every tool over a real stdio session with the built CLI', () => {
     ]);
   });
 });
+
+describe('mnemo stdio in a namespace', () => {
+  it('--namespace and MNEMO_NAMESPACE choose it: each sees its own memories only', async (t) => {
+    const dir = makeTempDir();
+    t.after(() => removeDir(dir));
+    const work = await startClient(dir, { args: ['--namespace', 'work'] });
+    const saved = await work.ok<{ memory_id: string }>('save_memory', {
+      content: 'the quarterly report is due friday',
+    });
+    await work.close();
+    const fromEnv = await startClient(dir, { env: { MNEMO_NAMESPACE: 'work' } });
+    const found = await fromEnv.ok<{ results: { memory_id: string }[] }>('search_memory', {
+      query: 'quarterly report',
+    });
+    assert.deepEqual(
+      found.results.map((r) => r.memory_id),
+      [saved.memory_id],
+    );
+    await fromEnv.close();
+    const plain = await startClient(dir);
+    const none = await plain.ok<{ results: unknown[] }>('search_memory', {
+      query: 'quarterly report',
+    });
+    assert.deepEqual(none.results, []);
+    assert.equal((await plain.ok<{ total: number }>('memory_stats')).total, 0);
+    await plain.close();
+  });
+});

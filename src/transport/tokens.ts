@@ -1,0 +1,84 @@
+// The token file of `mnemo serve` (MNEMO_TOKENS): which namespaces each bearer token may use.
+// Its messages name the line and the fix, never a token.
+import { UserError } from '../platform/errors.js';
+import { isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
+
+/** One token and the namespaces it may use; the first is the one a request gets by default. */
+export interface TokenGrant {
+  token: string;
+  namespaces: readonly string[];
+}
+
+export class TokenFileError extends UserError {
+  override name = 'TokenFileError';
+}
+
+const MIN_TOKEN = 16;
+
+const FORMAT =
+  'write one "<token> <namespace>[,<namespace>...]" a line (# starts a comment), or a JSON object {"<token>": ["<namespace>", ...]}';
+
+/**
+ * Reads a token file: JSON (`{"<token>": ["a", "b"]}`, or "a,b") when it starts with `{`, else
+ * lines of `<token> <namespace>[,<namespace>]`, blank lines and `#` comments skipped. `source`
+ * names the file in the messages.
+ */
+export function parseTokenFile(text: string, source: string): TokenGrant[] {
+  const fail = (where: string, why: string) =>
+    new TokenFileError(`MNEMO_TOKENS (${source}), ${where}: ${why}. ${FORMAT}`);
+  const grants: TokenGrant[] = [];
+  const seen = new Set<string>();
+  const add = (where: string, token: string, namespaces: unknown) => {
+    if (token.length < MIN_TOKEN || /\s/.test(token)) {
+      throw fail(
+        where,
+        `a token must be ${MIN_TOKEN} or more characters without white space (e.g. openssl rand -hex 32)`,
+      );
+    }
+    if (seen.has(token)) throw fail(where, 'this token is given twice: give it once');
+    const names = typeof namespaces === 'string' ? namespaces.split(',') : namespaces;
+    if (!Array.isArray(names) || names.length === 0) {
+      throw fail(where, 'no namespace: give the namespaces this token may use after it');
+    }
+    const trimmed = names.map((n) => (typeof n === 'string' ? n.trim() : n));
+    const bad = trimmed.find((n) => !isNamespace(n));
+    if (bad !== undefined) {
+      throw fail(
+        where,
+        `${JSON.stringify(bad)} is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source})`,
+      );
+    }
+    seen.add(token);
+    grants.push({ token, namespaces: [...new Set(trimmed as string[])] });
+  };
+
+  if (text.trimStart().startsWith('{')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw fail('its JSON', `it cannot be read (${(error as Error).message})`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw fail('its JSON', 'it must be an object of tokens');
+    }
+    Object.entries(value).forEach(([token, namespaces], i) => {
+      add(`entry ${i + 1}`, token, namespaces);
+    });
+  } else {
+    text.split('\n').forEach((raw, i) => {
+      const line = raw.replace(/#.*$/, '').trim();
+      if (line === '') return;
+      const fields = line.split(/\s+/);
+      if (fields.length !== 2) {
+        throw fail(
+          `line ${i + 1}`,
+          `expected a token and its namespaces, found ${fields.length} field(s)`,
+        );
+      }
+      add(`line ${i + 1}`, fields[0] as string, fields[1] as string);
+    });
+  }
+  if (grants.length === 0) throw fail('the whole file', 'no token in it');
+  return grants;
+}
