@@ -77,7 +77,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const out = (s: string) => io.stdout.write(`${s}\n`);
+  // A reader that went away (`mnemo gc | head -1`) ends the output, not the command.
+  let stdoutGone = false;
+  io.stdout.on('error', () => {
+    stdoutGone = true;
+  });
+  const out = (s: string) => {
+    if (!stdoutGone) io.stdout.write(`${s}\n`);
+  };
   const { values: flags, positionals } = parseCommandLine(argv);
   if (flags.version) {
     out(VERSION);
