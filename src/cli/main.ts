@@ -47,17 +47,42 @@ Options (every command):
 Settings come from the environment; see the README for every MNEMO_* variable.
 `;
 
-const COMMANDS = new Map<string, Command>([
-  ['stdio', runStdio],
-  ['serve', runServe],
-  ['gc', runGc],
-  ['search', runSearch],
-  ['stats', runStats],
-  ['restore', runRestore],
-  ['promote', runPromote],
-  ['vault', runVault],
-  ['reindex', runReindex],
+/** The flags every command takes. */
+const COMMON_FLAGS = ['data-dir', 'at', 'json', 'help', 'version'];
+
+/** Each command, the flags it takes beside the common ones, and how many words (ID, DIR). */
+const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number }>([
+  ['stdio', { run: runStdio, flags: [], words: 0 }],
+  ['serve', { run: runServe, flags: ['host', 'port', 'tunnel'], words: 0 }],
+  ['gc', { run: runGc, flags: ['dry-run', 'apply', 'archive', 'limit'], words: 0 }],
+  ['search', { run: runSearch, flags: ['top-k', 'tags'], words: Number.POSITIVE_INFINITY }],
+  ['stats', { run: runStats, flags: [], words: 0 }],
+  ['restore', { run: runRestore, flags: [], words: 1 }],
+  ['promote', { run: runPromote, flags: ['dry-run', 'apply', 'force'], words: 1 }],
+  ['vault', { run: runVault, flags: [], words: Number.POSITIVE_INFINITY }],
+  ['reindex', { run: runReindex, flags: ['all'], words: 0 }],
 ]);
+
+/**
+ * Refuses a flag or a word the command would silently ignore: `gc --apply --tags work` must
+ * not forget every candidate whatever its tags, nor `restore ID1 ID2` restore only the first.
+ */
+function checkArgs(name: string, flags: Record<string, unknown>, args: string[]): void {
+  const command = COMMANDS.get(name);
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  for (const flag of Object.keys(flags)) {
+    if (!COMMON_FLAGS.includes(flag) && !command.flags.includes(flag)) {
+      throw new UsageError(`${name} does not take --${flag}`);
+    }
+  }
+  if (args.length > command.words) {
+    throw new UsageError(
+      command.words === 0
+        ? `${name} takes no words (got "${args.join(' ')}"): its options start with --`
+        : `${name} takes one ID (got ${args.length}): give one at a time`,
+    );
+  }
+}
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -95,12 +120,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     out(HELP);
     return name || flags.help ? 0 : 2;
   }
+  checkArgs(name, flags, args);
+  const command = COMMANDS.get(name)?.run as Command;
   const config = loadConfig({
     env: io.env,
     flags: { dataDir: flags['data-dir'], at: flags.at, host: flags.host, port: flags.port },
   });
-  const command = COMMANDS.get(name);
-  if (!command) throw new UsageError(`unknown command "${name}"`);
   return await command({ config, args, flags, out, stderr: io.stderr, signals: io.signals });
 }
 

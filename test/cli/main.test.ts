@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { describe, it } from 'node:test';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 import { UsageError } from '../../src/cli/command.js';
 import { main, report } from '../../src/cli/main.js';
 import { ConfigError } from '../../src/config.js';
@@ -11,6 +13,7 @@ import { StoreError } from '../../src/storage/store.js';
 import { HttpError } from '../../src/transport/http.js';
 import { VaultPathError } from '../../src/vault/paths.js';
 import { VaultWriteError } from '../../src/vault/writer.js';
+import { makeTempDir, removeDir } from '../e2e/helpers.js';
 
 /** A stream that keeps what is written to it. */
 function sink(): Writable & { text: () => string } {
@@ -94,6 +97,37 @@ describe('main: errors on the way to a command', () => {
       [command.code, command.stderr],
       [2, 'mnemo: unknown command "frobnicate"\nRun mnemo --help for usage.\n'],
     );
+  });
+
+  it('a flag or a word the command does not take is a usage error, before anything is opened', async () => {
+    const dir = makeTempDir();
+    after(() => removeDir(dir));
+    // `gc --apply --tags work` must not forget every candidate, whatever its tags.
+    for (const [argv, named] of [
+      [['gc', '--apply', '--tags', 'work'], /gc does not take --tags/],
+      [['promote', '--apply', '--limit', '1'], /promote does not take --limit/],
+      [['stats', '--port', '9000'], /stats does not take --port/],
+      [['restore', 'id-1', 'id-2'], /restore takes one ID/],
+      [['gc', 'apply'], /gc takes no words .*"apply"/],
+      [['reindex', 'all'], /reindex takes no words/],
+    ] as const) {
+      const refused = await run([...argv, '--data-dir', dir]);
+      assert.equal(refused.code, 2, argv.join(' '));
+      assert.match(refused.stderr, named);
+      assert.match(refused.stderr, /\nRun mnemo --help for usage\.\n$/);
+      assert.equal(refused.stdout, '');
+    }
+    assert.deepEqual(fs.readdirSync(dir), [], 'nothing was opened');
+    // What every command takes is still taken.
+    const ok = await run([
+      'stats',
+      '--json',
+      '--at',
+      '2026-01-01',
+      '--data-dir',
+      path.join(dir, 'd'),
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
   });
 
   it('a bad setting: exit 1, the message naming the variable, nothing on stdout', async () => {
