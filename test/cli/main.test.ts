@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { UsageError } from '../../src/cli/command.js';
 import { main, report } from '../../src/cli/main.js';
@@ -128,6 +128,20 @@ describe('main: errors on the way to a command', () => {
       path.join(dir, 'd'),
     ]);
     assert.equal(ok.code, 0, ok.stderr);
+  });
+
+  it('mnemo search refuses what search_memory refuses, naming the flag: not "no match"', async () => {
+    const dir = makeTempDir();
+    after(() => removeDir(dir));
+    const bad = await run(['search', 'ralph', '--tags', 'bad tag', '--data-dir', dir]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^mnemo: --tags has an invalid tag "bad tag": use 1 to 64 of /);
+    assert.equal(bad.stdout, '');
+    const long = await run(['search', 'x'.repeat(20_000), '--data-dir', dir]);
+    assert.equal(long.code, 2);
+    assert.match(long.stderr, /^mnemo: QUERY is longer than/);
+    const good = await run(['search', 'ralph', '--tags', 'home,pets', '--data-dir', dir]);
+    assert.deepEqual([good.code, good.stdout], [0, 'No memory matches.\n']);
   });
 
   it('a bad setting: exit 1, the message naming the variable, nothing on stdout', async () => {
