@@ -11,7 +11,7 @@ export const gcInput = z.object({
     .number({ error: 'limit must be a whole number of memories' })
     .int()
     .min(1, { error: 'limit must be at least 1' })
-    .max(100_000)
+    .max(100_000, { error: 'limit must be at most 100,000: run gc again for more' })
     .optional()
     .describe('At most this many, weakest first.'),
 });

@@ -378,6 +378,31 @@ describe('MCP tools over a linked client', () => {
         /needs cluster_id \(from cluster_memories\), or auto_detect: true/,
       ],
       [
+        'a source over 500 characters',
+        'save_memory',
+        { content: 'long source', source: 's'.repeat(501) },
+        /: source is longer than 500 characters: /,
+      ],
+      [
+        'a context over 2,000 characters',
+        'save_memory',
+        { content: 'long context', context: 'c'.repeat(2001) },
+        /: context is longer than 2,000 characters: /,
+      ],
+      [
+        'an entity over 200 characters',
+        'save_memory',
+        { content: 'long entity', entities: ['e'.repeat(201)] },
+        /: entities has a name longer than 200 characters: .* at entities\[0\]/,
+      ],
+      [
+        'an empty entity',
+        'save_memory',
+        { content: 'empty entity', entities: [''] },
+        /: entities has an empty name: .* at entities\[0\]/,
+      ],
+      ['a gc limit over 100,000', 'gc', { limit: 100_001 }, /: limit must be at most 100,000/],
+      [
         'malformed cluster id',
         'consolidate_memories',
         { cluster_id: '42' },
