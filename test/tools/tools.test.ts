@@ -401,6 +401,13 @@ describe('MCP tools over a linked client', () => {
         { content: 'empty entity', entities: [''] },
         /: entities has an empty name: .* at entities\[0\]/,
       ],
+      ['a page of 1.5', 'search_memory', { page: 1.5 }, /: page must be a whole number, from 1/],
+      [
+        'a preview_length over 50,000',
+        'search_memory',
+        { preview_length: 50_001 },
+        /: preview_length must be at most 50,000/,
+      ],
       ['a gc limit over 100,000', 'gc', { limit: 100_001 }, /: limit must be at most 100,000/],
       [
         'malformed cluster id',
