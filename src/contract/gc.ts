@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { type ToolContract, writes } from './shared.js';
 
 export const gcInput = z.object({
-  dry_run: z.boolean().optional().describe('Only report what would happen (default true).'),
+  dry_run: z
+    .boolean({ error: 'dry_run must be true or false' })
+    .optional()
+    .describe('Only report what would happen (default true).'),
   archive_instead: z
-    .boolean()
+    .boolean({ error: 'archive_instead must be true or false' })
     .optional()
     .describe('Archive instead of forgetting (default false).'),
   limit: z

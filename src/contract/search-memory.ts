@@ -36,7 +36,7 @@ export const searchMemoryInput = z.object({
     .optional()
     .describe('Only memories whose decay score is at least this.'),
   include_review_candidates: z
-    .boolean()
+    .boolean({ error: 'include_review_candidates must be true or false' })
     .optional()
     .describe('Blend in memories due for review (default true).'),
   page: z

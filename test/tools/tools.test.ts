@@ -408,6 +408,7 @@ describe('MCP tools over a linked client', () => {
         { preview_length: 50_001 },
         /: preview_length must be at most 50,000/,
       ],
+      ['a flag sent as a string', 'gc', { dry_run: 'false' }, /: dry_run must be true or false/],
       ['a gc limit over 100,000', 'gc', { limit: 100_001 }, /: limit must be at most 100,000/],
       [
         'malformed cluster id',
