@@ -99,7 +99,8 @@ export interface Setting {
   meaning: string;
 }
 
-const resolvedPath = (text: string) => path.resolve(text.trim());
+// A blank path stays blank (for the schema to refuse): path.resolve('') is the working folder.
+const resolvedPath = (text: string) => (text.trim() === '' ? '' : path.resolve(text.trim()));
 
 /** A path setting that defaults to `name` in the data dir. */
 const inDataDir = (name: string) => ({
@@ -224,7 +225,7 @@ export const SETTINGS = {
     read: (text) => text.trim(),
     schema: z.string().regex(NAMESPACE_PATTERN, {
       message:
-        'MNEMO_NAMESPACE (--namespace) must be 1 to 64 of a-z, 0-9, _ and -, e.g. work; unset it for default',
+        'MNEMO_NAMESPACE must be 1 to 64 of a-z, 0-9, _ and -, e.g. work; unset it for default',
     }),
     meaning:
       'the namespace stdio and the commands read and write (`mnemo serve`: the token decides)',
@@ -458,8 +459,12 @@ function given(
 /** Reads every setting once; throws ConfigError naming the variable and the fix. */
 export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
   const settings: Record<string, unknown> = {};
+  /** The flag each setting given by one came from: its messages name the flag. */
+  const flagged = new Map<string, { variable: string; flag: string }>();
   for (const [key, row] of Object.entries(SETTINGS) as [string, Setting][]) {
     const from = given(row, env, flags);
+    if (from && from.name !== row.variable)
+      flagged.set(key, { variable: row.variable, flag: from.name });
     let value: unknown;
     if (from) value = row.read ? row.read(from.text, from.name) : from.text;
     else if (typeof row.default === 'function') value = row.default({ env, home, settings });
@@ -468,7 +473,14 @@ export function loadConfig({ env, flags = {}, home }: ConfigSources): Config {
   }
   const parsed = configSchema.safeParse(settings);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => i.message).join('\n'));
+    throw new ConfigError(
+      parsed.error.issues
+        .map((issue) => {
+          const from = flagged.get(String(issue.path[0]));
+          return from ? issue.message.replaceAll(from.variable, from.flag) : issue.message;
+        })
+        .join('\n'),
+    );
   }
   return parsed.data;
 }

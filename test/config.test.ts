@@ -7,11 +7,13 @@ import { ConfigError, loadConfig, SETTINGS, type Setting } from '../src/config.j
 const HOME = path.resolve('/home/tester');
 
 /** loadConfig with an explicit environment and home; never the process's own. */
-const load = (env: Record<string, string> = {}, flags?: { dataDir?: string; at?: string }) =>
+type Flags = { dataDir?: string; at?: string; host?: string; port?: string };
+
+const load = (env: Record<string, string> = {}, flags?: Flags) =>
   loadConfig({ env, home: HOME, ...(flags ? { flags } : {}) });
 
 /** The ConfigError that loading throws; fails the test if it does not throw one. */
-const configError = (env: Record<string, string>, flags?: { at?: string }): ConfigError => {
+const configError = (env: Record<string, string>, flags?: Flags): ConfigError => {
   try {
     load(env, flags);
   } catch (error) {
@@ -123,6 +125,25 @@ describe('loadConfig', () => {
       const error = configError({ MNEMO_NOW: 'next friday-ish' });
       assert.match(error.message, /MNEMO_NOW/);
       assert.match(error.message, /next friday-ish/);
+    });
+
+    it('refuses a blank --data-dir, naming the flag, rather than using the working folder', () => {
+      // `--data-dir "$DIR"` with DIR unset must not put the memories in the current folder.
+      for (const blank of ['', '  ']) {
+        const error = configError({}, { dataDir: blank });
+        assert.match(error.message, /^--data-dir must not be empty/);
+        assert.doesNotMatch(error.message, /MNEMO_DATA_DIR/);
+      }
+    });
+
+    it('a bad --port or --host is named as the flag it came from', () => {
+      for (const port of ['abc', '99999']) {
+        const error = configError({}, { port });
+        assert.match(error.message, /^--port must be/);
+        assert.doesNotMatch(error.message, /MNEMO_HTTP_PORT/);
+      }
+      assert.match(configError({}, { host: '' }).message, /^--host must not be empty/);
+      assert.match(configError({ MNEMO_HTTP_PORT: 'abc' }).message, /^MNEMO_HTTP_PORT must be/);
     });
 
     it('refuses a bad --at, naming the flag', () => {

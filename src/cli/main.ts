@@ -49,17 +49,49 @@ Options (every command):
 Settings come from the environment; see the README for every MNEMO_* variable.
 `;
 
-const COMMANDS = new Map<string, Command>([
-  ['stdio', runStdio],
-  ['serve', runServe],
-  ['gc', runGc],
-  ['search', runSearch],
-  ['stats', runStats],
-  ['restore', runRestore],
-  ['promote', runPromote],
-  ['vault', runVault],
-  ['reindex', runReindex],
+/** The flags every command takes. */
+const COMMON_FLAGS = ['data-dir', 'at', 'json', 'help', 'version'];
+
+/**
+ * Each command, the flags it takes beside the common ones, and how many words (ID, DIR).
+ * `--namespace` goes to the commands that read or write memories; serve takes it from each
+ * request's token, vault and reindex act on every namespace.
+ */
+const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number }>([
+  ['stdio', { run: runStdio, flags: ['namespace'], words: 0 }],
+  ['serve', { run: runServe, flags: ['host', 'port', 'tunnel'], words: 0 }],
+  ['gc', { run: runGc, flags: ['namespace', 'dry-run', 'apply', 'archive', 'limit'], words: 0 }],
+  [
+    'search',
+    { run: runSearch, flags: ['namespace', 'top-k', 'tags'], words: Number.POSITIVE_INFINITY },
+  ],
+  ['stats', { run: runStats, flags: ['namespace'], words: 0 }],
+  ['restore', { run: runRestore, flags: ['namespace'], words: 1 }],
+  ['promote', { run: runPromote, flags: ['namespace', 'dry-run', 'apply', 'force'], words: 1 }],
+  ['vault', { run: runVault, flags: [], words: Number.POSITIVE_INFINITY }],
+  ['reindex', { run: runReindex, flags: ['all'], words: 0 }],
 ]);
+
+/**
+ * Refuses a flag or a word the command would silently ignore: `gc --apply --tags work` must
+ * not forget every candidate whatever its tags, nor `restore ID1 ID2` restore only the first.
+ */
+function checkArgs(name: string, flags: Record<string, unknown>, args: string[]): void {
+  const command = COMMANDS.get(name);
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  for (const flag of Object.keys(flags)) {
+    if (!COMMON_FLAGS.includes(flag) && !command.flags.includes(flag)) {
+      throw new UsageError(`${name} does not take --${flag}`);
+    }
+  }
+  if (args.length > command.words) {
+    throw new UsageError(
+      command.words === 0
+        ? `${name} takes no words (got "${args.join(' ')}"): its options start with --`
+        : `${name} takes one ID (got ${args.length}): give one at a time`,
+    );
+  }
+}
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -79,7 +111,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const out = (s: string) => io.stdout.write(`${s}\n`);
+  // A reader that went away (`mnemo gc | head -1`) ends the output, not the command.
+  let stdoutGone = false;
+  io.stdout.on('error', () => {
+    stdoutGone = true;
+  });
+  const out = (s: string) => {
+    if (!stdoutGone) io.stdout.write(`${s}\n`);
+  };
   const { values: flags, positionals } = parseCommandLine(argv);
   if (flags.version) {
     out(VERSION);
@@ -90,6 +129,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     out(HELP);
     return name || flags.help ? 0 : 2;
   }
+  checkArgs(name, flags, args);
+  const command = COMMANDS.get(name)?.run as Command;
   const config = loadConfig({
     env: io.env,
     flags: {
@@ -100,8 +141,6 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       namespace: flags.namespace,
     },
   });
-  const command = COMMANDS.get(name);
-  if (!command) throw new UsageError(`unknown command "${name}"`);
   return await command({ config, args, flags, out, stderr: io.stderr, signals: io.signals });
 }
 

@@ -32,7 +32,7 @@ export const clusterSettings = {
 export const clusterMemoriesInput = z.object({
   ...clusterSettings,
   find_duplicates: z
-    .boolean()
+    .boolean({ error: 'find_duplicates must be true or false' })
     .optional()
     .describe(
       `Only the clusters close enough to merge as they are (cohesion >= ${AUTO_MERGE_COHESION}).`,

@@ -13,7 +13,7 @@ export const consolidateMemoriesInput = z.object({
     .optional()
     .describe('The cluster to act on, as cluster_memories returned it.'),
   auto_detect: z
-    .boolean()
+    .boolean({ error: 'auto_detect must be true or false' })
     .optional()
     .describe(
       `Act on every cluster suggested for auto-merge (cohesion >= ${AUTO_MERGE_COHESION}).`,

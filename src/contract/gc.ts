@@ -2,16 +2,19 @@ import { z } from 'zod';
 import { type ToolContract, writes } from './shared.js';
 
 export const gcInput = z.object({
-  dry_run: z.boolean().optional().describe('Only report what would happen (default true).'),
+  dry_run: z
+    .boolean({ error: 'dry_run must be true or false' })
+    .optional()
+    .describe('Only report what would happen (default true).'),
   archive_instead: z
-    .boolean()
+    .boolean({ error: 'archive_instead must be true or false' })
     .optional()
     .describe('Archive instead of forgetting (default false).'),
   limit: z
     .number({ error: 'limit must be a whole number of memories' })
     .int()
     .min(1, { error: 'limit must be at least 1' })
-    .max(100_000)
+    .max(100_000, { error: 'limit must be at most 100,000: run gc again for more' })
     .optional()
     .describe('At most this many, weakest first.'),
 });

@@ -4,12 +4,15 @@ import { memoryId, type ToolContract, writes } from './shared.js';
 export const promoteMemoryInput = z.object({
   memory_id: memoryId().optional().describe('The memory to promote.'),
   auto_detect: z
-    .boolean()
+    .boolean({ error: 'auto_detect must be true or false' })
     .optional()
     .describe('Promote every memory that qualifies (default false).'),
-  dry_run: z.boolean().optional().describe('Only list candidates (default false).'),
+  dry_run: z
+    .boolean({ error: 'dry_run must be true or false' })
+    .optional()
+    .describe('Only list candidates (default false).'),
   force: z
-    .boolean()
+    .boolean({ error: 'force must be true or false' })
     .optional()
     .describe('Promote memory_id even if it does not qualify (default false).'),
 });

@@ -33,16 +33,31 @@ export const saveMemoryInput = z.object({
       `Up to ${MAX_TAGS} tags of A-Z a-z 0-9 _ / - (e.g. "project/mnemo"), used to filter searches and detect cross-domain use.`,
     ),
   entities: z
-    .array(z.string().min(1).max(200), { error: 'entities must be a list of names' })
+    .array(
+      z
+        .string({ error: 'entities must be a list of names' })
+        .min(1, { error: 'entities has an empty name: leave it out' })
+        .max(200, {
+          error:
+            'entities has a name longer than 200 characters: name the thing, do not describe it',
+        }),
+      { error: 'entities must be a list of names' },
+    )
     .max(100, { error: 'entities has more than 100 names: keep the ones that matter' })
     .optional()
     .describe('People, projects, places or things the memory is about; they are searchable.'),
   source: z
     .string()
-    .max(500)
+    .max(500, { error: 'source is longer than 500 characters: give a URL, a file or a short name' })
     .optional()
     .describe('Where this came from (a URL, a file, a conversation).'),
-  context: z.string().max(2000).optional().describe('What was going on when this was learned.'),
+  context: z
+    .string()
+    .max(2000, {
+      error: 'context is longer than 2,000 characters: say it briefly, or save it as a memory',
+    })
+    .optional()
+    .describe('What was going on when this was learned.'),
   meta: jsonObject('meta')
     .optional()
     .describe(`Any extra JSON fields to keep with the memory: ${JSON_OBJECT_LIMITS}.`),

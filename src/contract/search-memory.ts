@@ -36,12 +36,12 @@ export const searchMemoryInput = z.object({
     .optional()
     .describe('Only memories whose decay score is at least this.'),
   include_review_candidates: z
-    .boolean()
+    .boolean({ error: 'include_review_candidates must be true or false' })
     .optional()
     .describe('Blend in memories due for review (default true).'),
   page: z
-    .number()
-    .int()
+    .number({ error: 'page must be a whole number, from 1' })
+    .int({ error: 'page must be a whole number, from 1' })
     .min(1, { error: 'page must be 1 or more' })
     .optional()
     .describe('Page number, from 1.'),
@@ -49,10 +49,10 @@ export const searchMemoryInput = z.object({
     .optional()
     .describe('Results per page (default top_k).'),
   preview_length: z
-    .number()
-    .int()
+    .number({ error: 'preview_length must be a whole number of characters' })
+    .int({ error: 'preview_length must be a whole number of characters' })
     .min(20, { error: 'preview_length must be at least 20' })
-    .max(50_000)
+    .max(50_000, { error: 'preview_length must be at most 50,000 (the longest content)' })
     .optional()
     .describe(`Characters of content to return per result (default ${DEFAULT_PREVIEW}).`),
 });

@@ -5,7 +5,7 @@ import { memoryId, type ToolContract, writes } from './shared.js';
 export const touchMemoryInput = z.object({
   memory_id: memoryId().describe('The memory to reinforce.'),
   boost_strength: z
-    .boolean()
+    .boolean({ error: 'boost_strength must be true or false' })
     .optional()
     .describe(`Also add ${STRENGTH_STEP} to its strength (default false).`),
 });

@@ -71,7 +71,7 @@ export class Promotion {
         const score = ctx.score(record, now);
         const verdict = promotionVerdict(record, score, now, ctx.settings.promotion);
         throw new MemoryError(
-          `memory_id "${record.id}" does not qualify for promotion yet (${verdict.reason}); use it more, or pass force: true`,
+          `memory_id "${record.id}" does not qualify for promotion yet (${verdict.reason}); use it more, or force it (force: true; from a terminal, mnemo promote ID --force)`,
           'memory_id',
         );
       }

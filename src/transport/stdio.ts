@@ -51,10 +51,14 @@ class StdioLineTransport implements Transport {
     this.stdin.on('data', this.onData);
     this.stdin.on('error', this.onStreamError);
     this.stdin.once('end', this.onEnd);
+    // The client closed its end of our stdout (EPIPE): it left, as if it had closed stdin.
+    // Left attached after close: a write still in flight must not become an unhandled error.
+    this.stdout.on('error', this.onStdoutError);
   }
 
   send(message: JSONRPCMessage | JSONRPCErrorResponse[]): Promise<void> {
     return new Promise((resolve) => {
+      if (this.closed || this.stdout.destroyed) return resolve();
       if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.stdout.once('drain', resolve);
     });
@@ -72,6 +76,11 @@ class StdioLineTransport implements Transport {
   }
 
   private readonly onStreamError = (error: Error) => this.onerror?.(error);
+  private readonly onStdoutError = (error: Error) => {
+    if (this.closed) return;
+    this.logger?.warn({ err: error.message }, 'stdio: stdout is closed: the client left');
+    void this.close();
+  };
   private readonly onEnd = () => void this.close();
 
   private readonly onData = (chunk: Buffer | string) => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { UsageError } from '../../src/cli/command.js';
 import { main, report } from '../../src/cli/main.js';
@@ -17,6 +17,7 @@ import { JsonlStore } from '../../src/storage/store.js';
 import { HttpError } from '../../src/transport/http.js';
 import { VaultPathError } from '../../src/vault/paths.js';
 import { VaultWriteError } from '../../src/vault/writer.js';
+import { makeTempDir, removeDir } from '../e2e/helpers.js';
 
 /** A stream that keeps what is written to it. */
 function sink(): Writable & { text: () => string } {
@@ -102,6 +103,54 @@ describe('main: errors on the way to a command', () => {
     );
   });
 
+  it('a flag or a word the command does not take is a usage error, before anything is opened', async () => {
+    const dir = makeTempDir();
+    after(() => removeDir(dir));
+    // `gc --apply --tags work` must not forget every candidate, whatever its tags.
+    for (const [argv, named] of [
+      [['gc', '--apply', '--tags', 'work'], /gc does not take --tags/],
+      [['promote', '--apply', '--limit', '1'], /promote does not take --limit/],
+      [['stats', '--port', '9000'], /stats does not take --port/],
+      [['restore', 'id-1', 'id-2'], /restore takes one ID/],
+      [['gc', 'apply'], /gc takes no words .*"apply"/],
+      [['reindex', 'all'], /reindex takes no words/],
+      // A server's namespace is each request's token's; reindex acts on every namespace.
+      [['serve', '--namespace', 'work'], /serve does not take --namespace/],
+      [['reindex', '--namespace', 'work'], /reindex does not take --namespace/],
+    ] as const) {
+      const refused = await run([...argv, '--data-dir', dir]);
+      assert.equal(refused.code, 2, argv.join(' '));
+      assert.match(refused.stderr, named);
+      assert.match(refused.stderr, /\nRun mnemo --help for usage\.\n$/);
+      assert.equal(refused.stdout, '');
+    }
+    assert.deepEqual(fs.readdirSync(dir), [], 'nothing was opened');
+    // What every command takes is still taken.
+    const ok = await run([
+      'stats',
+      '--json',
+      '--at',
+      '2026-01-01',
+      '--data-dir',
+      path.join(dir, 'd'),
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+  });
+
+  it('mnemo search refuses what search_memory refuses, naming the flag: not "no match"', async () => {
+    const dir = makeTempDir();
+    after(() => removeDir(dir));
+    const bad = await run(['search', 'ralph', '--tags', 'bad tag', '--data-dir', dir]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^mnemo: --tags has an invalid tag "bad tag": use 1 to 64 of /);
+    assert.equal(bad.stdout, '');
+    const long = await run(['search', 'x'.repeat(20_000), '--data-dir', dir]);
+    assert.equal(long.code, 2);
+    assert.match(long.stderr, /^mnemo: QUERY is longer than/);
+    const good = await run(['search', 'ralph', '--tags', 'home,pets', '--data-dir', dir]);
+    assert.deepEqual([good.code, good.stdout], [0, 'No memory matches.\n']);
+  });
+
   it('a bad setting: exit 1, the message naming the variable, nothing on stdout', async () => {
     const bad = await run(['stats'], { MNEMO_HALFLIFE_DAYS: 'three' });
     assert.equal(bad.code, 1);
@@ -152,6 +201,9 @@ describe('main: the namespace of a command', () => {
     assert.match(search.stdout, /of work/);
     const bad = await run(['stats', '--namespace', 'Not/This'], env);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /^mnemo: MNEMO_NAMESPACE \(--namespace\) must be 1 to 64 of a-z/);
+    assert.match(bad.stderr, /^mnemo: --namespace must be 1 to 64 of a-z/);
+    const badEnv = await run(['stats'], { ...env, MNEMO_NAMESPACE: 'Not/This' });
+    assert.equal(badEnv.code, 1);
+    assert.match(badEnv.stderr, /^mnemo: MNEMO_NAMESPACE must be 1 to 64 of a-z/);
   });
 });

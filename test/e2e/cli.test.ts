@@ -330,6 +330,15 @@ describe('mnemo promote and mnemo vault init', () => {
     assert.match(stats.stdout, /memories\s+2 \(1 active, 1 promoted, 0 archived\)/);
   });
 
+  it("a memory that does not qualify is refused with the fix in the terminal's words (--force)", () => {
+    const once = mnemo(['search', 'used once', '--json', '--data-dir', dir], { MNEMO_NOW: T0 });
+    const [hit] = (JSON.parse(once.stdout) as { results: { memory_id: string }[] }).results;
+    assert.ok(hit);
+    const refused = mnemo(['promote', hit.memory_id, '--data-dir', dir], { MNEMO_NOW: T0 });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /does not qualify for promotion yet .*mnemo promote ID --force/);
+  });
+
   it('vault init makes a vault from the template, and keeps an existing one', () => {
     const target = path.join(dir, 'MyVault');
     const made = mnemo(['vault', 'init', target, '--data-dir', dir]);

@@ -1,3 +1,4 @@
+import { searchMemoryInput } from '../../contract/search-memory.js';
 import { type CommandContext, positiveInt, UsageError } from '../command.js';
 import { json, table } from '../format.js';
 import { withMemory } from '../runtime.js';
@@ -12,6 +13,14 @@ export async function runSearch({ config, args, flags, out }: CommandContext): P
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
+  // What search_memory would refuse is refused here too, naming the flag ("no match" would hide it).
+  const checked = searchMemoryInput.safeParse({ query, top_k: topK, tags });
+  if (!checked.success) {
+    const [issue] = checked.error.issues;
+    const field = String(issue?.path[0] ?? '');
+    const flag = { query: 'QUERY', tags: '--tags', top_k: '--top-k' }[field] ?? field;
+    throw new UsageError((issue?.message ?? 'bad input').replace(field, flag));
+  }
   return withMemory(config, async ({ memory, readiness }) => {
     // A one-shot search waits for the model (a server searches by words until it is there).
     await readiness.wait('embeddings');
