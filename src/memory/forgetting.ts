@@ -90,7 +90,9 @@ export class Forgetting {
       }
       const now = this.ctx.clock();
       const twin = this.liveTwin(source);
-      if (twin) {
+      // A member of a consolidation brought back undoes it for that member: the merged memory
+      // holds its uses already, so it comes back as itself rather than merged into it again.
+      if (twin && !this.consolidatedInto(twin.id, memoryId)) {
         const merged = { memory_id: memoryId, status: 'merged', merged_into: twin.id };
         if (mergedFrom(twin).includes(memoryId)) return { result: merged };
         const next = mergeRestored(twin, source, now);
@@ -140,6 +142,18 @@ export class Forgetting {
   }
 
   /** A live (not archived) memory, other than this one, with the same normalized content. */
+  /** Whether memory `from` was made by consolidating `member` (a consolidated_from link). */
+  private consolidatedInto(from: string, member: string): boolean {
+    return this.ctx.engine
+      .relationsOf(member)
+      .some(
+        (r) =>
+          r.relation_type === 'consolidated_from' &&
+          r.from_memory_id === from &&
+          r.to_memory_id === member,
+      );
+  }
+
   private liveTwin(record: MemoryRecord): MemoryRecord | undefined {
     const content = normalizeContent(record.content);
     for (const other of this.ctx.engine.memories.values()) {

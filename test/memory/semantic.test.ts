@@ -118,6 +118,19 @@ describe('semantic recall with the static model', () => {
         (r) => r.relation_type === 'consolidated_from',
       );
       assert.equal(from?.length, 2);
+      // A member brought back undoes the consolidation for it: it comes back as itself, even
+      // though the merged memory says the same (its uses are in the merged one already).
+      const usesBefore = opened.memories[0]?.use_count;
+      const back = await m.memory.forgetting.restore({ memory_id: a.memory_id });
+      assert.deepEqual(back, { memory_id: a.memory_id, status: 'active' });
+      const after = await m.memory.recall.open({ memory_ids: [id, a.memory_id] });
+      assert.deepEqual(
+        after.memories.map((r) => [r.status, r.use_count]),
+        [
+          ['active', usesBefore],
+          ['active', opened.memories[1]?.use_count],
+        ],
+      );
     } finally {
       await m.close();
     }
