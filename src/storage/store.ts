@@ -12,9 +12,11 @@ import {
   type StorageEngine,
   type StoreListener,
 } from './engine.js';
+import { findForgotten } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
-import { type BadLine, JsonlFile, readAllLines } from './jsonl-file.js';
+import { type BadLine, JsonlFile } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
+import { crossing, lineNamespace, NamespaceView, withNamespace } from './namespace-view.js';
 import {
   isTombstone,
   type MemoryRecord,
@@ -340,28 +342,7 @@ export class JsonlStore implements StorageEngine {
 
   /** For the views: the last forgotten copy of `id` in namespace `ns`. */
   findForgottenIn(ns: string, id: string): MemoryRecord | undefined {
-    const { values, bad } = readAllLines(this.forgottenFile);
-    const wanted = (line: unknown) =>
-      (line as { id?: unknown }).id === id &&
-      ((line as { namespace?: unknown }).namespace ?? DEFAULT_NAMESPACE) === ns;
-    let found: unknown;
-    for (const line of values) {
-      if (wanted(line)) found = line;
-    }
-    for (const line of bad) {
-      const glued = recordAfterFragment(line.text);
-      if (glued !== undefined && found === undefined && wanted(glued)) found = glued;
-      this.logger.warn(
-        { file: FILES.forgotten, offset: line.offset, recovered: glued?.id ?? null },
-        `${FILES.forgotten} has a line that cannot be read at byte ${line.offset}: ` +
-          (glued
-            ? `the record at its end (${glued.id}) can still be restored`
-            : 'a memory in it cannot be restored'),
-      );
-    }
-    if (found === undefined) return undefined;
-    const { forgotten_at: _at, ...record } = found as Record<string, unknown>;
-    return toMemoryRecord(record);
+    return findForgotten(this.forgottenFile, ns, id, this.logger);
   }
 
   sizes(): Record<string, number> {
@@ -613,99 +594,4 @@ export class JsonlStore implements StorageEngine {
       set.add(relation.id);
     }
   }
-}
-
-/** Namespace `name` of a JsonlStore: the store's reads and writes, kept to it. */
-class NamespaceView implements StorageEngine {
-  constructor(
-    private readonly store: JsonlStore,
-    readonly namespaceName: string,
-  ) {}
-
-  get ready(): Promise<void> {
-    return this.store.ready;
-  }
-
-  get loaded(): Promise<void> {
-    return this.store.loaded;
-  }
-
-  get memories(): ReadonlyMap<string, MemoryRecord> {
-    return this.store.space(this.namespaceName).memories;
-  }
-
-  get relations(): ReadonlyMap<string, RelationRecord> {
-    return this.store.space(this.namespaceName).relations;
-  }
-
-  namespace(name: string): StorageEngine {
-    return this.store.namespace(name);
-  }
-
-  relationsOf(memoryId: string): RelationRecord[] {
-    return this.store.relationsIn(this.namespaceName, memoryId);
-  }
-
-  findForgotten(id: string): MemoryRecord | undefined {
-    return this.store.findForgottenIn(this.namespaceName, id);
-  }
-
-  sizes(): Record<string, number> {
-    return this.store.sizesIn(this.namespaceName);
-  }
-
-  refresh(): void {
-    this.store.refresh();
-  }
-
-  transact<T>(plan: () => Mutation<T>): Promise<T> {
-    return this.store.transactIn(this.namespaceName, plan);
-  }
-
-  subscribe(listener: StoreListener): void {
-    this.store.subscribeIn(this.namespaceName, listener);
-  }
-
-  /** The store closes for every namespace at once: its owner closes it. */
-  close(): void {}
-}
-
-/** The namespace a stored line belongs to: the default one when it names none. */
-function lineNamespace(line: unknown): string {
-  const ns = (line as { namespace?: unknown }).namespace;
-  if (ns === undefined) return DEFAULT_NAMESPACE;
-  if (!isNamespace(ns)) {
-    throw new RecordError(`"namespace" must match ${NAMESPACE_PATTERN.source}`);
-  }
-  return ns;
-}
-
-/** A stored line of namespace `ns`: as it was for the default one, with `"namespace"` else. */
-function withNamespace(line: unknown, ns: string): unknown {
-  if (ns === DEFAULT_NAMESPACE || typeof line !== 'object' || line === null) return line;
-  return { ...line, namespace: ns };
-}
-
-function crossing(ns: string): StoreError {
-  return new StoreError(
-    `a record of this write is not in namespace "${ns}": nothing was written. Records never move between namespaces`,
-  );
-}
-
-/**
- * The record at the end of a line an append was glued onto (the fragment of a write cut short,
- * which older versions did not cut off first): mnemo writes `id` first.
- */
-function recordAfterFragment(text: string): { id: string } | undefined {
-  const starts = /\{"id":\s*"/g;
-  for (let m = starts.exec(text); m !== null; m = starts.exec(text)) {
-    if (m.index === 0) continue;
-    try {
-      const value = JSON.parse(text.slice(m.index)) as { id?: unknown };
-      if (typeof value?.id === 'string') return value as { id: string };
-    } catch {
-      // Not there: try the next one.
-    }
-  }
-  return undefined;
 }

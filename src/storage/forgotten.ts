@@ -1,0 +1,60 @@
+// Reading forgotten.jsonl back: the last copy of a memory that gc or delete_memory removed.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { DEFAULT_NAMESPACE } from './engine.js';
+import { readAllLines } from './jsonl-file.js';
+import { type MemoryRecord, toMemoryRecord } from './records.js';
+
+/**
+ * The last copy of memory `id` of namespace `ns` in the forgotten file, or undefined. A line that
+ * cannot be read is reported, never dropped silently; a record an older version glued onto the
+ * fragment of a write cut short is still found.
+ */
+export function findForgotten(
+  file: string,
+  ns: string,
+  id: string,
+  logger: Logger,
+): MemoryRecord | undefined {
+  const name = path.basename(file);
+  const { values, bad } = readAllLines(file);
+  const wanted = (line: unknown) =>
+    (line as { id?: unknown }).id === id &&
+    ((line as { namespace?: unknown }).namespace ?? DEFAULT_NAMESPACE) === ns;
+  let found: unknown;
+  for (const line of values) {
+    if (wanted(line)) found = line;
+  }
+  for (const line of bad) {
+    const glued = recordAfterFragment(line.text);
+    if (glued !== undefined && found === undefined && wanted(glued)) found = glued;
+    logger.warn(
+      { file: name, offset: line.offset, recovered: glued?.id ?? null },
+      `${name} has a line that cannot be read at byte ${line.offset}: ` +
+        (glued
+          ? `the record at its end (${glued.id}) can still be restored`
+          : 'a memory in it cannot be restored'),
+    );
+  }
+  if (found === undefined) return undefined;
+  const { forgotten_at: _at, ...record } = found as Record<string, unknown>;
+  return toMemoryRecord(record);
+}
+
+/**
+ * The record at the end of a line an append was glued onto (the fragment of a write cut short,
+ * which older versions did not cut off first): mnemo writes `id` first.
+ */
+function recordAfterFragment(text: string): { id: string } | undefined {
+  const starts = /\{"id":\s*"/g;
+  for (let m = starts.exec(text); m !== null; m = starts.exec(text)) {
+    if (m.index === 0) continue;
+    try {
+      const value = JSON.parse(text.slice(m.index)) as { id?: unknown };
+      if (typeof value?.id === 'string') return value as { id: string };
+    } catch {
+      // Not there: try the next one.
+    }
+  }
+  return undefined;
+}
