@@ -179,3 +179,27 @@ export function capturingLogger() {
   );
   return { logger, lines };
 }
+
+/** A data dir for one test (node:test's context), removed when the test ends. */
+export function testDir(t: { after(fn: () => void): void }, prefix = 'mnemo-'): string {
+  const dir = tempDir(prefix);
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface LogEntry {
+  level: number;
+  msg: string;
+  file?: string;
+  reason?: string;
+}
+
+/** A pino logger at debug that keeps what it logs, so a test can check the warnings. */
+export function recordingLogger() {
+  const entries: LogEntry[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void entries.push(JSON.parse(line) as LogEntry) },
+  );
+  return { logger, warnings: () => entries.filter((e) => e.level === 40) };
+}

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -13,30 +12,10 @@ import { JOURNAL_FILE } from '../../src/storage/journal.js';
 import { type BadLine, JsonlFile } from '../../src/storage/jsonl-file.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/store.js';
+import { recordingLogger, testDir } from '../support.js';
 
 const T0 = 1_767_225_600;
 const CHILD = fileURLToPath(new URL('./transact-crash-child.ts', import.meta.url));
-
-function tempDir(t: TestContext): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-durability-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-interface LogEntry {
-  level: number;
-  msg: string;
-  file?: string;
-}
-
-function recordingLogger() {
-  const entries: LogEntry[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void entries.push(JSON.parse(line) as LogEntry) },
-  );
-  return { logger, warnings: () => entries.filter((e) => e.level === 40) };
-}
 
 async function openStore(
   t: TestContext,
@@ -72,7 +51,7 @@ function isOn(fd: number, file: string): boolean {
 
 describe('a torn last line in any log', () => {
   it('forgotten.jsonl: kept in quarantine and cut off, so the next delete stays restorable', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const forgotten = path.join(dir, FILES.forgotten);
     const earlier = memory('x', 'forgotten earlier');
     // A delete whose write was cut short (a full disk, `ulimit -f`).
@@ -98,7 +77,7 @@ describe('a torn last line in any log', () => {
   });
 
   it('quarantine.jsonl: the fragment stays on a line of its own, the next entry is whole', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const quarantine = path.join(dir, FILES.quarantine);
     const fragment = '{"file":"memories.jsonl","offset":12,"reas';
     fs.writeFileSync(quarantine, fragment);
@@ -117,7 +96,7 @@ describe('a torn last line in any log', () => {
   });
 
   it('a file written without the lock (vectors.jsonl): the fragment is ended, not glued to', (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, 'vectors.jsonl');
     fs.writeFileSync(file, `${jsonl({ id: 'a', v: 'AQ==' })}{"id":"b","v":"AQ`);
     const sidecar = new JsonlFile(file);
@@ -141,7 +120,7 @@ describe('a torn last line in any log', () => {
   });
 
   it('a file with a keeper: the fragment is handed over before it is cut off', (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, 'log.jsonl');
     fs.writeFileSync(file, `${jsonl({ id: 'a' })}{"id":"b`);
     const kept: BadLine[] = [];
@@ -153,7 +132,7 @@ describe('a torn last line in any log', () => {
   });
 
   it('reports a line of forgotten.jsonl it cannot read, and finds a record glued after a fragment', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const a = memory('a', 'deleted after a torn write');
     const c = memory('c', 'fine');
     // What an older mnemo left: an append glued onto the fragment of a write cut short.
@@ -175,7 +154,7 @@ describe('a torn last line in any log', () => {
 
 describe('a write that fails is not on disk, and one that is on disk does not fail', () => {
   it('an fdatasync error: the lines are cut off again, the error says nothing was written', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     const store = await openStore(t, dir);
     await store.transact(() => ({ result: null, memories: [memory('a', 'alpha')] }));
@@ -211,7 +190,7 @@ describe('a write that fails is not on disk, and one that is on disk does not fa
   });
 
   it('when the lines cannot be cut off either, the error says the change may be there', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     const store = await openStore(t, dir);
     await store.transact(() => ({ result: null, memories: [memory('a', 'alpha')] }));
@@ -239,7 +218,7 @@ describe('a write that fails is not on disk, and one that is on disk does not fa
   });
 
   it('a compaction that fails after the append is logged; the write answers done', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     const log = recordingLogger();
     const store = await openStore(t, dir, { logger: log.logger, compactMinLines: 4 });
@@ -274,7 +253,7 @@ describe('a write that fails is not on disk, and one that is on disk does not fa
   });
 
   it('a transaction over two files: when the second append fails, the first is taken back', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const memories = path.join(dir, FILES.memories);
     const relations = path.join(dir, FILES.relations);
     const store = await openStore(t, dir);
@@ -314,7 +293,7 @@ describe('a write that fails is not on disk, and one that is on disk does not fa
   });
 
   it('a transaction over two files that cannot be taken back is finished by the next write', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const memories = path.join(dir, FILES.memories);
     const relations = path.join(dir, FILES.relations);
     const store = await openStore(t, dir, { logger: recordingLogger().logger });
@@ -396,7 +375,7 @@ describe('a transaction over two files killed with SIGKILL at a chosen instant',
   ];
   for (const { point, kept } of cases) {
     it(`${point}: the next start has ${kept ? 'all' : 'none'} of it`, async (t) => {
-      const dir = tempDir(t);
+      const dir = testDir(t);
       const crash = await crashChild(dir, point);
       assert.equal(crash.signal, 'SIGKILL', `killed at ${point}: ${crash.stderr}`);
       const recordLeft = fs.existsSync(path.join(dir, JOURNAL_FILE));
@@ -443,7 +422,7 @@ describe('a transaction over two files killed with SIGKILL at a chosen instant',
   }
 
   it('none: with no crash, no record is left and nothing is logged', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const run = await crashChild(dir, 'none');
     assert.equal(run.code, 0, run.stderr);
     assert.equal(fs.existsSync(path.join(dir, JOURNAL_FILE)), false);

@@ -16,34 +16,10 @@ import {
   type RelationRecord,
 } from '../../src/storage/records.js';
 import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/store.js';
+import { recordingLogger, testDir } from '../support.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const FIXTURES = fileURLToPath(new URL('../fixtures/cortexgraph/', import.meta.url));
-
-/** A fresh data dir for one test, removed when it ends (after the stores it opened close). */
-function tempDir(t: TestContext): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-interface LogEntry {
-  level: number;
-  msg: string;
-  file?: string;
-  reason?: string;
-}
-
-/** A pino logger that keeps what it logs, so a test can check the warnings. */
-function recordingLogger() {
-  const entries: LogEntry[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void entries.push(JSON.parse(line) as LogEntry) },
-  );
-  const warnings = () => entries.filter((e) => e.level === 40);
-  return { logger, warnings };
-}
 
 async function openStore(
   t: TestContext,
@@ -83,7 +59,7 @@ const contents = (store: JsonlStore) =>
 
 describe('JsonlStore: the log', () => {
   it('keeps the last line for an id', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     fs.writeFileSync(
       path.join(dir, FILES.memories),
       jsonl(
@@ -109,7 +85,7 @@ describe('JsonlStore: the log', () => {
   });
 
   it('deletes on a tombstone, and a later line brings the id back', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     fs.writeFileSync(
       path.join(dir, FILES.memories),
       jsonl(
@@ -143,7 +119,7 @@ describe('JsonlStore: the log', () => {
   });
 
   it('keeps a whole last record that lacks its newline (a hand edit) and ends it', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     const good = jsonl(memory('a', 'alpha'));
     fs.writeFileSync(file, good + JSON.stringify(memory('b', 'beta')));
@@ -156,7 +132,7 @@ describe('JsonlStore: the log', () => {
   });
 
   it('ignores a torn last line, keeps it in quarantine and cuts the file back', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     const good = jsonl(memory('a', 'alpha'), memory('b', 'beta'));
     const torn = JSON.stringify(memory('c', 'gamma, cut short')).slice(0, 40);
@@ -184,7 +160,7 @@ describe('JsonlStore: the log', () => {
   });
 
   it('quarantines an unparsable line in the middle once, and loads the lines around it', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     fs.writeFileSync(
       file,
@@ -217,7 +193,7 @@ describe('JsonlStore: the log', () => {
   });
 
   it('quarantines a bad line once when two stores read it', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     const one = await openStore(t, dir);
     const two = await openStore(t, dir);
@@ -234,7 +210,7 @@ describe('JsonlStore: the log', () => {
   });
 
   it('quarantines valid JSON that is not a memory or a relation', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const notMemories = [
       [1, 2, 3],
       'just a string',
@@ -276,7 +252,7 @@ describe('JsonlStore: the log', () => {
 
 describe('JsonlStore: compaction', () => {
   it('rewrites the log when stale lines outnumber live ones, and another store follows', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     const options = { compactMinLines: 20 };
     const writer = await openStore(t, dir, options);
@@ -335,7 +311,7 @@ describe('JsonlStore: compaction', () => {
   });
 
   it('does not compact while another process holds the lock, and waits for it to write', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const store = await openStore(t, dir, { lockWaitMs: 200 });
     await store.transact(() => ({ result: null, memories: [memory('a', 'x')] }));
     // Another live process's lock (this test runner's parent stands in for it).
@@ -362,7 +338,7 @@ describe('JsonlStore: compaction', () => {
   });
 
   it('takes over at once a lock whose owner process is gone', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const lockPath = path.join(dir, FILES.lock);
     fs.mkdirSync(lockPath);
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
@@ -376,7 +352,7 @@ describe('JsonlStore: compaction', () => {
   });
 
   it('takes over an unsigned lock (its maker died before signing) once it is old', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const lockPath = path.join(dir, FILES.lock);
     fs.mkdirSync(lockPath);
     const longAgo = new Date(Date.now() - 60_000);
@@ -404,7 +380,7 @@ function deadPid(): number {
 
 describe('JsonlStore: a data dir locked at start', () => {
   it('tells callers the data dir is busy, by whom, to retry, and loads once the lock is free', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     fs.writeFileSync(path.join(dir, FILES.memories), jsonl(memory('a', 'saved before')));
     const lockPath = path.join(dir, FILES.lock);
     fs.mkdirSync(lockPath);
@@ -443,7 +419,7 @@ describe('JsonlStore: a data dir locked at start', () => {
   });
 
   it('stops waiting for the lock at once when closed', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const lockPath = path.join(dir, FILES.lock);
     fs.mkdirSync(lockPath);
     signForLiveProcess(lockPath);
@@ -465,7 +441,7 @@ describe('JsonlStore: a data dir locked at start', () => {
 
 describe('JsonlStore: a lock taken over in the middle of a transaction', () => {
   it('writes nothing from its stale view, and leaves the new owner its lock', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const store = await openStore(t, dir);
     await store.transact(() => ({ result: null, memories: [memory('a', 'touched elsewhere')] }));
     const file = path.join(dir, FILES.memories);
@@ -498,7 +474,7 @@ describe('JsonlStore: a lock taken over in the middle of a transaction', () => {
 
 describe('JsonlStore: leftovers of a compaction cut short', () => {
   it("removes its temp files at start, and nobody else's", async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     fs.writeFileSync(path.join(dir, FILES.memories), jsonl(memory('a', 'x')));
     const dead = deadPid();
     const leftovers = [
@@ -527,7 +503,7 @@ describe('JsonlStore: leftovers of a compaction cut short', () => {
 
 describe('JsonlStore: two stores on one data dir', () => {
   it("each sees the other's writes after refresh()", async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const one = await openStore(t, dir);
     const two = await openStore(t, dir);
     await one.transact(() => ({ result: null, memories: [memory('a', 'written by one')] }));
@@ -551,7 +527,7 @@ describe('JsonlStore: two stores on one data dir', () => {
   });
 
   it('loses nothing when both transact at once', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const options = { compactMinLines: 50 };
     const stores = [await openStore(t, dir, options), await openStore(t, dir, options)];
     await stores[0]?.transact(() => ({ result: null, memories: [memory('counter', 'count')] }));
@@ -596,7 +572,7 @@ describe('JsonlStore: two stores on one data dir', () => {
 
 describe('JsonlStore: forgetting', () => {
   it('writes forgotten records to forgotten.jsonl before the tombstone', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     let now = T0;
     const store = await openStore(t, dir, { clock: () => now });
     const a = memory('a', 'first life', {
@@ -645,7 +621,7 @@ describe('JsonlStore: forgetting', () => {
 
 describe('JsonlStore: the data dir', () => {
   it('creates the folder 0700 and every file 0600', async (t) => {
-    const root = tempDir(t);
+    const root = testDir(t);
     const dir = path.join(root, 'new', 'mnemo');
     const store = await openStore(t, dir);
     await store.transact(() => ({
@@ -678,7 +654,7 @@ describe('JsonlStore: the data dir', () => {
     ['is below a file', 'mnemo'],
   ] as const) {
     it(`explains what to do when the path ${what}`, async (t) => {
-      const file = path.join(tempDir(t), 'in-the-way');
+      const file = path.join(testDir(t), 'in-the-way');
       fs.writeFileSync(file, 'a file, not a folder');
       const dataDir = path.join(file, below);
       await assert.rejects(
@@ -696,7 +672,7 @@ describe('JsonlStore: the data dir', () => {
 
 describe('JsonlStore: a cortexgraph data dir', () => {
   it('opens as it is, every record with its values and the defaults', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     for (const name of fs.readdirSync(FIXTURES)) {
       fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
     }
@@ -826,7 +802,7 @@ describe('JsonlStore: a cortexgraph data dir', () => {
   });
 
   it('writes back the fields mnemo does not use: updates, compaction, forgetting, restoring', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     for (const name of fs.readdirSync(FIXTURES)) {
       fs.copyFileSync(path.join(FIXTURES, name), path.join(dir, name));
     }
@@ -899,7 +875,7 @@ describe('JsonlStore: a cortexgraph data dir', () => {
 
 describe('JsonlStore: closed while loading', () => {
   it('never writes from a partial load, and the file keeps every record', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const file = path.join(dir, FILES.memories);
     // Stale lines outnumber live ones, so a write would compact: from a partial view that would
     // drop records. About 6 MB, so the load takes several slices.
@@ -927,7 +903,7 @@ describe('JsonlStore: closed while loading', () => {
 
 describe('JsonlStore: hand-edited numbers', () => {
   it('keeps numbers finite and strength within 0..2', async (t) => {
-    const dir = tempDir(t);
+    const dir = testDir(t);
     const line = JSON.stringify(memory('n', 'numbers'))
       .replace('"use_count":0', '"use_count":1e400')
       .replace('"strength":1', '"strength":7');
