@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -18,6 +18,31 @@ const env = (extra: Record<string, string> = {}) => ({
   MNEMO_EMBEDDINGS: 'off',
   ...extra,
 });
+
+/**
+ * SIGTERM stops the server cleanly: exit 0, its gateway.json entries withdrawn, and the data dir
+ * holding `memories` memories.
+ */
+async function stopCleanly(
+  child: ChildProcess,
+  exited: Promise<number | null>,
+  manifestFile: string,
+  dir: string,
+  memories: number,
+): Promise<void> {
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  assert.deepEqual(
+    JSON.parse(fs.readFileSync(manifestFile, 'utf8')).servers,
+    [],
+    'withdrawn on a clean stop',
+  );
+  const stats = spawnSync(process.execPath, [CLI_PATH, 'stats', '--json', '--data-dir', dir], {
+    encoding: 'utf8',
+    env: env(),
+  });
+  assert.equal(JSON.parse(stats.stdout).total, memories);
+}
 
 describe('mnemo serve', () => {
   it('refuses a non-loopback address without a token, saying what to set', () => {
@@ -106,19 +131,7 @@ describe('mnemo serve', () => {
       },
     ]);
     assert.equal(fs.statSync(manifestFile).mode & 0o777, 0o600);
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
-    assert.deepEqual(
-      JSON.parse(fs.readFileSync(manifestFile, 'utf8')).servers,
-      [],
-      'withdrawn on a clean stop',
-    );
-
-    const stats = spawnSync(process.execPath, [CLI_PATH, 'stats', '--json', '--data-dir', dir], {
-      encoding: 'utf8',
-      env: env(),
-    });
-    assert.equal(JSON.parse(stats.stdout).total, 20);
+    await stopCleanly(child, exited, manifestFile, dir, 20);
   });
 
   it('refuses a MNEMO_AUTH_TOKEN of 16 spaces instead of serving without auth', () => {
@@ -201,18 +214,7 @@ describe('mnemo serve', () => {
       }),
     });
     assert.equal(res.status, 200);
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
-    assert.deepEqual(
-      JSON.parse(fs.readFileSync(manifestFile, 'utf8')).servers,
-      [],
-      'withdrawn on a clean stop',
-    );
-    const stats = spawnSync(process.execPath, [CLI_PATH, 'stats', '--json', '--data-dir', dir], {
-      encoding: 'utf8',
-      env: env(),
-    });
-    assert.equal(JSON.parse(stats.stdout).total, 1);
+    await stopCleanly(child, exited, manifestFile, dir, 1);
   });
 
   it('a start that fails after listening stops everything and exits 1, naming the file', () => {
