@@ -2,7 +2,7 @@
 // tools/call `echo` of the test upstream: directly over stdio, through mnemo serve at /mcp/echo,
 // and through supergateway (stateless and stateful streamable HTTP), with 1 and 16 concurrent
 // clients; then mnemo's own search_memory over HTTP at 10k memories.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildVocabulary, ContentGenerator } from './lib/content.js';
 import { type Summary, summarize } from './lib/percentile.js';
+import { groups, killGroup, spawnGroup } from './lib/processes.js';
 import { machine } from './lib/report.js';
 import { writeMnemoStore } from './lib/stores.js';
 
@@ -40,45 +41,6 @@ interface Row {
 }
 
 // ---- child processes: each in its own process group, killed as a group ----
-
-const groups = new Set<ChildProcess>();
-
-function spawnGroup(command: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  groups.add(child);
-  return child;
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // the group is gone already
-  }
-}
-
-async function killGroup(child: ChildProcess): Promise<void> {
-  const exited =
-    child.exitCode !== null || child.signalCode !== null
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  signalGroup(child, 'SIGTERM');
-  const timer = new Promise<void>((resolve) => setTimeout(resolve, 5_000).unref());
-  await Promise.race([exited, timer]);
-  // Whatever of the group is left (an upstream that ignored SIGTERM, a shell's children).
-  signalGroup(child, 'SIGKILL');
-  groups.delete(child);
-}
-
-process.on('exit', () => {
-  for (const child of groups) signalGroup(child, 'SIGKILL');
-});
 
 /** Keeps the last few KB of a child's output, for error messages. */
 function tail(child: ChildProcess): { text: string } {
@@ -132,6 +94,7 @@ async function startMnemo(dir: string): Promise<Mnemo> {
     }),
   );
   const child = spawnGroup(
+    ROOT,
     process.execPath,
     [MNEMO_CLI, 'serve', '--port', '0', '--data-dir', dir],
     {
@@ -170,7 +133,7 @@ async function startSupergateway(stateful: boolean): Promise<{ url: URL; child: 
   const args = [SUPERGATEWAY, '--stdio', command, '--outputTransport', 'streamableHttp'];
   args.push('--port', String(port), '--logLevel', 'none', '--healthEndpoint', '/healthz');
   if (stateful) args.push('--stateful');
-  const child = spawnGroup(process.execPath, args, {});
+  const child = spawnGroup(ROOT, process.execPath, args, {});
   const output = tail(child);
   const base = `http://127.0.0.1:${port}`;
   await until(async () => (await fetch(`${base}/healthz`)).ok, 'supergateway to listen', output);

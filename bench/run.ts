@@ -1,4 +1,5 @@
-// npm run bench [-- --sizes 1000,10000 --json FILE --ops 200 --parts stores,vault,semantic]
+// npm run bench [-- --sizes 1000,100000,1000000 --json FILE --ops 200 --parts stores,vault,semantic
+//   --servers mnemo,server-memory]
 // mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (README, Benchmarks).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -118,6 +119,8 @@ function options() {
       json: { type: 'string' },
       ops: { type: 'string', default: '200' },
       parts: { type: 'string', default: 'stores,vault,semantic' },
+      // server-memory rereads its whole file on each call: at a million memories, minutes.
+      servers: { type: 'string', default: 'mnemo,server-memory' },
     },
   });
   const parts = new Set(values.parts.split(',').map((s) => s.trim()));
@@ -129,7 +132,12 @@ function options() {
   if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(ops) || ops < 1) {
     throw new Error('--sizes takes whole numbers, e.g. 1000,10000; --ops a whole number');
   }
-  return { sizes, ops, parts, json: values.json };
+  const names = new Set(values.servers.split(',').map((s) => s.trim()));
+  const servers = [mnemo, serverMemory].filter((c) => names.has(c.name));
+  if (servers.length !== names.size) {
+    throw new Error('--servers takes mnemo, server-memory or both, e.g. --servers mnemo');
+  }
+  return { sizes, ops, parts, servers, json: values.json };
 }
 
 function notes(vocabularySize: number, ops: number): string[] {
@@ -147,7 +155,7 @@ function notes(vocabularySize: number, ops: number): string[] {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const { sizes, ops, parts, json } = options();
+  const { sizes, ops, parts, servers, json } = options();
   if (!fs.existsSync(MNEMO_CLI)) throw new Error('dist/cli.js is missing: run npm run build');
   const vocabulary = buildVocabulary();
   const m = machine();
@@ -163,7 +171,7 @@ async function main(): Promise<void> {
     const queries = new ContentGenerator(vocabulary, 3).queries(ops);
     for (const size of sizes) {
       const work: Workload = { size, texts: corpus.slice(0, size), saves, queries };
-      for (const contender of [mnemo, serverMemory]) {
+      for (const contender of servers) {
         const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;
         process.stderr.write(`${contender.name} at ${size}: ${n} searches, ${n} saves...\n`);
         results.push(await measure(contender, work, n));

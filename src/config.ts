@@ -67,9 +67,10 @@ export interface ConfigFlags {
   host?: string | undefined;
   port?: string | undefined;
   namespace?: string | undefined;
+  databaseUrl?: string | undefined;
 }
 
-type Flag = '--data-dir' | '--at' | '--host' | '--port' | '--namespace';
+type Flag = '--data-dir' | '--at' | '--host' | '--port' | '--namespace' | '--database-url';
 
 /** What a derived default is made from. */
 interface DefaultContext {
@@ -230,6 +231,20 @@ export const SETTINGS = {
     meaning:
       'the namespace stdio and the commands read and write (`mnemo serve`: the token decides)',
   },
+  databaseUrl: {
+    variable: 'MNEMO_DATABASE_URL',
+    flag: '--database-url',
+    read: (text) => (text.trim() === '' ? undefined : text.trim()),
+    schema: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, {
+        message:
+          'MNEMO_DATABASE_URL must start with postgres://, e.g. postgres://mnemo@127.0.0.1:5432/mnemo; unset it to keep the memories in the data dir',
+      })
+      .optional(),
+    meaning:
+      'keep the memories in PostgreSQL (`postgres://USER@HOST:PORT/DB`) rather than in the data dir',
+  },
   httpHost: {
     variable: 'MNEMO_HTTP_HOST',
     flag: '--host',
@@ -351,9 +366,13 @@ export const SETTINGS = {
   },
   vaultDir: {
     variable: 'MNEMO_VAULT_DIR',
-    ...inDataDir('vault'),
+    // Replicas on PostgreSQL share memories, not a disk: only the one told a vault writes notes.
+    default: ({ settings }: DefaultContext) =>
+      settings.databaseUrl ? undefined : path.join(settings.dataDir as string, 'vault'),
+    read: resolvedPath,
+    schema: z.string().min(1).optional(),
     meaning:
-      'the Obsidian vault promoted memories go to (made from `vault-template/` if missing or empty)',
+      'the Obsidian vault promoted memories go to (made from `vault-template/` if missing or empty); with MNEMO_DATABASE_URL, none unless set',
   },
   vaultFolder: {
     variable: 'MNEMO_VAULT_FOLDER',

@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../src/config.js';
 import type { Memory } from '../src/memory/index.js';
 import { createServer } from '../src/server.js';
 import type { StorageEngine } from '../src/storage/engine.js';
+import { databaseAbsent, freshSchema, type TestDatabase } from './support-pg.js';
 
 export const DAY = 86_400;
 export const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -27,6 +28,18 @@ export class TestClock {
   }
 }
 
+/** The storage engines a suite runs against: the data dir's JSONL logs, and PostgreSQL. */
+export type Engine = 'jsonl' | 'postgres';
+export const ENGINES: readonly Engine[] = ['jsonl', 'postgres'];
+
+/**
+ * Why `engine` cannot be used here (no PostgreSQL answers at MNEMO_TEST_DATABASE_URL), else
+ * undefined: the `skip` of a suite run against it, so it skips with one line saying why.
+ */
+export function engineAbsent(engine: Engine): Promise<string | undefined> {
+  return engine === 'postgres' ? databaseAbsent() : Promise.resolve(undefined);
+}
+
 export interface TestMemory {
   dir: string;
   clock: TestClock;
@@ -36,20 +49,39 @@ export interface TestMemory {
   opened: OpenedMemory;
   /** What the memory and its server log to (silent unless the test gave one). */
   logger: Logger;
-  /** The vault folder (made at the first promotion). */
+  /** The vault folder (made at the first promotion); '' when there is none (PostgreSQL). */
   vault: string;
+  engine: Engine;
+  /** The schema the memories are in, on PostgreSQL. */
+  database: TestDatabase | undefined;
   close(): Promise<void>;
+}
+
+export interface TestMemoryOptions
+  extends Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs'>> {
+  /**
+   * The storage engine (JSONL unless told). PostgreSQL: a fresh schema of the test database,
+   * dropped by close(); as with MNEMO_DATABASE_URL, no vault unless env has MNEMO_VAULT_DIR.
+   */
+  engine?: Engine;
 }
 
 export async function openTestMemory(
   env: Record<string, string> = {},
   dir = tempDir(),
-  options: Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs'>> = {},
+  options: TestMemoryOptions = {},
 ): Promise<TestMemory> {
+  const engine = options.engine ?? 'jsonl';
+  const database = engine === 'postgres' ? await freshSchema() : undefined;
   const clock = new TestClock();
   const logger = options.logger ?? pino({ level: 'silent' });
   const config = loadConfig({
-    env: { MNEMO_EMBEDDINGS: 'off', ...env, MNEMO_DATA_DIR: dir },
+    env: {
+      MNEMO_EMBEDDINGS: 'off',
+      ...env,
+      MNEMO_DATA_DIR: dir,
+      ...(database ? { MNEMO_DATABASE_URL: database.url } : {}),
+    },
     home: dir,
   });
   const opened = openMemory(config, {
@@ -65,12 +97,18 @@ export async function openTestMemory(
     config,
     opened,
     logger,
-    vault: config.vaultDir,
+    vault: config.vaultDir ?? '',
+    engine,
+    database,
     memory: opened.memory,
     store: opened.store,
     async close() {
-      await opened.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      try {
+        await opened.close();
+      } finally {
+        await database?.drop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -99,6 +99,12 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       const tokens = config.tokensFile === undefined ? undefined : loadTokenFile(config.tokensFile);
       const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
       opened = memory;
+      // A database that cannot be used stops the start with its one line (the CLI exits 1).
+      await memory.connected.catch(async (error: Error) => {
+        opened = undefined;
+        await memory.close();
+        throw error;
+      });
       memory.readiness
         .wait('store', { patient: true })
         .catch((error: Error) =>

@@ -13,6 +13,7 @@ import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
 import { DEFAULT_NAMESPACE, type StorageEngine } from '../storage/engine.js';
+import { PostgresStore } from '../storage/postgres/engine.js';
 import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
@@ -47,6 +48,12 @@ export interface OpenedMemory {
   memoryFor(name: string): Memory;
   /** When the store, the vault and the embeddings can be used. */
   readiness: Readiness;
+  /**
+   * Resolves once the storage can be used at all: at once for a data dir (checked when opened);
+   * for PostgreSQL once it answered and its schema is up to date, else it rejects with one line
+   * naming MNEMO_DATABASE_URL and the fix. The apps await it before they answer anyone.
+   */
+  connected: Promise<void>;
   /** The storage engine's view of the namespace of the config, for counts (the start log). */
   store: StorageEngine;
   /** The memories' embeddings (`mnemo reindex` computes them all). */
@@ -79,24 +86,29 @@ export interface OpenOptions {
  */
 export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const { logger, clock } = options;
-  const store = JsonlStore.start({
-    dataDir: config.dataDir,
-    logger,
-    clock,
-    lockWaitMs: options.lockWaitMs,
-  });
+  const store = config.databaseUrl
+    ? PostgresStore.start({ url: config.databaseUrl, logger, clock })
+    : JsonlStore.start({
+        dataDir: config.dataDir,
+        logger,
+        clock,
+        lockWaitMs: options.lockWaitMs,
+      });
+  // Without a vault (a replica on PostgreSQL not told one) promotion answers how to get one.
+  const vaultDir = config.vaultDir;
   // The model loads once the store has, in the background: the handshake and the first answers
   // never wait for it, and search is by words until it is there.
-  const provider = store.loaded
-    .catch(() => {})
-    .then(() =>
+  // Not at all when the store cannot be loaded: the command or the app is about to stop.
+  const provider = store.loaded.then(
+    () =>
       config.embeddings === 'off'
         ? null
         : loadEmbeddings(config.embeddings, {
             cacheDir: path.join(config.dataDir, 'models'),
             logger,
           }),
-    );
+    () => null,
+  );
   const textsSettled = deferred();
   const semantic = new SemanticIndex({
     dataDir: config.dataDir,
@@ -105,6 +117,8 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     textsSettled: textsSettled.promise,
     provider,
     matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
+    // Replicas share what they computed: a memory saved elsewhere is embedded once.
+    ...(store instanceof PostgresStore ? { store: store.vectorStore() } : {}),
   });
   const settings = settingsFrom(config);
   // One document per memory for words and meaning alike: its note's, once promoted and edited.
@@ -118,7 +132,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   /** The vault was indexed: a namespace opened from now on reconciles its memories at once. */
   let indexed = false;
   const notes = new VaultIndex({
-    vault: config.vaultDir,
+    vault: vaultDir ?? config.dataDir,
     logger,
     onEvent: (event) => {
       for (const sync of syncs) sync.handle(event);
@@ -143,21 +157,22 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   };
   const noteSync = syncFor(store, retriever);
   const writer = new VaultWriter({
-    vault: config.vaultDir,
+    vault: vaultDir ?? config.dataDir,
     folder: config.vaultFolder,
     locate: (id) => notes.notesOf(id)[0]?.path,
   });
-  const vaultReady = options.watchVault
-    ? notes
-        .start({ watch: true })
-        // After the load, however long another process holds the lock: not at its first busy error.
-        .then(() => store.loaded)
-        .then(async () => {
-          indexed = true;
-          await Promise.all(syncs.map((sync) => sync.reconcileAll()));
-        })
-        .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
-    : undefined;
+  const vaultReady =
+    options.watchVault && vaultDir !== undefined
+      ? notes
+          .start({ watch: true })
+          // After the load, however long another process holds the lock: not at its first busy error.
+          .then(() => store.loaded)
+          .then(async () => {
+            indexed = true;
+            await Promise.all(syncs.map((sync) => sync.reconcileAll()));
+          })
+          .catch((error: Error) => logger.warn({ err: error.message }, 'vault index'))
+      : undefined;
   // Without a watched vault the notes' texts are known at once: none.
   void Promise.resolve(vaultReady).then(() => textsSettled.resolve());
 
@@ -180,7 +195,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     const ownWriter = isDefault
       ? writer
       : new VaultWriter({
-          vault: config.vaultDir,
+          vault: vaultDir ?? config.dataDir,
           folder,
           locate: (id) => notes.notesOf(id)[0]?.path,
         });
@@ -191,12 +206,15 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
       settings,
       logger,
       readiness,
-      vault: {
-        writer: ownWriter,
-        notes,
-        sync: ownSync,
-        visible: notesOf(config.vaultFolder, isDefault ? undefined : name),
-      },
+      vault:
+        vaultDir === undefined
+          ? undefined
+          : {
+              writer: ownWriter,
+              notes,
+              sync: ownSync,
+              visible: notesOf(config.vaultFolder, isDefault ? undefined : name),
+            },
       semantic,
     });
     memory = createMemory(ctx);
@@ -208,15 +226,17 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     memory: memoryFor(config.namespace),
     memoryFor,
     readiness,
+    connected: store instanceof PostgresStore ? store.connected : Promise.resolve(),
     store: store.namespace(config.namespace),
     semantic,
     notes,
     noteSync,
     close: async () => {
-      semantic.close();
+      // The vectors written before the database connections close.
+      await semantic.close();
       for (const sync of syncs) sync.close();
       await notes.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -41,6 +41,12 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
       // and tool calls wait for the load.
       const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
       opened = memory;
+      // A database that cannot be used stops the start with its one line (the CLI exits 1).
+      await memory.connected.catch(async (error: Error) => {
+        opened = undefined;
+        await memory.close();
+        throw error;
+      });
       memory.readiness.wait('store', { patient: true }).then(
         () =>
           logger.info(

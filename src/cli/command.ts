@@ -24,7 +24,10 @@ function parseFlags(argv: string[]) {
     strict: true,
     options: {
       'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
       namespace: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       host: { type: 'string' },
       tunnel: { type: 'boolean' },
       port: { type: 'string' },

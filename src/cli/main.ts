@@ -2,7 +2,9 @@ import { loadConfig } from '../config.js';
 import { UserError } from '../platform/errors.js';
 import { VERSION } from '../version.js';
 import { type Command, parseCommandLine, UsageError } from './command.js';
+import { runDb } from './commands/db.js';
 import { runGc } from './commands/gc.js';
+import { runMigrate } from './commands/migrate.js';
 import { runPromote } from './commands/promote.js';
 import { runReindex } from './commands/reindex.js';
 import { runRestore } from './commands/restore.js';
@@ -34,12 +36,21 @@ Usage:
                               MNEMO_VAULT_DIR, else <data dir>/vault); an existing one is kept
   mnemo reindex [--all]       compute the embeddings that are missing (MNEMO_EMBEDDINGS), with
                               a progress bar; --all computes every one again
+  mnemo db migrate            apply the pending migrations of mnemo's tables to the PostgreSQL
+                              database of MNEMO_DATABASE_URL (mnemo applies them at start too)
+  mnemo db status             the schema's version there, and the migrations still to apply
+  mnemo migrate --from A --to B [--namespace NAME]
+                              copy the memories of a data dir into PostgreSQL (A a folder, B a
+                              postgres:// URL) or back (made if missing); safe to run again.
+                              --namespace: the data dir's default namespace is NAME there
 
 Options (every command):
   --data-dir DIR              data folder (default $MNEMO_DATA_DIR, else $XDG_DATA_HOME/mnemo,
                               else ~/.local/share/mnemo)
   --namespace NAME            the namespace to read and write (default $MNEMO_NAMESPACE, else
                               default); mnemo serve takes it from each request's token
+  --database-url URL          keep the memories in PostgreSQL, not the data dir (default
+                              $MNEMO_DATABASE_URL)
   --at DATE                   run as if it were DATE (ISO date or epoch seconds), e.g. to see
                               what gc will forget by then
   --json                      print JSON instead of a table
@@ -55,21 +66,42 @@ const COMMON_FLAGS = ['data-dir', 'at', 'json', 'help', 'version'];
 /**
  * Each command, the flags it takes beside the common ones, and how many words (ID, DIR).
  * `--namespace` goes to the commands that read or write memories; serve takes it from each
- * request's token, vault and reindex act on every namespace.
+ * request's token, vault and reindex act on every namespace. `--database-url` goes to those that
+ * open the memory, and to db; migrate takes its URL as --from or --to.
  */
 const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number }>([
-  ['stdio', { run: runStdio, flags: ['namespace'], words: 0 }],
-  ['serve', { run: runServe, flags: ['host', 'port', 'tunnel'], words: 0 }],
-  ['gc', { run: runGc, flags: ['namespace', 'dry-run', 'apply', 'archive', 'limit'], words: 0 }],
+  ['stdio', { run: runStdio, flags: ['namespace', 'database-url'], words: 0 }],
+  ['serve', { run: runServe, flags: ['host', 'port', 'tunnel', 'database-url'], words: 0 }],
+  [
+    'gc',
+    {
+      run: runGc,
+      flags: ['namespace', 'database-url', 'dry-run', 'apply', 'archive', 'limit'],
+      words: 0,
+    },
+  ],
   [
     'search',
-    { run: runSearch, flags: ['namespace', 'top-k', 'tags'], words: Number.POSITIVE_INFINITY },
+    {
+      run: runSearch,
+      flags: ['namespace', 'database-url', 'top-k', 'tags'],
+      words: Number.POSITIVE_INFINITY,
+    },
   ],
-  ['stats', { run: runStats, flags: ['namespace'], words: 0 }],
-  ['restore', { run: runRestore, flags: ['namespace'], words: 1 }],
-  ['promote', { run: runPromote, flags: ['namespace', 'dry-run', 'apply', 'force'], words: 1 }],
+  ['stats', { run: runStats, flags: ['namespace', 'database-url'], words: 0 }],
+  ['restore', { run: runRestore, flags: ['namespace', 'database-url'], words: 1 }],
+  [
+    'promote',
+    {
+      run: runPromote,
+      flags: ['namespace', 'database-url', 'dry-run', 'apply', 'force'],
+      words: 1,
+    },
+  ],
   ['vault', { run: runVault, flags: [], words: Number.POSITIVE_INFINITY }],
-  ['reindex', { run: runReindex, flags: ['all'], words: 0 }],
+  ['reindex', { run: runReindex, flags: ['all', 'database-url'], words: 0 }],
+  ['db', { run: runDb, flags: ['database-url'], words: Number.POSITIVE_INFINITY }],
+  ['migrate', { run: runMigrate, flags: ['from', 'to', 'namespace'], words: 0 }],
 ]);
 
 /**
@@ -139,6 +171,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       host: flags.host,
       port: flags.port,
       namespace: flags.namespace,
+      databaseUrl: flags['database-url'],
     },
   });
   return await command({ config, args, flags, out, stderr: io.stderr, signals: io.signals });

@@ -10,7 +10,7 @@ export const deleteMemory: ToolContract<typeof deleteMemoryInput, typeof statusO
   name: 'delete_memory',
   title: 'Delete a memory',
   description:
-    'Removes a memory from the store. It is kept in forgotten.jsonl, so restore_memory can still bring it back.',
+    'Removes a memory from the store. A copy is kept among the forgotten, so restore_memory can still bring it back.',
   input: deleteMemoryInput,
   output: statusOutput,
   annotations: writes({ idempotent: true, destructive: true }),

@@ -47,7 +47,7 @@ export const gc: ToolContract<typeof gcInput, typeof gcOutput> = {
   title: 'Forget faded memories',
   description:
     'Finds active memories whose score fell below the forget threshold. A dry run (the default) only lists them. ' +
-    'With dry_run false they are forgotten recoverably (copied to forgotten.jsonl; restore_memory brings one back), ' +
+    'With dry_run false they are forgotten recoverably (a copy is kept among the forgotten; restore_memory brings one back), ' +
     'or archived with archive_instead.',
   input: gcInput,
   output: gcOutput,

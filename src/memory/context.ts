@@ -66,7 +66,7 @@ export function createContext(deps: ContextDeps): MemoryContext {
     score: decayScorer(deps.settings.decay),
     async sync() {
       await deps.readiness.wait('store');
-      deps.engine.refresh();
+      await deps.engine.refresh();
     },
     require(id, field = 'memory_id') {
       const record = deps.engine.memories.get(id);

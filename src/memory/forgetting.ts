@@ -76,15 +76,20 @@ export class Forgetting {
       await this.ctx.sync();
       await this.ctx.readiness.wait('vault');
     }
+    // Read before the transaction (a query, for a database): a forgotten copy is never changed,
+    // only added to, and the plan checks again whether the memory is live.
+    const forgotten = engine.memories.has(memoryId)
+      ? undefined
+      : await engine.findForgotten(memoryId);
     const result = await engine.transact<RestoreMemoryOutput>(() => {
       const live = engine.memories.get(memoryId);
       if (live && live.status !== 'archived') {
         return { result: { memory_id: memoryId, status: live.status } };
       }
-      const source = live ?? engine.findForgotten(memoryId);
+      const source = live ?? forgotten;
       if (!source) {
         throw new MemoryError(
-          `memory_id "${memoryId}" is neither a live memory nor in forgotten.jsonl: check the id (mnemo gc lists what it forgot)`,
+          `memory_id "${memoryId}" is neither a live memory nor a forgotten one: check the id (mnemo gc lists what it forgot)`,
           'memory_id',
         );
       }

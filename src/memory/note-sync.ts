@@ -159,7 +159,7 @@ export class NoteSync {
     if (!fs.existsSync(this.notes.vault)) return;
     try {
       await this.store.ready;
-      this.store.refresh();
+      await this.store.refresh();
       // A first pass without the lock; the lock is taken only when a record must change, and
       // the changes are worked out again under it (another process may have made them).
       if (!ids.some((id) => this.reconcileId(id, false))) return;

@@ -84,7 +84,7 @@ export class Promotion {
     const vault = ctx.vault;
     if (!vault) {
       throw new MemoryError(
-        'this mnemo has no Obsidian vault to promote into: call promote_memory with dry_run: true to see the candidates',
+        'this mnemo has no Obsidian vault to promote into (a replica on MNEMO_DATABASE_URL has one only when MNEMO_VAULT_DIR is set): promote on the replica that has it, or call promote_memory with dry_run: true to see the candidates',
         'dry_run',
       );
     }

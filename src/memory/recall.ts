@@ -16,7 +16,8 @@ import {
 import { DEFAULT_PREVIEW, DEFAULT_TOP_K } from '../contract/shared.js';
 import { DAY, reviewPriority } from '../decay/index.js';
 import { combinedRank, interleave, topN } from '../search/ranking.js';
-import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
+import type { Top } from '../search/retriever.js';
+import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
@@ -37,7 +38,7 @@ export class Recall {
     const s = this.ctx.settings;
     const pageSize = input.page_size ?? input.top_k ?? DEFAULT_TOP_K;
     const page = input.page ?? 1;
-    const statuses = new Set<MemoryStatus>(input.status ?? ['active', 'promoted']);
+    const statuses: MemoryStatus[] = input.status ?? ['active', 'promoted'];
     const tagFilter = input.tags && input.tags.length > 0 ? new Set(input.tags.map(lower)) : null;
     const since = input.window_days !== undefined ? now - input.window_days * DAY : null;
     const minScore = input.min_score ?? null;
@@ -45,26 +46,49 @@ export class Recall {
 
     // The meaning side brings its closest matches, enough for this page four times over.
     const limit = Math.max(MEANING_CANDIDATES, 4 * page * pageSize);
-    const rows = await this.ctx.retriever.rank(query, limit, (record) => {
-      if (!statuses.has(record.status)) return null;
-      if (since !== null && record.last_used < since) return null;
-      if (tagFilter && !record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))) return null;
-      const score = this.ctx.score(record, now);
-      return minScore !== null && score < minScore ? null : score;
-    });
+    const slots =
+      input.include_review_candidates === false ? 0 : Math.floor(pageSize * s.reviewBlendRatio);
+    const decayWeight = s.searchDecayWeight;
+    // What this page can show: the primaries up to its end, past up to `slots` taken for review,
+    // and the review candidates, drawn from the best by urgency past page 1's primaries.
+    const tops: Top[] = [
+      {
+        count: page * pageSize + slots,
+        value: (relevance, score) => combinedRank(relevance, score, decayWeight),
+        ceiling: combinedRank(1, 1, decayWeight),
+      },
+    ];
+    if (slots > 0) {
+      tops.push({
+        count: pageSize,
+        value: (relevance, score) => reviewPriority(score, s.dangerZone) * relevance,
+        ceiling: 1,
+        positive: true,
+      });
+    }
+    const rows = await this.ctx.retriever.rank(
+      query,
+      limit,
+      {
+        statuses,
+        keep:
+          since === null && !tagFilter
+            ? undefined
+            : (record) =>
+                (since === null || record.last_used >= since) &&
+                (!tagFilter || record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))),
+        score: (record) => this.ctx.score(record, now),
+        minScore,
+      },
+      tops,
+    );
 
     const ranks = new Float64Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      ranks[i] = combinedRank(
-        rows.relevance[i] as number,
-        rows.score[i] as number,
-        s.searchDecayWeight,
-      );
+      ranks[i] = combinedRank(rows.relevance[i] as number, rows.score[i] as number, decayWeight);
     }
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.
-    const slots =
-      input.include_review_candidates === false ? 0 : Math.floor(pageSize * s.reviewBlendRatio);
     let review: number[] = [];
     let firstPrimary: number[] = [];
     if (slots > 0) {
@@ -106,7 +130,7 @@ export class Recall {
         review_candidate: reviewSet.has(i),
       };
     });
-    return { results, total: rows.length, page };
+    return { results, total: rows.matched, page };
   }
 
   /** Whole memories with their score, review priority and relations; opening is not a use. */
@@ -188,9 +212,11 @@ export class Recall {
     // Memories: by their words and, with embeddings, by their meaning, as search_memory does.
     const stm =
       stmWeight > 0
-        ? await this.ctx.retriever.rank(query, MEANING_CANDIDATES, (record) =>
-            record.status === 'archived' ? null : this.ctx.score(record, now),
-          )
+        ? await this.ctx.retriever.rank(query, MEANING_CANDIDATES, {
+            statuses: MEMORY_STATUSES.filter((status) => status !== 'archived'),
+            score: (record) => this.ctx.score(record, now),
+            minScore: null,
+          })
         : [];
 
     const hits: UnifiedHit[] = [];

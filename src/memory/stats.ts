@@ -41,7 +41,7 @@ export class Stats {
       gc_candidates: gc,
       promotion_candidates: promotable,
       relations: ctx.engine.relations.size,
-      store_bytes: ctx.engine.sizes(),
+      store_bytes: await ctx.engine.sizes(),
       embeddings: ctx.semantic?.statusOf(ctx.engine.memories.keys()) ?? {
         state: 'off',
         model: null,

@@ -10,6 +10,16 @@ export interface LexicalHits<D = unknown> {
   docs: D[];
 }
 
+/** The documents a search found, in buffers the index reuses (see `Bm25Index.match`). */
+export interface Matches {
+  ordinals: Int32Array;
+  scores: Float64Array;
+  count: number;
+}
+
+/** Every class of document (bits 1..31). */
+export const ALL_CLASSES = ~1;
+
 /**
  * An incremental BM25 index (Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5))) over term ids
  * (small integers from the Tokenizer's vocabulary). Documents get ordinals; a term's postings
@@ -21,7 +31,9 @@ export class Bm25Index<D = unknown> {
   private readonly b: number;
   private readonly ordinalOf = new Map<string, number>();
   private ids: (string | null)[] = [];
-  private lengths: number[] = [];
+  /** By ordinal: the number of terms, and the class (0 once removed): typed, for the walk. */
+  private lengths = new Int32Array(1024);
+  private classes = new Uint8Array(1024);
   private docs: (D | undefined)[] = [];
   /** By term id: postings, and the number of live documents holding the term. */
   private postings: (number[] | undefined)[] = [];
@@ -30,7 +42,10 @@ export class Bm25Index<D = unknown> {
   private lastAdder = new Int32Array(1024);
   private live = 0;
   private totalLength = 0;
+  /** Per search: the score of each ordinal, and the ordinals met, in order. */
   private scratch = new Float64Array(0);
+  private touched = new Int32Array(0);
+  private matched: Matches = { ordinals: new Int32Array(0), scores: new Float64Array(0), count: 0 };
 
   // b 0.3 rather than the textbook 0.75: a memory's extra words are mostly more facts, not
   // padding. On LoCoMo (bench/recall.ts) it lifts turn recall_any@5 from 0.594 to 0.623.
@@ -43,12 +58,24 @@ export class Bm25Index<D = unknown> {
     return this.live;
   }
 
-  add(id: string, terms: readonly number[], previousTerms?: readonly number[], doc?: D): void {
+  /**
+   * `cls` (1..31) is what a search can pick documents by without reading their payload (the
+   * memories' status): only the classes a search asks for are scored.
+   */
+  add(
+    id: string,
+    terms: readonly number[],
+    previousTerms?: readonly number[],
+    doc?: D,
+    cls = 1,
+  ): void {
     if (this.ordinalOf.has(id)) this.remove(id, previousTerms ?? []);
     const ordinal = this.ids.length;
+    if (ordinal >= this.lengths.length) this.growOrdinals(ordinal + 1);
     this.ids.push(id);
     this.docs.push(doc);
-    this.lengths.push(terms.length);
+    this.lengths[ordinal] = terms.length;
+    this.classes[ordinal] = cls;
     this.ordinalOf.set(id, ordinal);
     this.live++;
     this.totalLength += terms.length;
@@ -77,10 +104,17 @@ export class Bm25Index<D = unknown> {
     return ordinal === undefined ? undefined : this.docs[ordinal];
   }
 
-  /** Replaces the payload of a document whose words did not change. */
-  setDoc(id: string, doc: D): void {
+  /** Replaces the payload (and class) of a document whose words did not change. */
+  setDoc(id: string, doc: D, cls = 1): void {
     const ordinal = this.ordinalOf.get(id);
-    if (ordinal !== undefined) this.docs[ordinal] = doc;
+    if (ordinal === undefined) return;
+    this.docs[ordinal] = doc;
+    this.classes[ordinal] = cls;
+  }
+
+  /** The payload of the document at `ordinal`, as `match` answered it. */
+  docAt(ordinal: number): D {
+    return this.docs[ordinal] as D;
   }
 
   /** `terms` must be the ones the document was added with (to keep document frequencies). */
@@ -90,8 +124,9 @@ export class Bm25Index<D = unknown> {
     this.ordinalOf.delete(id);
     this.ids[ordinal] = null;
     this.docs[ordinal] = undefined;
-    this.totalLength -= this.lengths[ordinal] ?? 0;
+    this.totalLength -= this.lengths[ordinal] as number;
     this.lengths[ordinal] = 0;
+    this.classes[ordinal] = 0;
     this.live--;
     for (const term of new Set(terms)) {
       if ((this.df[term] ?? 0) > 0) this.df[term] = (this.df[term] as number) - 1;
@@ -102,7 +137,8 @@ export class Bm25Index<D = unknown> {
   clear(): void {
     this.ordinalOf.clear();
     this.ids = [];
-    this.lengths = [];
+    this.lengths = new Int32Array(1024);
+    this.classes = new Uint8Array(1024);
     this.docs = [];
     this.postings = [];
     this.df = [];
@@ -114,14 +150,41 @@ export class Bm25Index<D = unknown> {
   /** Every live document that shares a term with the query, with its BM25 score. */
   search(queryTerms: readonly number[]): LexicalHits<D> {
     const hits: LexicalHits<D> = { ids: [], scores: [], docs: [] };
-    if (this.live === 0) return hits;
+    const { ordinals, scores, count } = this.match(queryTerms, ALL_CLASSES);
+    for (let i = 0; i < count; i++) {
+      const ordinal = ordinals[i] as number;
+      hits.ids.push(this.ids[ordinal] as string);
+      hits.scores.push(scores[i] as number);
+      hits.docs.push(this.docs[ordinal] as D);
+    }
+    return hits;
+  }
+
+  /**
+   * The live documents of the classes in `classMask` (bit `c` for class `c`) that share a term
+   * with the query, with their BM25 scores, in the order they were first met (the first query
+   * term's postings, then the new ones of the next): the order ties keep. Answered in buffers
+   * this index reuses: read them before it changes or searches again. Payloads are not touched
+   * (`docAt` reads the few wanted): a common word can match most of the index.
+   */
+  match(queryTerms: readonly number[], classMask: number): Matches {
+    const out = this.matched;
+    out.count = 0;
+    if (this.live === 0) return out;
     if (this.scratch.length < this.ids.length) {
-      this.scratch = new Float64Array(Math.max(this.ids.length, this.scratch.length * 2));
+      const size = Math.max(this.ids.length, this.scratch.length * 2);
+      this.scratch = new Float64Array(size);
+      this.touched = new Int32Array(size);
+      out.ordinals = new Int32Array(size);
+      out.scores = new Float64Array(size);
     }
     const acc = this.scratch;
-    const touched: number[] = [];
+    const touched = this.touched;
+    let n = 0;
     const avgLength = this.totalLength / this.live || 1;
-    const { k1, b } = this;
+    const { k1, b, lengths, classes } = this;
+    // A removed document is class 0, never asked for.
+    const mask = classMask & ~1;
     for (const term of new Set(queryTerms)) {
       const list = this.postings[term];
       const df = this.df[term] ?? 0;
@@ -129,20 +192,32 @@ export class Bm25Index<D = unknown> {
       const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
       for (let i = 0; i < list.length; i += 2) {
         const ordinal = list[i] as number;
-        if (this.ids[ordinal] === null) continue;
+        if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
         const tf = list[i + 1] as number;
-        const norm = k1 * (1 - b + (b * (this.lengths[ordinal] as number)) / avgLength);
-        if (acc[ordinal] === 0) touched.push(ordinal);
+        const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
+        if (acc[ordinal] === 0) touched[n++] = ordinal;
         acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
       }
     }
-    for (const ordinal of touched) {
-      hits.ids.push(this.ids[ordinal] as string);
-      hits.scores.push(acc[ordinal] as number);
-      hits.docs.push(this.docs[ordinal] as D);
+    const { ordinals, scores } = out;
+    for (let i = 0; i < n; i++) {
+      const ordinal = touched[i] as number;
+      ordinals[i] = ordinal;
+      scores[i] = acc[ordinal] as number;
       acc[ordinal] = 0;
     }
-    return hits;
+    out.count = n;
+    return out;
+  }
+
+  private growOrdinals(size: number): void {
+    const next = Math.max(size, this.lengths.length * 2);
+    const lengths = new Int32Array(next);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+    const classes = new Uint8Array(next);
+    classes.set(this.classes);
+    this.classes = classes;
   }
 
   private growTo(term: number): void {
@@ -155,14 +230,16 @@ export class Bm25Index<D = unknown> {
   private vacuum(): void {
     const remap = new Int32Array(this.ids.length).fill(-1);
     const ids: string[] = [];
-    const lengths: number[] = [];
+    const lengths = new Int32Array(this.lengths.length);
+    const classes = new Uint8Array(this.classes.length);
     const docs: (D | undefined)[] = [];
     this.ids.forEach((id, ordinal) => {
       if (id === null) return;
       remap[ordinal] = ids.length;
       this.ordinalOf.set(id, ids.length);
+      lengths[ids.length] = this.lengths[ordinal] as number;
+      classes[ids.length] = this.classes[ordinal] as number;
       ids.push(id);
-      lengths.push(this.lengths[ordinal] as number);
       docs.push(this.docs[ordinal]);
     });
     this.postings = this.postings.map((list) => {
@@ -178,6 +255,7 @@ export class Bm25Index<D = unknown> {
     this.lastAdder.fill(0);
     this.ids = ids;
     this.lengths = lengths;
+    this.classes = classes;
     this.docs = docs;
   }
 }

@@ -1,5 +1,5 @@
-import type { MemoryRecord } from '../storage/records.js';
-import { Bm25Index, type LexicalHits } from './bm25.js';
+import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
+import { Bm25Index, type LexicalHits, type Matches } from './bm25.js';
 import { Tokenizer } from './tokenizer.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a range over all of ASCII, on purpose
@@ -29,6 +29,16 @@ export function contentHash(text: string): number {
   return (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
 }
 
+/** A memory's class in the BM25 index: its status, so a search picks statuses in the walk. */
+const classOf = (status: MemoryStatus) => MEMORY_STATUSES.indexOf(status) + 1;
+
+/** The classes of these statuses, as a mask for `Bm25Index.match`. */
+function statusMask(statuses: Iterable<MemoryStatus>): number {
+  let mask = 0;
+  for (const status of statuses) mask |= 1 << classOf(status);
+  return mask;
+}
+
 /**
  * A BM25 index of the memories' words and a lookup of their content for exact duplicates. The
  * retriever keeps it in step with the store, and says what each memory's words are.
@@ -46,7 +56,7 @@ export class LexicalIndex {
   ): void {
     if (previous) {
       if (previous.words === words) {
-        this.bm25.setDoc(record.id, record);
+        this.bm25.setDoc(record.id, record, classOf(record.status));
         return;
       }
       this.dropContent(previous.record);
@@ -55,9 +65,16 @@ export class LexicalIndex {
         this.tokenizer.termIds(words),
         this.tokenizer.termIds(previous.words),
         record,
+        classOf(record.status),
       );
     } else {
-      this.bm25.add(record.id, this.tokenizer.termIds(words), undefined, record);
+      this.bm25.add(
+        record.id,
+        this.tokenizer.termIds(words),
+        undefined,
+        record,
+        classOf(record.status),
+      );
     }
     this.byContent.set(contentHash(normalizeContent(record.content)), record.id);
   }
@@ -75,6 +92,18 @@ export class LexicalIndex {
 
   search(query: string): LexicalHits<MemoryRecord> {
     return this.bm25.search(this.tokenizer.termIds(query, false));
+  }
+
+  /**
+   * The memories of these statuses that match the query's words, as `Bm25Index.match`: ordinals
+   * (`recordAt` reads one) and BM25 scores, in buffers the next search reuses.
+   */
+  match(query: string, statuses: Iterable<MemoryStatus>): Matches {
+    return this.bm25.match(this.tokenizer.termIds(query, false), statusMask(statuses));
+  }
+
+  recordAt(ordinal: number): MemoryRecord {
+    return this.bm25.docAt(ordinal);
   }
 
   /** The id of a live memory with the same normalized content, if any. */

@@ -2,7 +2,8 @@
 // document each memory has (document.ts); the use cases page, rank and blend what it finds.
 import type { Logger } from 'pino';
 import type { StorageEngine, StoreListener } from '../storage/engine.js';
-import type { MemoryRecord } from '../storage/records.js';
+import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
+import { BestValues, largest } from './best-values.js';
 import { documentOf, type MemoryDocument, type NoteText, sameNote } from './document.js';
 import { LexicalIndex } from './lexical-index.js';
 import { fusedRelevance } from './ranking.js';
@@ -18,6 +19,10 @@ export interface RetrieverSettings {
   similarityThreshold?: number | undefined;
   /** Cosines at which a memory is a near-duplicate of another; unset: the model's own. */
   nearDuplicateThreshold?: number | undefined;
+  /**
+   * Rank every match, even with `tops`: the reference the pruned ranking is tested against.
+   */
+  exhaustive?: boolean | undefined;
 }
 
 export interface RetrieverDeps {
@@ -38,7 +43,7 @@ export interface RankedRow {
   lexical: number;
   /** The cosine of its meaning to the query's, when that is a match. */
   similarity: number | undefined;
-  /** Its decay score, as `accept` answered it. */
+  /** Its decay score, as the filter answered it. */
   score: number;
 }
 
@@ -53,6 +58,8 @@ export class RankedRows implements Iterable<RankedRow> {
   readonly score: number[] = [];
   /** Filled by the retriever once every row is in. */
   relevance: Float64Array = new Float64Array(0);
+  /** How many memories matched: more than the rows when the retriever left out sure losers. */
+  matched = 0;
   /** With meaning on: NaN where it did not match (a number, so the column stays doubles). */
   readonly similarity: number[] = [];
 
@@ -89,8 +96,31 @@ export class RankedRows implements Iterable<RankedRow> {
   }
 }
 
-/** A memory's decay score for a search, or null to leave it out. */
-export type Accept = (record: MemoryRecord) => number | null;
+/** Which memories a search considers, and their decay scores. */
+export interface Filter {
+  /** The statuses a search looks at: picked in the index's walk, without reading a record. */
+  statuses: readonly MemoryStatus[];
+  /** Whether a memory can match at all past its status (tags, time window), if that is asked. */
+  keep?: ((record: MemoryRecord) => boolean) | undefined;
+  /** A memory's decay score: asked only of the matches a page could show (see `Top`). */
+  score(record: MemoryRecord): number;
+  /** Matches scoring below this are left out too (then every match needs its score). */
+  minScore: number | null;
+}
+
+/**
+ * A ranking the caller takes the `count` best rows of (best first, ties in row order), by
+ * `value(relevance, score)`. The value must never exceed `relevance * ceiling`, in floating
+ * point too: relevance times a factor that is at most `ceiling` is (rounding keeps the order).
+ * That bound is what lets the retriever skip a row without its decay score.
+ */
+export interface Top {
+  count: number;
+  value(relevance: number, score: number): number;
+  ceiling: number;
+  /** Only rows of a value above 0 are taken (a row at 0 or below is never among the best). */
+  positive?: boolean;
+}
 
 export class Retriever implements StoreListener {
   private readonly lexical = new LexicalIndex();
@@ -151,54 +181,211 @@ export class Retriever implements StoreListener {
   }
 
   /**
-   * The memories that `accept` keeps and that match `query` by their words or, with embeddings,
+   * The memories that `filter` keeps and that match `query` by their words or, with embeddings,
    * by their meaning (the `limit` closest), each with its relevance (0..1, relative to the best
-   * match kept); every memory, with relevance 1, when there is no query. This runs for thousands
-   * of memories per query.
+   * match kept); every memory, with relevance 1, when there is no query.
+   *
+   * With `tops`, the rows are only those that could be among the `count` best of some top (and
+   * `matched` still counts them all): a row whose relevance times the top's ceiling is below
+   * what `count` rows already scored is left out without computing its decay score. Whoever
+   * takes the best rows of each top from these rows gets the same rows, in the same order and
+   * with the same numbers, as from all of them: the rows kept stay in the order all the rows
+   * would have, so ties break the same way.
    */
-  async rank(query: string, limit: number, accept: Accept): Promise<RankedRows> {
-    const hits = query ? this.lexical.search(query) : null;
-    const meaning = query ? await this.meaningHits(query, limit) : null;
+  async rank(
+    query: string,
+    limit: number,
+    filter: Filter,
+    tops?: readonly Top[],
+  ): Promise<RankedRows> {
+    if (!query) return this.everyMemory(filter);
+    const meaning = await this.meaningHits(query, limit);
     const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]));
-    const rows = new RankedRows(meaning !== null);
-    const take = (record: MemoryRecord, lexical: number, similarity: number | undefined) => {
-      const score = accept(record);
-      if (score !== null) rows.push(record, lexical, similarity, score);
-    };
-    if (hits) {
-      const seen = new Set<string>();
-      for (let i = 0; i < hits.docs.length; i++) {
-        const record = hits.docs[i];
-        if (!record) continue;
-        const sim = meaning ? sims.get(record.id) : undefined;
-        if (sim !== undefined) seen.add(record.id);
-        take(record, hits.scores[i] as number, sim);
+
+    // Every match the filter keeps, in the order the rows come in; decay scores come later.
+    // A row is an ordinal of the lexical index (its record read only when needed: a common
+    // word matches most memories) or, for a match by meaning alone, -1 - its place in `others`.
+    // Nothing awaits from here on, so the ordinals stay valid.
+    const matches = this.lexical.match(query, filter.statuses);
+    const cap = matches.count + sims.size;
+    let ordinals = new Int32Array(cap);
+    let lexical = new Float64Array(cap);
+    let similarity = new Float64Array(meaning ? cap : 0);
+    const others: MemoryRecord[] = [];
+    const { keep } = filter;
+    const seen = new Set<string>();
+    let n = 0;
+    for (let j = 0; j < matches.count; j++) {
+      const ordinal = matches.ordinals[j] as number;
+      if (keep || meaning) {
+        const record = this.lexical.recordAt(ordinal);
+        if (keep && !keep(record)) continue;
+        if (meaning) {
+          const sim = sims.get(record.id);
+          if (sim !== undefined) seen.add(record.id);
+          similarity[n] = sim ?? Number.NaN;
+        }
       }
-      // Matches by meaning that the words missed, with no lexical score.
-      for (const [id, sim] of sims) {
-        const record = seen.has(id) ? undefined : this.engine.memories.get(id);
-        if (record) take(record, 0, sim);
-      }
-    } else {
-      for (const record of this.engine.memories.values()) take(record, 1, undefined);
+      ordinals[n] = ordinal;
+      lexical[n++] = matches.scores[j] as number;
     }
-    const n = rows.length;
-    const { lexical } = rows;
+    // Matches by meaning that the words missed, with no lexical score.
+    const statuses = new Set(filter.statuses);
+    for (const [id, sim] of sims) {
+      const record = seen.has(id) ? undefined : this.engine.memories.get(id);
+      if (!record || !statuses.has(record.status) || (keep && !keep(record))) continue;
+      ordinals[n] = -1 - others.length;
+      others.push(record);
+      lexical[n] = 0;
+      similarity[n++] = sim;
+    }
+    const recordOf = (i: number): MemoryRecord => {
+      const ordinal = ordinals[i] as number;
+      return ordinal >= 0 ? this.lexical.recordAt(ordinal) : (others[-1 - ordinal] as MemoryRecord);
+    };
+
+    let scores = new Float64Array(n).fill(Number.NaN);
+    const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
+    const { minScore } = filter;
+    if (minScore !== null || !pruned) {
+      // A minimum score decides what matched (and so the count and the best match): every
+      // match needs its score.
+      let kept = 0;
+      for (let i = 0; i < n; i++) {
+        const score = filter.score(recordOf(i));
+        if (minScore !== null && score < minScore) continue;
+        ordinals[kept] = ordinals[i] as number;
+        lexical[kept] = lexical[i] as number;
+        if (meaning) similarity[kept] = similarity[i] as number;
+        scores[kept++] = score;
+      }
+      n = kept;
+      ordinals = ordinals.subarray(0, n);
+      lexical = lexical.subarray(0, n);
+      similarity = similarity.subarray(0, meaning ? n : 0);
+      scores = scores.subarray(0, n);
+    }
+
     let best = 0;
     for (let i = 0; i < n; i++) if ((lexical[i] as number) > best) best = lexical[i] as number;
     const relevance = new Float64Array(n);
     if (meaning) {
-      let bestSim = meaning.threshold;
-      for (let i = 0; i < n; i++) bestSim = Math.max(bestSim, rows.similarityOf(i) ?? 0);
+      const { threshold, weight } = meaning;
+      let bestSim = threshold;
       for (let i = 0; i < n; i++) {
-        const { threshold, weight } = meaning;
-        const sim = rows.similarityOf(i);
-        relevance[i] = fusedRelevance(lexical[i] as number, best, sim, bestSim, threshold, weight);
+        const sim = similarity[i] as number;
+        if (!Number.isNaN(sim)) bestSim = Math.max(bestSim, sim);
+      }
+      for (let i = 0; i < n; i++) {
+        const sim = similarity[i] as number;
+        relevance[i] = fusedRelevance(
+          lexical[i] as number,
+          best,
+          Number.isNaN(sim) ? undefined : sim,
+          bestSim,
+          threshold,
+          weight,
+        );
       }
     } else {
       for (let i = 0; i < n; i++) relevance[i] = (lexical[i] as number) / best;
     }
-    rows.relevance = relevance;
+
+    const wanted = pruned ? this.contenders(recordOf, n, relevance, scores, filter, tops) : null;
+    const rows = new RankedRows(meaning !== null);
+    rows.matched = n;
+    const kept = new Float64Array(wanted ? wanted.count : n);
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      if (wanted && !wanted.rows[i]) continue;
+      const sim = meaning ? (similarity[i] as number) : Number.NaN;
+      rows.push(
+        recordOf(i),
+        lexical[i] as number,
+        Number.isNaN(sim) ? undefined : sim,
+        scores[i] as number,
+      );
+      kept[k++] = relevance[i] as number;
+    }
+    rows.relevance = kept;
+    return rows;
+  }
+
+  /**
+   * Which of `n` rows can be among the best of some top, scoring (into `scores`) only those. The
+   * rows of highest relevance go first, so each top's bar is high before the rest are looked at;
+   * then a row is skipped when relevance times the top's ceiling (what its value can reach at
+   * most) is below the bar of every top: `count` rows already beat it outright there.
+   */
+  private contenders(
+    recordOf: (i: number) => MemoryRecord,
+    n: number,
+    relevance: Float64Array,
+    scores: Float64Array,
+    filter: Filter,
+    tops: readonly Top[],
+  ): { rows: Uint8Array; count: number } {
+    const rows = new Uint8Array(n);
+    let count = 0;
+    const bars = tops.map((top) => new BestValues(top.count));
+    const ceilings = Float64Array.from(tops, (top) => top.ceiling);
+    // Each top's bar, read again only when a row taken may have raised it. A positive-only top
+    // never takes a row that cannot rise above 0.
+    const floorOf = (t: number) => {
+      const floor = (bars[t] as BestValues).floor;
+      return (tops[t] as Top).positive ? Math.max(0, floor) : floor;
+    };
+    const floors = Float64Array.from(tops, (_, t) => floorOf(t));
+    const take = (i: number) => {
+      rows[i] = 1;
+      count++;
+      const r = relevance[i] as number;
+      const score = Number.isNaN(scores[i] as number)
+        ? filter.score(recordOf(i))
+        : (scores[i] as number);
+      scores[i] = score;
+      for (let t = 0; t < tops.length; t++) {
+        const top = tops[t] as Top;
+        const bar = bars[t] as BestValues;
+        const value = top.value(r, score);
+        if (!top.positive || value > 0) bar.offer(value);
+        floors[t] = floorOf(t);
+      }
+    };
+    let first = 0;
+    for (const top of tops) first += top.count;
+    for (const i of largest(relevance, n, first)) take(i);
+    const positive = tops.map((top) => top.positive === true);
+    for (let i = 0; i < n; i++) {
+      if (rows[i]) continue;
+      const r = relevance[i] as number;
+      for (let t = 0; t < tops.length; t++) {
+        // Written so that a NaN keeps the row: only a sure loser is skipped (for a positive-only
+        // top, a row that reaches 0 at most is one too).
+        const reach = r * (ceilings[t] as number);
+        const floor = floors[t] as number;
+        if (!(reach < floor || (reach <= 0 && positive[t]))) {
+          take(i);
+          break;
+        }
+      }
+    }
+    return { rows, count };
+  }
+
+  /** A search without words: every memory the filter keeps, with relevance 1. */
+  private everyMemory(filter: Filter): RankedRows {
+    const rows = new RankedRows(false);
+    const statuses = new Set(filter.statuses);
+    for (const record of this.engine.memories.values()) {
+      if (!statuses.has(record.status) || (filter.keep && !filter.keep(record))) continue;
+      const score = filter.score(record);
+      if (filter.minScore === null || score >= filter.minScore) {
+        rows.push(record, 1, undefined, score);
+      }
+    }
+    rows.matched = rows.length;
+    rows.relevance = new Float64Array(rows.length).fill(1);
     return rows;
   }
 

@@ -1,25 +1,18 @@
-// Embeddings of the memories: computed in the background, kept in a sidecar, searched by cosine.
+// Embeddings of the memories: computed in the background, kept in a vector store, searched by
+// cosine.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { JsonlFile } from '../storage/jsonl-file.js';
+import {
+  JsonlVectorStore,
+  type StoredVector,
+  VECTORS_FILE,
+  type VectorStore,
+} from '../storage/vector-store.js';
 import { type EmbeddingProvider, MINILM_MODEL, STATIC_MODEL } from './embeddings.js';
 import { contentHash } from './lexical-index.js';
 import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
 
-/** The sidecar beside memories.jsonl: one line a vector, the last line for an id wins. */
-export const VECTORS_FILE = 'vectors.jsonl';
-
-/**
- * One line of vectors.jsonl. `v` is the vector as int8 in base64, `s` the scale that turns it back
- * into floats: the cosine moves by well under 1% and a vector of 384 takes 512 bytes.
- */
-interface VectorLine {
-  id: string;
-  model: string;
-  hash: string;
-  v: string;
-  s: number;
-}
+export { VECTORS_FILE };
 
 /** Texts embedded per call: large enough to keep the model busy, small enough to yield often. */
 const BATCH = 32;
@@ -54,23 +47,27 @@ export function textHash(content: string): string {
   return contentHash(content).toString(36);
 }
 
-function encode(vector: Float32Array): { v: string; s: number } {
+/** A vector as int8 and the scale that turns it back (the cosine moves by well under 1%). */
+export function quantise(vector: Float32Array): { values: Int8Array; scale: number } {
   let max = 0;
   for (const x of vector) max = Math.max(max, Math.abs(x));
-  const s = max / 127 || 1;
-  const q = new Int8Array(vector.length);
-  for (let i = 0; i < vector.length; i++) q[i] = Math.round((vector[i] as number) / s);
-  return { v: Buffer.from(q.buffer).toString('base64'), s };
+  const scale = max / 127 || 1;
+  const values = new Int8Array(vector.length);
+  for (let i = 0; i < vector.length; i++) values[i] = Math.round((vector[i] as number) / scale);
+  return { values, scale };
 }
 
-function decode(line: VectorLine, dimensions: number): Float32Array | undefined {
-  const bytes = Buffer.from(line.v, 'base64');
-  if (bytes.length !== dimensions) return undefined;
-  const q = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+/** The unit vector of a stored one; undefined when it has not `dimensions` values. */
+export function dequantise(
+  stored: Pick<StoredVector, 'values' | 'scale'>,
+  dimensions: number,
+): Float32Array | undefined {
+  const { values, scale } = stored;
+  if (values.length !== dimensions) return undefined;
   const out = new Float32Array(dimensions);
   let norm = 0;
   for (let i = 0; i < dimensions; i++) {
-    out[i] = (q[i] as number) * line.s;
+    out[i] = (values[i] as number) * scale;
     norm += (out[i] as number) ** 2;
   }
   norm = Math.sqrt(norm);
@@ -92,6 +89,12 @@ export interface SemanticIndexOptions {
    * start are computed then, so an edited note's stored vector is found, not computed again.
    */
   textsSettled?: Promise<unknown>;
+  /**
+   * Where the vectors are kept between runs (default: vectors.jsonl in `dataDir`). The index
+   * closes it. One shared with other processes (PostgreSQL) is asked, before a vector is computed,
+   * whether another process stored it already.
+   */
+  store?: VectorStore;
 }
 
 export interface EmbeddingsStatus {
@@ -109,18 +112,22 @@ export type ReindexProgress = (done: number, total: number) => void;
  * Keeps a vector for every live memory, of the text the retriever gives it (document.ts: its
  * note's once promoted and edited, else its content), keyed by memory id, the text's hash and
  * model id: nothing is embedded again for an unchanged text, and a change of model embeds
- * everything again. Vectors are derived data: the sidecar is appended without the store's lock,
- * and a vector lost to a crash or to another process is simply computed again.
+ * everything again. Vectors are derived data: the vector store is written without the memory
+ * store's lock, and a vector lost to a crash or to another process is simply computed again.
  */
 export class SemanticIndex {
   private provider: EmbeddingProvider | null = null;
   private vectors: VectorIndex | undefined;
-  private file: JsonlFile | undefined;
+  /** Where vectors are kept; written to once the model is there, until close. */
+  private readonly store: VectorStore;
+  private storing = false;
   /** What each live memory's vector must be of: id → its text and the text's hash. */
   private readonly wanted = new Map<string, { hash: string; text: string }>();
-  /** Vectors on disk for this model, by id, until the memory asks for them. */
-  private stored = new Map<string, VectorLine>();
+  /** Stored vectors of this model, by id, until the memory asks for them. */
+  private stored = new Map<string, StoredVector>();
   private readonly pending = new Set<string>();
+  /** Memories to embed again whatever is stored (reindex all). */
+  private readonly fresh = new Set<string>();
   /** Vectors kept across a reset(), by id, until their memories come back. */
   private readonly retained = new Map<string, { hash: string; vector: Float32Array }>();
   private readonly listeners = new Set<ReindexProgress>();
@@ -129,7 +136,7 @@ export class SemanticIndex {
   /** embeddedCount when reindex last answered. */
   private reportedCount = 0;
   private draining: Promise<void> | undefined;
-  /** Lines of the sidecar that no longer count (old content, other models). */
+  /** Stored entries that no longer count (old content, other models, memories gone). */
   private staleLines = 0;
   private loaded = false;
   private settled = false;
@@ -137,6 +144,9 @@ export class SemanticIndex {
   readonly ready: Promise<void>;
 
   constructor(private readonly options: SemanticIndexOptions) {
+    this.store =
+      options.store ??
+      new JsonlVectorStore(path.join(options.dataDir, VECTORS_FILE), options.logger);
     this.ready = this.start()
       .catch((error: Error) => {
         options.logger.warn({ err: error.message }, 'embeddings stopped: search is by words');
@@ -187,6 +197,7 @@ export class SemanticIndex {
   remove(id: string): void {
     this.wanted.delete(id);
     this.pending.delete(id);
+    this.fresh.delete(id);
     this.vectors?.delete(id);
   }
 
@@ -198,6 +209,7 @@ export class SemanticIndex {
     }
     this.wanted.clear();
     this.pending.clear();
+    this.fresh.clear();
     this.vectors?.clear();
   }
 
@@ -217,9 +229,8 @@ export class SemanticIndex {
     if (this.vectors.has(id) && !this.pending.has(id)) return;
     this.vectors.set(id, vector);
     this.pending.delete(id);
-    this.file?.append([{ id, model: provider.id, hash: target.hash, ...encode(vector) }], {
-      sync: false,
-    });
+    this.fresh.delete(id);
+    this.keep([{ id, model: provider.id, hash: target.hash, ...quantise(vector) }]);
   }
 
   /** The vector of a memory, once computed. */
@@ -270,7 +281,10 @@ export class SemanticIndex {
     if (all) {
       this.stored.clear();
       this.vectors?.clear();
-      for (const id of this.wanted.keys()) this.pending.add(id);
+      for (const id of this.wanted.keys()) {
+        this.pending.add(id);
+        this.fresh.add(id);
+      }
     }
     // The background pass that starts with the model may be done already, or under way: a
     // reindex counts what this process computed since the last one (or since it opened).
@@ -300,10 +314,14 @@ export class SemanticIndex {
     }
   }
 
-  close(): void {
+  /** Stops embedding; resolves once the vector store has written what it was given. */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
-    this.file?.close();
-    this.file = undefined;
+    this.storing = false;
+    return this.store.close().catch((error: Error) => {
+      this.options.logger.warn({ err: error.message }, 'closing the vector store');
+    });
   }
 
   private async start(): Promise<void> {
@@ -317,9 +335,13 @@ export class SemanticIndex {
     if (!this.provider || this.closed) return;
     const matVec = await this.options.matVec?.catch(() => undefined);
     if (this.closed) return;
-    this.vectors = new VectorIndex(this.provider.dimensions, 1024, matVec);
-    this.file = new JsonlFile(path.join(this.options.dataDir, VECTORS_FILE));
-    this.load();
+    // The index takes vectors only once the stored ones are read: until then what is upserted
+    // waits in `wanted`, and is looked for among them below.
+    const vectors = new VectorIndex(this.provider.dimensions, 1024, matVec);
+    await this.load(this.provider.id);
+    if (this.closed) return;
+    this.vectors = vectors;
+    this.storing = true;
     for (const id of this.wanted.keys()) this.want(id);
     this.loaded = true;
     // In the background, once the notes' texts are known (until then the stored vectors stay at
@@ -340,28 +362,46 @@ export class SemanticIndex {
       .catch((error: Error) => logger.warn({ err: error.message }, 'embedding stopped'));
   }
 
-  /** Reads the sidecar: the last vector of each id for this model. */
-  private load(): void {
-    const file = this.file as JsonlFile;
-    const model = this.provider?.id;
-    let lines = 0;
-    const result = file.readNew({
-      visit: (value) => {
-        lines++;
-        const line = value as VectorLine;
-        if (line && typeof line.id === 'string' && line.model === model) {
-          this.stored.set(line.id, line);
-        }
-      },
+  /** Reads the vector store: the last vector of each id for this model. */
+  private async load(model: string): Promise<void> {
+    const entries = await this.store.load((vector) => {
+      if (vector.model === model) this.stored.set(vector.id, vector);
     });
-    if (result.corrupt.length > 0 || result.tail) {
-      this.options.logger.warn(
-        { file: VECTORS_FILE, lines: result.corrupt.length + (result.tail ? 1 : 0) },
-        'unreadable vector lines skipped: they are computed again',
-      );
+    this.staleLines = entries - this.stored.size;
+  }
+
+  /** Hands vectors to the store, unless closed (a store is not written after its close). */
+  private keep(vectors: StoredVector[]): void {
+    if (this.storing && vectors.length > 0) this.store.append(vectors);
+  }
+
+  /**
+   * The vectors of `batch` another process stored since the load (same model, same text), taken
+   * into the index; answers the rest, to compute.
+   */
+  private async takeStored<T extends { id: string; hash: string }>(
+    model: string,
+    batch: T[],
+  ): Promise<T[]> {
+    const ask = batch.filter((b) => !this.fresh.has(b.id)).map((b) => b.id);
+    if (ask.length === 0) return batch;
+    const found = new Map<string, StoredVector>();
+    try {
+      for (const vector of await this.store.lookup(ask)) found.set(vector.id, vector);
+    } catch (error) {
+      this.options.logger.warn({ err: (error as Error).message }, 'looking up stored vectors');
     }
-    if (result.tail) file.truncateTail();
-    this.staleLines = lines - this.stored.size;
+    if (found.size === 0) return batch;
+    return batch.filter((b) => {
+      const stored = found.get(b.id);
+      // The memory may have changed or gone while the store answered.
+      if (!stored || stored.model !== model || stored.hash !== b.hash) return true;
+      if (this.wanted.get(b.id)?.hash !== b.hash) return false;
+      const vector = this.vectors && dequantise(stored, this.vectors.dimensions);
+      if (!vector) return true;
+      this.vectors?.set(b.id, vector);
+      return false;
+    });
   }
 
   private want(id: string): void {
@@ -376,9 +416,9 @@ export class SemanticIndex {
         return;
       }
     }
-    const line = this.stored.get(id);
-    if (line && line.hash === target.hash) {
-      const vector = decode(line, this.vectors.dimensions);
+    const stored = this.stored.get(id);
+    if (stored && stored.hash === target.hash) {
+      const vector = dequantise(stored, this.vectors.dimensions);
       if (vector) {
         this.vectors.set(id, vector);
         this.pending.delete(id);
@@ -406,34 +446,40 @@ export class SemanticIndex {
         if (batch.length === BATCH) break;
       }
       if (batch.length === 0) continue;
-      const vectors = await provider.embed(batch.map((b) => b.text));
-      const lines: VectorLine[] = [];
-      batch.forEach((b, i) => {
+      const missing = await this.takeStored(provider.id, batch);
+      if (this.closed) return;
+      const vectors = missing.length > 0 ? await provider.embed(missing.map((b) => b.text)) : [];
+      const computed: StoredVector[] = [];
+      missing.forEach((b, i) => {
         // The memory may have changed or gone while the model worked.
         if (this.wanted.get(b.id)?.hash !== b.hash) return;
         const vector = vectors[i] as Float32Array;
         this.vectors?.set(b.id, vector);
-        lines.push({ id: b.id, model: provider.id, hash: b.hash, ...encode(vector) });
+        this.fresh.delete(b.id);
+        computed.push({ id: b.id, model: provider.id, hash: b.hash, ...quantise(vector) });
       });
       if (this.closed) return;
-      this.file?.append(lines, { sync: false });
+      this.keep(computed);
       done += batch.length;
-      this.embeddedCount += lines.length;
+      this.embeddedCount += computed.length;
       report();
     }
   }
 
-  /** Rewrites the sidecar when stale lines (old content, other models) outnumber live ones. */
+  /** Compacts the store when stale entries outnumber live ones. */
   private compact(): void {
-    if (this.closed || !this.file || !this.vectors || !this.provider) return;
+    if (this.closed || !this.storing || !this.vectors || !this.provider) return;
     if (this.staleLines <= this.vectors.size) return;
     const model = this.provider.id;
-    const lines: VectorLine[] = [];
-    for (const { id, vector } of this.vectors.entries()) {
-      const target = this.wanted.get(id);
-      if (target) lines.push({ id, model, hash: target.hash, ...encode(vector) });
+    const { wanted, vectors } = this;
+    // Lazily: a store that keeps others' vectors too never reads them.
+    function* live(): Iterable<StoredVector> {
+      for (const { id, vector } of vectors.entries()) {
+        const target = wanted.get(id);
+        if (target) yield { id, model, hash: target.hash, ...quantise(vector) };
+      }
     }
-    this.file.rewrite(lines);
+    this.store.compact(live());
     this.staleLines = 0;
   }
 }

@@ -1,5 +1,6 @@
-// What the memory needs from storage, whatever keeps it: the JSONL logs (store.ts) today, a
-// database later. The use cases and the indexes depend on this, never on an engine.
+// What the memory needs from storage, whatever keeps it: the JSONL logs of a data dir (store.ts)
+// or PostgreSQL (postgres/engine.ts). The use cases and the indexes depend on this, never on an
+// engine.
 import type { MemoryRecord, RelationRecord } from './records.js';
 
 /** The namespace of everything written without one: records as mnemex and cortexgraph write them. */
@@ -53,14 +54,18 @@ export interface StorageEngine {
   readonly relations: ReadonlyMap<string, RelationRecord>;
   relationsOf(memoryId: string): RelationRecord[];
   /** The last copy of a memory that gc or delete forgot, for restore. */
-  findForgotten(id: string): MemoryRecord | undefined;
+  findForgotten(id: string): Promise<MemoryRecord | undefined>;
   /**
    * Bytes each part of the store takes, by name: the files' sizes while the store holds one
    * namespace, else what this namespace's live records take in them.
    */
-  sizes(): Record<string, number>;
-  /** Catches up with what other processes wrote. Cheap when nothing changed. */
-  refresh(): void;
+  sizes(): Promise<Record<string, number>>;
+  /**
+   * Catches up with what other processes wrote, as far as this engine has heard of it: the JSONL
+   * engine reads the logs' new lines; a database engine applies the changes it was told of.
+   * Cheap when nothing changed.
+   */
+  refresh(): Promise<void>;
   /**
    * Runs `plan` alone against the latest memories (no other writer in between, in this process
    * or another) and makes what it returns durable, all of it or none, before resolving with its
@@ -69,5 +74,6 @@ export interface StorageEngine {
   transact<T>(plan: () => Mutation<T>): Promise<T>;
   /** Tells `listener` of every live memory of this namespace now, then of every change to them. */
   subscribe(listener: StoreListener): void;
-  close(): void;
+  /** Ends it; a database engine resolves once its connections are closed. */
+  close(): void | Promise<void>;
 }

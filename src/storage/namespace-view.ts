@@ -1,4 +1,4 @@
-// One namespace of the JSONL store: a view with the StorageEngine interface, and how a stored line
+// One namespace of an engine: a view with the StorageEngine interface, and how a stored JSONL line
 // says which namespace it belongs to.
 import { StoreError } from './data-dir.js';
 import {
@@ -9,62 +9,150 @@ import {
   type StorageEngine,
   type StoreListener,
 } from './engine.js';
+import { LiveRecords } from './live-records.js';
 import { type MemoryRecord, RecordError, type RelationRecord } from './records.js';
-import type { JsonlStore } from './store.js';
 
-/** Namespace `name` of a JsonlStore: the store's reads and writes, kept to it. */
+/**
+ * What an engine that keeps every namespace's live records offers its views: the methods of the
+ * interface, for a namespace it is told.
+ */
+export interface NamespaceHost {
+  readonly ready: Promise<void>;
+  readonly loaded: Promise<void>;
+  readonly live: LiveRecords;
+  namespace(name: string): StorageEngine;
+  findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined>;
+  sizesIn(ns: string): Promise<Record<string, number>>;
+  refresh(): Promise<void>;
+  transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
+}
+
+/** Namespace `name` of an engine: its reads and writes, kept to it. */
 export class NamespaceView implements StorageEngine {
   constructor(
-    private readonly store: JsonlStore,
+    private readonly host: NamespaceHost,
     readonly namespaceName: string,
   ) {}
 
   get ready(): Promise<void> {
-    return this.store.ready;
+    return this.host.ready;
   }
 
   get loaded(): Promise<void> {
-    return this.store.loaded;
+    return this.host.loaded;
   }
 
   get memories(): ReadonlyMap<string, MemoryRecord> {
-    return this.store.space(this.namespaceName).memories;
+    return this.host.live.space(this.namespaceName).memories;
   }
 
   get relations(): ReadonlyMap<string, RelationRecord> {
-    return this.store.space(this.namespaceName).relations;
+    return this.host.live.space(this.namespaceName).relations;
   }
 
   namespace(name: string): StorageEngine {
-    return this.store.namespace(name);
+    return this.host.namespace(name);
   }
 
   relationsOf(memoryId: string): RelationRecord[] {
-    return this.store.relationsIn(this.namespaceName, memoryId);
+    return this.host.live.relationsIn(this.namespaceName, memoryId);
   }
 
-  findForgotten(id: string): MemoryRecord | undefined {
-    return this.store.findForgottenIn(this.namespaceName, id);
+  findForgotten(id: string): Promise<MemoryRecord | undefined> {
+    return this.host.findForgottenIn(this.namespaceName, id);
   }
 
-  sizes(): Record<string, number> {
-    return this.store.sizesIn(this.namespaceName);
+  sizes(): Promise<Record<string, number>> {
+    return this.host.sizesIn(this.namespaceName);
   }
 
-  refresh(): void {
-    this.store.refresh();
+  refresh(): Promise<void> {
+    return this.host.refresh();
   }
 
   transact<T>(plan: () => Mutation<T>): Promise<T> {
-    return this.store.transactIn(this.namespaceName, plan);
+    return this.host.transactIn(this.namespaceName, plan);
   }
 
   subscribe(listener: StoreListener): void {
-    this.store.subscribeIn(this.namespaceName, listener);
+    this.host.live.subscribe(this.namespaceName, listener);
   }
 
-  /** The store closes for every namespace at once: its owner closes it. */
+  /** The engine closes for every namespace at once: its owner closes it. */
   close(): void {}
+}
+
+/**
+ * What both engines share: every namespace's live records in memory, the engine itself the view
+ * of the default namespace, and the views of the others. An engine says how to load, write and
+ * follow; the reads are these.
+ */
+export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
+  readonly namespaceName = DEFAULT_NAMESPACE;
+  readonly live = new LiveRecords();
+  private readonly views = new Map<string, StorageEngine>();
+  abstract readonly ready: Promise<void>;
+  abstract readonly loaded: Promise<void>;
+  abstract findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined>;
+  abstract sizesIn(ns: string): Promise<Record<string, number>>;
+  abstract refresh(): Promise<void>;
+  abstract transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
+  abstract close(): void | Promise<void>;
+
+  namespace(name: string): StorageEngine {
+    return namespaceView(this, this.views, name);
+  }
+
+  get memories(): ReadonlyMap<string, MemoryRecord> {
+    return this.live.space(DEFAULT_NAMESPACE).memories;
+  }
+
+  get relations(): ReadonlyMap<string, RelationRecord> {
+    return this.live.space(DEFAULT_NAMESPACE).relations;
+  }
+
+  relationsOf(memoryId: string): RelationRecord[] {
+    return this.live.relationsIn(DEFAULT_NAMESPACE, memoryId);
+  }
+
+  subscribe(listener: StoreListener): void {
+    this.live.subscribe(DEFAULT_NAMESPACE, listener);
+  }
+
+  findForgotten(id: string): Promise<MemoryRecord | undefined> {
+    return this.findForgottenIn(DEFAULT_NAMESPACE, id);
+  }
+
+  sizes(): Promise<Record<string, number>> {
+    return this.sizesIn(DEFAULT_NAMESPACE);
+  }
+
+  transact<T>(plan: () => Mutation<T>): Promise<T> {
+    return this.transactIn(DEFAULT_NAMESPACE, plan);
+  }
+}
+
+/**
+ * The view of namespace `name` of `host`, the same one each time (kept in `views`); the host
+ * itself for the default namespace. A name that is not one throws.
+ */
+export function namespaceView(
+  host: NamespaceHost & StorageEngine,
+  views: Map<string, StorageEngine>,
+  name: string,
+): StorageEngine {
+  if (name === DEFAULT_NAMESPACE) return host;
+  if (!isNamespace(name)) {
+    throw new StoreError(
+      `"${name}" is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source})`,
+    );
+  }
+  let view = views.get(name);
+  if (!view) {
+    view = new NamespaceView(host, name);
+    views.set(name, view);
+  }
+  return view;
 }
 
 /** The namespace a stored line belongs to: the default one when it names none. */

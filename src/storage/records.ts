@@ -120,7 +120,8 @@ const finite = (v: unknown, fallback: number): number =>
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
-const MEMORY_KEYS = new Set<string>([
+/** A memory's fields, in the order mnemo writes them. */
+export const MEMORY_FIELDS = [
   'id',
   'content',
   'meta',
@@ -136,11 +137,9 @@ const MEMORY_KEYS = new Set<string>([
   'review_count',
   'last_review_at',
   'cross_domain_count',
-  // Known, not kept among the other fields: the store reads it, and writes it back itself.
-  'namespace',
-]);
-const META_KEYS = new Set<string>(['tags', 'source', 'context', 'extra']);
-const RELATION_KEYS = new Set<string>([
+] as const;
+/** A relation's fields, in the order mnemo writes them. */
+export const RELATION_FIELDS = [
   'id',
   'from_memory_id',
   'to_memory_id',
@@ -148,8 +147,12 @@ const RELATION_KEYS = new Set<string>([
   'strength',
   'created_at',
   'metadata',
-  'namespace',
-]);
+] as const;
+// Known, not kept among the other fields: `namespace` (the store reads it, and writes it back
+// itself).
+const MEMORY_KEYS = new Set<string>([...MEMORY_FIELDS, 'namespace']);
+const META_KEYS = new Set<string>(['tags', 'source', 'context', 'extra']);
+const RELATION_KEYS = new Set<string>([...RELATION_FIELDS, 'namespace']);
 
 /** The fields of `raw` outside `known`, with those it carried already; undefined when none. */
 function otherFields(

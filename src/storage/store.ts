@@ -4,24 +4,16 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
-import {
-  DEFAULT_NAMESPACE,
-  isNamespace,
-  type Mutation,
-  NAMESPACE_PATTERN,
-  type StorageEngine,
-  type StoreListener,
-} from './engine.js';
+import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
 import { findForgotten } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
-import { crossing, lineNamespace, NamespaceView, withNamespace } from './namespace-view.js';
+import { crossing, lineNamespace, NamespacedEngine, withNamespace } from './namespace-view.js';
 import {
   isTombstone,
   type MemoryRecord,
   RecordError,
-  type RelationRecord,
   storedShape,
   toMemoryRecord,
   toRelationRecord,
@@ -52,15 +44,6 @@ type Kind = 'memories' | 'relations';
 
 const TORN = 'torn last line (a write cut short by a crash)';
 
-/** The live records of one namespace, and who listens to them. */
-class Space {
-  readonly memories = new Map<string, MemoryRecord>();
-  readonly relations = new Map<string, RelationRecord>();
-  readonly relationsByMemory = new Map<string, Set<string>>();
-  readonly listeners: StoreListener[] = [];
-  constructor(readonly name: string) {}
-}
-
 /**
  * The JSONL engine: memories.jsonl and relations.jsonl as append-only logs (last line for an id
  * wins, `{"id","_deleted":true}` deletes), the live records in memory, one writer lock for the
@@ -71,14 +54,8 @@ class Space {
  * tombstone names an id only). The store is the view of the default namespace; `namespace()`
  * answers the others'.
  */
-export class JsonlStore implements StorageEngine {
+export class JsonlStore extends NamespacedEngine {
   readonly dataDir: string;
-  readonly namespaceName = DEFAULT_NAMESPACE;
-  private readonly spaces = new Map<string, Space>();
-  /** The namespace of each live memory and relation, by id. */
-  private readonly memorySpace = new Map<string, Space>();
-  private readonly relationSpace = new Map<string, Space>();
-  private readonly views = new Map<string, StorageEngine>();
   private readonly files: Record<Kind, JsonlFile>;
   private readonly quarantineFile: JsonlFile;
   private readonly forgottenFile: string;
@@ -95,6 +72,7 @@ export class JsonlStore implements StorageEngine {
   private round = deferred();
 
   private constructor(options: StoreOptions) {
+    super();
     this.dataDir = options.dataDir;
     this.logger = options.logger;
     this.clock = options.clock;
@@ -136,7 +114,7 @@ export class JsonlStore implements StorageEngine {
   static start(options: StoreOptions, listeners: StoreListener[] = []): JsonlStore {
     prepareDataDir(options.dataDir);
     const store = new JsonlStore(options);
-    store.space(DEFAULT_NAMESPACE).listeners.push(...listeners);
+    store.live.space(DEFAULT_NAMESPACE).listeners.push(...listeners);
     store.loaded = store.load();
     // Whoever awaits sees a failure; an early one must not crash the process first.
     store.loaded.catch(() => {});
@@ -206,68 +184,8 @@ export class JsonlStore implements StorageEngine {
     }
   }
 
-  namespace(name: string): StorageEngine {
-    if (name === DEFAULT_NAMESPACE) return this;
-    if (!isNamespace(name)) {
-      throw new StoreError(
-        `"${name}" is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source})`,
-      );
-    }
-    let view = this.views.get(name);
-    if (!view) {
-      view = new NamespaceView(this, name);
-      this.views.set(name, view);
-    }
-    return view;
-  }
-
-  subscribe(listener: StoreListener): void {
-    this.subscribeIn(DEFAULT_NAMESPACE, listener);
-  }
-
-  get memories(): ReadonlyMap<string, MemoryRecord> {
-    return this.space(DEFAULT_NAMESPACE).memories;
-  }
-
-  get relations(): ReadonlyMap<string, RelationRecord> {
-    return this.space(DEFAULT_NAMESPACE).relations;
-  }
-
-  relationsOf(memoryId: string): RelationRecord[] {
-    return this.relationsIn(DEFAULT_NAMESPACE, memoryId);
-  }
-
-  /** For the views: what the methods of the same name do, in namespace `ns`. */
-  subscribeIn(ns: string, listener: StoreListener): void {
-    const space = this.space(ns);
-    space.listeners.push(listener);
-    for (const record of space.memories.values()) listener.upsert(record, undefined);
-  }
-
-  /** The live records of namespace `ns` (empty until it has some). */
-  space(ns: string): Space {
-    let space = this.spaces.get(ns);
-    if (!space) {
-      space = new Space(ns);
-      this.spaces.set(ns, space);
-    }
-    return space;
-  }
-
-  relationsIn(ns: string, memoryId: string): RelationRecord[] {
-    const space = this.space(ns);
-    const ids = space.relationsByMemory.get(memoryId);
-    if (!ids) return [];
-    const out: RelationRecord[] = [];
-    for (const id of ids) {
-      const r = space.relations.get(id);
-      if (r) out.push(r);
-    }
-    return out;
-  }
-
   /** Picks up what other processes appended. Cheap when nothing changed (one stat a file). */
-  refresh(): void {
+  async refresh(): Promise<void> {
     this.assertOpen();
     this.catchUp(false);
   }
@@ -276,13 +194,9 @@ export class JsonlStore implements StorageEngine {
    * Runs `plan` under the writer lock, after catching up with every other process, and makes
    * what it returns durable (fdatasync) before applying it here and resolving. All of it or none
    * of it, across a crash too; a write that fails is not on disk (or the error says it may be).
-   * Compaction afterwards is not part of it: a failure there is logged.
+   * Compaction afterwards is not part of it: a failure there is logged. Every record of it
+   * belongs to namespace `ns`.
    */
-  transact<T>(plan: () => Mutation<T>): Promise<T> {
-    return this.transactIn(DEFAULT_NAMESPACE, plan);
-  }
-
-  /** For the views: a transaction whose records all belong to namespace `ns`. */
   async transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T> {
     this.assertOpen();
     await this.ready;
@@ -294,12 +208,12 @@ export class JsonlStore implements StorageEngine {
       // Planned from what this process read under the lock: written only if it still holds it.
       this.lock.assertHeld();
       const stamp = (line: unknown) => withNamespace(storedShape(line), ns);
-      const owns = (owner: Space | undefined) => owner === undefined || owner.name === ns;
+      const owns = (owner: string | undefined) => owner === undefined || owner === ns;
       for (const r of m.memories ?? []) {
-        if (!owns(this.memorySpace.get(r.id))) throw crossing(ns);
+        if (!owns(this.live.namespaceOfMemory(r.id))) throw crossing(ns);
       }
       for (const r of m.relations ?? []) {
-        if (!owns(this.relationSpace.get(r.id))) throw crossing(ns);
+        if (!owns(this.live.namespaceOfRelation(r.id))) throw crossing(ns);
       }
       const forgotten = m.forgotten ?? [];
       if (forgotten.length > 0) {
@@ -314,11 +228,11 @@ export class JsonlStore implements StorageEngine {
       // A tombstone names an id only: one of another namespace is never deleted from here.
       const memoryLines: unknown[] = (m.memories ?? []).map(stamp);
       for (const id of m.deletes ?? []) {
-        if (this.memorySpace.get(id)?.name === ns) memoryLines.push({ id, _deleted: true });
+        if (this.live.namespaceOfMemory(id) === ns) memoryLines.push({ id, _deleted: true });
       }
       const relationLines: unknown[] = (m.relations ?? []).map(stamp);
       for (const id of m.relationDeletes ?? []) {
-        if (this.relationSpace.get(id)?.name === ns) relationLines.push({ id, _deleted: true });
+        if (this.live.namespaceOfRelation(id) === ns) relationLines.push({ id, _deleted: true });
       }
       this.journal.appendAll([
         { file: this.files.memories, lines: memoryLines },
@@ -332,33 +246,22 @@ export class JsonlStore implements StorageEngine {
   }
 
   /**
-   * The last copy of a record that gc or delete moved to forgotten.jsonl. Lines it cannot read
-   * are reported; one that holds the record after a fragment (an append glued onto a torn line
-   * by an older mnemo) still gives it.
+   * The last copy of memory `id` of namespace `ns` that gc or delete moved to forgotten.jsonl.
+   * Lines it cannot read are reported; one that holds the record after a fragment (an append
+   * glued onto a torn line by an older mnemo) still gives it.
    */
-  findForgotten(id: string): MemoryRecord | undefined {
-    return this.findForgottenIn(DEFAULT_NAMESPACE, id);
-  }
-
-  /** For the views: the last forgotten copy of `id` in namespace `ns`. */
-  findForgottenIn(ns: string, id: string): MemoryRecord | undefined {
+  async findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined> {
     return findForgotten(this.forgottenFile, ns, id, this.logger);
-  }
-
-  sizes(): Record<string, number> {
-    return this.sizesIn(DEFAULT_NAMESPACE);
   }
 
   /**
    * For the views: the files' sizes while the store holds namespace `ns` only, else the bytes
    * its live records take in the logs (what another namespace keeps is never counted).
    */
-  sizesIn(ns: string): Record<string, number> {
-    const shared = [...this.spaces.values()].some(
-      (s) => s.name !== ns && (s.memories.size > 0 || s.relations.size > 0),
-    );
+  async sizesIn(ns: string): Promise<Record<string, number>> {
+    const shared = this.live.namespaces().some((name) => name !== ns);
     if (!shared) return this.fileSizes();
-    const space = this.space(ns);
+    const space = this.live.space(ns);
     const bytes = (records: Iterable<object>) => {
       let n = 0;
       for (const r of records) n += Buffer.byteLength(JSON.stringify(storedShape(r))) + 1;
@@ -490,7 +393,7 @@ export class JsonlStore implements StorageEngine {
 
   private compactIfStale(): void {
     for (const kind of ['memories', 'relations'] as const) {
-      const live = kind === 'memories' ? this.memorySpace.size : this.relationSpace.size;
+      const live = kind === 'memories' ? this.live.memoryCount : this.live.relationCount;
       const lines = this.files[kind].lineCount;
       if (lines >= this.compactMinLines && lines - live > live) this.tryRewrite(kind);
     }
@@ -515,83 +418,32 @@ export class JsonlStore implements StorageEngine {
   }
 
   private *storedLines(kind: Kind): Iterable<unknown> {
-    for (const space of this.spaces.values()) {
+    for (const space of this.live.spaces()) {
       const records = kind === 'memories' ? space.memories.values() : space.relations.values();
       for (const record of records) yield withNamespace(storedShape(record), space.name);
     }
   }
 
   private resetKind(kind: Kind): void {
-    if (kind === 'memories') {
-      this.memorySpace.clear();
-      for (const space of this.spaces.values()) {
-        space.memories.clear();
-        for (const l of space.listeners) l.reset();
-      }
-    } else {
-      this.relationSpace.clear();
-      for (const space of this.spaces.values()) {
-        space.relations.clear();
-        space.relationsByMemory.clear();
-      }
-    }
-  }
-
-  private removeMemory(space: Space, id: string): void {
-    const previous = space.memories.get(id);
-    if (!previous) return;
-    space.memories.delete(id);
-    this.memorySpace.delete(id);
-    for (const l of space.listeners) l.remove(previous);
+    if (kind === 'memories') this.live.clearMemories();
+    else this.live.clearRelations();
   }
 
   private applyMemory(value: unknown): void {
     if (isTombstone(value)) {
-      const space = this.memorySpace.get(value.id);
-      if (space) this.removeMemory(space, value.id);
+      this.live.dropMemory(value.id);
       return;
     }
     const record = toMemoryRecord(value);
-    const ns = lineNamespace(value);
-    const space = this.space(ns);
-    // Moved by a hand edit: gone from the namespace it was in.
-    const before = this.memorySpace.get(record.id);
-    if (before && before !== space) this.removeMemory(before, record.id);
-    const previous = space.memories.get(record.id);
-    space.memories.set(record.id, record);
-    this.memorySpace.set(record.id, space);
-    for (const l of space.listeners) l.upsert(record, previous);
-  }
-
-  private removeRelation(space: Space, id: string): void {
-    const previous = space.relations.get(id);
-    if (!previous) return;
-    space.relations.delete(id);
-    this.relationSpace.delete(id);
-    space.relationsByMemory.get(previous.from_memory_id)?.delete(previous.id);
-    space.relationsByMemory.get(previous.to_memory_id)?.delete(previous.id);
+    this.live.putMemory(lineNamespace(value), record);
   }
 
   private applyRelation(value: unknown): void {
     if (isTombstone(value)) {
-      const space = this.relationSpace.get(value.id);
-      if (space) this.removeRelation(space, value.id);
+      this.live.dropRelation(value.id);
       return;
     }
     const relation = toRelationRecord(value);
-    const ns = lineNamespace(value);
-    const space = this.space(ns);
-    const before = this.relationSpace.get(relation.id);
-    if (before && before !== space) this.removeRelation(before, relation.id);
-    space.relations.set(relation.id, relation);
-    this.relationSpace.set(relation.id, space);
-    for (const end of [relation.from_memory_id, relation.to_memory_id]) {
-      let set = space.relationsByMemory.get(end);
-      if (!set) {
-        set = new Set();
-        space.relationsByMemory.set(end, set);
-      }
-      set.add(relation.id);
-    }
+    this.live.putRelation(lineNamespace(value), relation);
   }
 }

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Engine } from '../support.js';
+import { freshSchema } from '../support-pg.js';
 
 export const CLI_PATH = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -16,6 +18,24 @@ export function makeTempDir(prefix = 'mnemo-'): string {
 
 export function removeDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+export interface ChildStorage {
+  /** What a child's environment needs to keep its memories on the engine. */
+  env: Record<string, string>;
+  /** Removes what was made for it (the schema); safe to call twice. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Where the children of a test keep their memories: the data dir they are given (JSONL), or a
+ * fresh schema of the test database named in MNEMO_DATABASE_URL (PostgreSQL, no vault unless
+ * MNEMO_VAULT_DIR is set too). Check `engineAbsent` first: without a server this throws.
+ */
+export async function childStorage(engine: Engine): Promise<ChildStorage> {
+  if (engine === 'jsonl') return { env: {}, drop: async () => {} };
+  const database = await freshSchema();
+  return { env: { MNEMO_DATABASE_URL: database.url }, drop: () => database.drop() };
 }
 
 export interface CliClient {

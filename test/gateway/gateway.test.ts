@@ -123,12 +123,13 @@ describe('the gateway at /mcp/<label>', () => {
       'crash',
       'echo',
       'hang',
+      'release',
       'spawn_helper',
     ]);
     const result = await client.callTool({ name: 'echo', arguments: { text: 'hi there' } });
     assert.match(text(result), /^hi there \(pid \d+\)$/);
     await eventually(
-      () => gateway.health().find((h) => h.label === 'echo')?.tools === 5,
+      () => gateway.health().find((h) => h.label === 'echo')?.tools === 6,
       'health to count the tools',
     );
   });
@@ -254,7 +255,10 @@ describe('the proxy server in process', () => {
       );
       const seen: number[] = [];
       const counted = await client.callTool({ name: 'count', arguments: {} }, undefined, {
-        onprogress: (p) => seen.push(p.progress),
+        onprogress: (p) => {
+          seen.push(p.progress);
+          if (seen.length === 3) void client.callTool({ name: 'release', arguments: {} });
+        },
       });
       assert.equal(text(counted), 'done');
       assert.deepEqual(seen, [1, 2, 3], 'progress comes through the proxy');

@@ -241,4 +241,42 @@ describe('Bm25Index', () => {
     index.add('x', ['tea']);
     assert.deepEqual(index.search(['tea']).ids, ['x']);
   });
+
+  it('match() walks only the classes asked for, in first-met order, with the same scores', () => {
+    const index = new IdIndex<string>();
+    const docs: [string, string[], number][] = [
+      ['a', ['tea', 'cat'], 1],
+      ['b', ['cat'], 2],
+      ['c', ['tea'], 3],
+      ['d', ['cat', 'tea', 'tea'], 1],
+    ];
+    for (const [id, words, cls] of docs) index.add(id, termIds(words), undefined, id, cls);
+    const all = index.search(termIds(['cat', 'tea']));
+    const matched = (mask: number) => {
+      const { ordinals, scores, count } = index.match(termIds(['cat', 'tea']), mask);
+      return Array.from({ length: count }, (_, i) => [
+        index.docAt(ordinals[i] as number),
+        scores[i] as number,
+      ]);
+    };
+    // Every class: search's hits, in its order ('cat' postings first, then the new 'tea' ones).
+    assert.deepEqual(
+      matched(~1),
+      all.ids.map((id, i) => [id, all.scores[i]]),
+    );
+    assert.deepEqual(all.ids, ['a', 'b', 'd', 'c']);
+    // Classes 1 and 3: the others are left out, the scores do not change.
+    const some = matched((1 << 1) | (1 << 3));
+    assert.deepEqual(
+      some,
+      all.ids.map((id, i) => [id, all.scores[i]]).filter(([id]) => id !== 'b'),
+    );
+    // setDoc moves a document to another class; a removed one is never matched.
+    index.setDoc('a', 'a', 2);
+    index.remove('d', termIds(['cat', 'tea', 'tea']));
+    assert.deepEqual(
+      matched(1 << 2).map(([id]) => id),
+      ['a', 'b'],
+    );
+  });
 });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import { Retriever } from '../../src/search/retriever.js';
 import type { SemanticIndex } from '../../src/search/semantic-index.js';
-import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
+import { MEMORY_STATUSES, type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import { T0 } from '../support.js';
 
 const record = {
@@ -14,6 +14,9 @@ const record = {
   status: 'promoted' as const,
   promoted_at: T0,
 };
+
+const everyOne = { statuses: MEMORY_STATUSES, score: () => 1, minScore: null };
+const notArchived = MEMORY_STATUSES.filter((s) => s !== 'archived');
 
 /** A retriever over these memories, with a vector side that records what it is told. */
 function retrieverOf(...memories: MemoryRecord[]) {
@@ -29,7 +32,7 @@ function retrieverOf(...memories: MemoryRecord[]) {
   });
   for (const memory of memories) retriever.upsert(memory, undefined);
   const found = async (query: string) =>
-    [...(await retriever.rank(query, 10, () => 1))].map((r) => r.record.id);
+    [...(await retriever.rank(query, 10, everyOne))].map((r) => r.record.id);
   return { retriever, told, found };
 }
 
@@ -43,7 +46,13 @@ describe('Retriever: ranked rows', () => {
 
   it('without words: every memory accept keeps, each as relevant as the others', async () => {
     const { retriever } = retrieverOf(tea, coffee, archived);
-    const rows = [...(await retriever.rank('', 10, (r) => (r.status === 'archived' ? null : 0.5)))];
+    const rows = [
+      ...(await retriever.rank('', 10, {
+        statuses: notArchived,
+        score: () => 0.5,
+        minScore: null,
+      })),
+    ];
     assert.deepEqual(
       rows.map((r) => [r.record.id, r.relevance, r.lexical, r.similarity, r.score]),
       [
@@ -56,7 +65,11 @@ describe('Retriever: ranked rows', () => {
   it('with words: BM25 kept as lexical, relevance relative to the best match', async () => {
     const { retriever } = retrieverOf(tea, coffee, archived);
     const rows = [
-      ...(await retriever.rank('green tea', 10, (r) => (r.status === 'archived' ? null : 1))),
+      ...(await retriever.rank('green tea', 10, {
+        statuses: notArchived,
+        score: () => 1,
+        minScore: null,
+      })),
     ];
     const best = rows.find((r) => r.record.id === 'tea');
     const other = rows.find((r) => r.record.id === 'coffee');

@@ -5,9 +5,20 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import type { EmbeddingProvider } from '../../src/search/embeddings.js';
-import { SemanticIndex, textHash, VECTORS_FILE } from '../../src/search/semantic-index.js';
+import {
+  dequantise,
+  quantise,
+  SemanticIndex,
+  textHash,
+  VECTORS_FILE,
+} from '../../src/search/semantic-index.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
-import { eventually, T0 } from '../support.js';
+import {
+  JsonlVectorStore,
+  type StoredVector,
+  type VectorStore,
+} from '../../src/storage/vector-store.js';
+import { eventually, recordingLogger, T0 } from '../support.js';
 
 const DIMS = 8;
 
@@ -435,5 +446,178 @@ describe('SemanticIndex', () => {
     await index.ready;
     assert.equal(index.status().state, 'off');
     assert.deepEqual(await index.search(vectorFor('x'), -2), { ids: [], sims: [] });
+  });
+});
+
+describe('SemanticIndex and its vector store', () => {
+  const logger = pino({ level: 'silent' });
+
+  /** A store shared like a database: what one index appends, another finds by lookup. */
+  class SharedStore implements VectorStore {
+    readonly asked: string[][] = [];
+    closed = false;
+    constructor(readonly rows = new Map<string, StoredVector>()) {}
+    async load(visit: (vector: StoredVector) => void): Promise<number> {
+      for (const row of this.rows.values()) visit(row);
+      return this.rows.size;
+    }
+    async lookup(ids: readonly string[]): Promise<StoredVector[]> {
+      this.asked.push([...ids]);
+      return ids.flatMap((id) => this.rows.get(id) ?? []);
+    }
+    append(vectors: readonly StoredVector[]): void {
+      for (const v of vectors) this.rows.set(v.id, v);
+    }
+    compact(): void {}
+    async close(): Promise<void> {
+      this.closed = true;
+    }
+  }
+
+  const stored = (id: string, text: string, model = 'fake:v1'): StoredVector => ({
+    id,
+    model,
+    hash: textHash(text),
+    ...quantise(vectorFor(text)),
+  });
+
+  async function running(store: VectorStore, provider: FakeProvider, records = RECORDS) {
+    const index = new SemanticIndex({
+      dataDir: '/nonexistent',
+      logger,
+      provider: Promise.resolve(provider),
+      store,
+    });
+    for (const r of records) index.upsert(...textOf(r));
+    await index.ready;
+    await index.drain();
+    return index;
+  }
+
+  it('keeps vectors.jsonl lines as {id, model, hash, v: int8 in base64, s: scale}', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-semantic-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const record = RECORDS[0] as MemoryRecord;
+    const index = new SemanticIndex({
+      dataDir: dir,
+      logger,
+      provider: Promise.resolve(new FakeProvider()),
+    });
+    index.upsert(...textOf(record));
+    await index.ready;
+    await index.drain();
+    await index.close();
+    const { values, scale } = quantise(vectorFor(record.content));
+    const v = Buffer.from(values.buffer).toString('base64');
+    assert.equal(
+      fs.readFileSync(path.join(dir, VECTORS_FILE), 'utf8'),
+      `{"id":"r0","model":"fake:v1","hash":"${textHash(record.content)}","v":"${v}","s":${scale}}\n`,
+    );
+  });
+
+  it('the JSONL store skips lines it cannot use, warns once, and loads the rest', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-semantic-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, VECTORS_FILE);
+    const good = stored('r0', 'Ralph is the family cat.');
+    const line = (v: StoredVector) =>
+      JSON.stringify({
+        id: v.id,
+        model: v.model,
+        hash: v.hash,
+        v: Buffer.from(v.values.buffer).toString('base64'),
+        s: v.scale,
+      });
+    fs.writeFileSync(file, `not json\n{"id":"r1","model":"fake:v1"}\n${line(good)}\n{"id":`);
+    const { logger: recording, warnings } = recordingLogger();
+    const store = new JsonlVectorStore(file, recording);
+    const seen: StoredVector[] = [];
+    assert.equal(await store.load((v) => seen.push(v)), 2, 'the two lines that parse count');
+    assert.deepEqual(
+      seen.map((v) => [v.id, v.hash, [...v.values], v.scale]),
+      [[good.id, good.hash, [...good.values], good.scale]],
+    );
+    assert.equal(warnings().length, 1);
+    assert.deepEqual(
+      await store.lookup(['r0']),
+      [],
+      'one process owns the file: nothing new to find',
+    );
+    await store.close();
+    assert.ok(fs.readFileSync(file, 'utf8').endsWith('}\n'), 'the torn tail is cut off');
+  });
+
+  it('adopts a vector another process stored since the load instead of embedding it', async () => {
+    const store = new SharedStore();
+    const provider = new FakeProvider();
+    const index = await running(store, provider);
+    assert.equal(provider.embedded.length, 3);
+    assert.equal(store.rows.size, 3, 'what it computed is stored');
+
+    // Another replica saved r3 and stored its vector; this one learns of the memory after.
+    const later = newMemoryRecord('r3', 'Coffee beans are in the blue tin.', T0);
+    store.rows.set('r3', stored('r3', later.content));
+    index.upsert(...textOf(later));
+    await index.drain();
+    assert.equal(provider.embedded.length, 3, 'nothing embedded for r3');
+    assert.deepEqual(store.asked.at(-1), ['r3']);
+    sameDirection(index.vectorOf('r3'), vectorFor(later.content), 'r3');
+    await index.close();
+    assert.ok(store.closed, 'the index closes its store');
+  });
+
+  it('embeds what is stored for another text or another model', async () => {
+    const store = new SharedStore();
+    const provider = new FakeProvider();
+    const index = await running(store, provider, []);
+    const changed = newMemoryRecord('r1', 'The wifi password changed to hunter2.', T0);
+    const other = newMemoryRecord('r2', 'Deploys happen on Tuesdays after the standup.', T0);
+    store.rows.set('r1', stored('r1', 'The cabin wifi password is taped inside the fuse box.'));
+    store.rows.set('r2', stored('r2', other.content, 'fake:v0'));
+    index.upsert(...textOf(changed));
+    index.upsert(...textOf(other));
+    await index.drain();
+    assert.deepEqual(provider.embedded, [changed.content, other.content]);
+    assert.deepEqual(index.vectorOf('r1'), vectorFor(changed.content));
+    assert.equal(store.rows.get('r1')?.hash, textHash(changed.content), 'the new one stored');
+    assert.equal(store.rows.get('r2')?.model, 'fake:v1');
+    await index.close();
+  });
+
+  it('reindex({ all }) embeds every memory again, whatever the store holds', async () => {
+    const store = new SharedStore();
+    const provider = new FakeProvider();
+    const index = await running(store, provider);
+    const asked = store.asked.length;
+    const result = await index.reindex({ all: true });
+    assert.deepEqual(result, { model: 'fake:v1', embedded: 3, total: 3 });
+    assert.equal(provider.embedded.length, 6);
+    assert.equal(store.asked.length, asked, 'no lookup for a vector to compute anyway');
+    await index.close();
+  });
+
+  it('a store that fails to look up costs a computation, not the vector', async () => {
+    const store = new SharedStore();
+    store.lookup = async () => {
+      throw new Error('the database is away');
+    };
+    const provider = new FakeProvider();
+    const index = await running(store, provider);
+    assert.equal(provider.embedded.length, 3);
+    for (const r of RECORDS) assert.deepEqual(index.vectorOf(r.id), vectorFor(r.content));
+    await index.close();
+  });
+
+  it('the stored vectors seen at start are taken without a lookup', async () => {
+    const store = new SharedStore(new Map(RECORDS.map((r) => [r.id, stored(r.id, r.content)])));
+    const provider = new FakeProvider();
+    const index = await running(store, provider);
+    assert.equal(provider.embedded.length, 0);
+    assert.deepEqual(store.asked, []);
+    for (const r of RECORDS) sameDirection(index.vectorOf(r.id), vectorFor(r.content), r.id);
+    const back = dequantise(stored('x', 'some text'), DIMS);
+    sameDirection(back, vectorFor('some text'), 'dequantise(quantise(v))');
+    assert.equal(dequantise(stored('x', 'some text'), DIMS + 1), undefined, 'a wrong length');
+    await index.close();
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isStopWord, Tokenizer } from '../../src/search/tokenizer.js';
+import fc from 'fast-check';
+import { isStopWord, Tokenizer, words } from '../../src/search/tokenizer.js';
 
 describe('Tokenizer', () => {
   const tokenizer = new Tokenizer();
@@ -61,5 +62,41 @@ describe('Tokenizer', () => {
     const first = tokens(text);
     assert.deepEqual(new Tokenizer().tokens(text), first);
     assert.deepEqual(tokens(text), first);
+  });
+});
+
+describe('words', () => {
+  it('gives the words of the Unicode split, ASCII fast path or not', () => {
+    const split = (text: string) =>
+      text
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w.length > 0);
+    const pieces = fc.constantFrom(
+      'Ralph',
+      "'s",
+      ' ',
+      '-',
+      '42',
+      'É',
+      'ß',
+      'K',
+      '\n',
+      'cat.',
+      '猫',
+      '_',
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(pieces).map((p) => p.join('')),
+        ),
+        (text) => {
+          assert.deepEqual(words(text), split(text));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

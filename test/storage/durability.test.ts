@@ -63,7 +63,7 @@ describe('a torn last line in any log', () => {
     await store.transact(() => ({ result: null, memories: [a] }));
 
     await store.transact(() => ({ result: null, forgotten: [a], deletes: ['a'] }));
-    assert.deepEqual(store.findForgotten('a'), a, 'restorable');
+    assert.deepEqual(await store.findForgotten('a'), a, 'restorable');
     assert.deepEqual(parsedLines(forgotten), [{ ...a, forgotten_at: T0 }]);
     const kept = parsedLines(path.join(dir, FILES.quarantine)) as Record<string, unknown>[];
     assert.equal(kept.length, 1);
@@ -143,9 +143,9 @@ describe('a torn last line in any log', () => {
     );
     const log = recordingLogger();
     const store = await openStore(t, dir, { logger: log.logger });
-    assert.deepEqual(store.findForgotten('a'), a);
-    assert.deepEqual(store.findForgotten('c'), c);
-    assert.equal(store.findForgotten('y'), undefined);
+    assert.deepEqual(await store.findForgotten('a'), a);
+    assert.deepEqual(await store.findForgotten('c'), c);
+    assert.equal(await store.findForgotten('y'), undefined);
     const warnings = log.warnings().slice(-2);
     assert.match(warnings[0]?.msg ?? '', /forgotten\.jsonl .*byte 0.*\(a\) can still be restored/);
     assert.match(warnings[1]?.msg ?? '', /forgotten\.jsonl .*cannot be restored/);

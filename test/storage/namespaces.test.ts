@@ -84,9 +84,9 @@ describe('JsonlStore: namespaces', () => {
     assert.equal(store.relationsOf('w1').length, 0);
     // The record itself carries no namespace: tool answers keep their shape.
     assert.equal('namespace' in (work.memories.get('w1') as object), false);
-    assert.equal(work.findForgotten('w2')?.content, 'work two');
-    assert.equal(store.findForgotten('w2'), undefined);
-    assert.equal(store.namespace('other').findForgotten('w2'), undefined);
+    assert.equal((await work.findForgotten('w2'))?.content, 'work two');
+    assert.equal(await store.findForgotten('w2'), undefined);
+    assert.equal(await store.namespace('other').findForgotten('w2'), undefined);
   });
 
   it('a write of one namespace never deletes or takes over a record of another', async (t) => {

@@ -585,8 +585,8 @@ describe('JsonlStore: forgetting', () => {
     assert.equal(store.memories.has('a'), false);
     const forgottenFile = path.join(dir, FILES.forgotten);
     assert.deepEqual(parsedLines(forgottenFile), [{ ...a, forgotten_at: T0 + 100 }]);
-    assert.deepEqual(store.findForgotten('a'), a);
-    assert.equal(store.findForgotten('b'), undefined);
+    assert.deepEqual(await store.findForgotten('a'), a);
+    assert.equal(await store.findForgotten('b'), undefined);
 
     // Restored, changed, forgotten again: the last copy is the one that comes back.
     const a2 = { ...a, content: 'second life', use_count: 3 };
@@ -594,7 +594,7 @@ describe('JsonlStore: forgetting', () => {
     now = T0 + 200;
     await store.transact(() => ({ result: null, forgotten: [a2], deletes: ['a'] }));
     assert.equal(linesOf(forgottenFile).length, 2);
-    assert.deepEqual(store.findForgotten('a'), a2);
+    assert.deepEqual(await store.findForgotten('a'), a2);
 
     // If the tombstone cannot be written, the forgotten copy is already safe on disk.
     const unwritable = { ...memory('b', 'kept'), meta: { ...a.meta, extra: { n: 1n } } };
@@ -607,7 +607,7 @@ describe('JsonlStore: forgetting', () => {
       })),
       TypeError,
     );
-    assert.equal(store.findForgotten('b')?.content, 'kept');
+    assert.equal((await store.findForgotten('b'))?.content, 'kept');
     assert.equal(store.memories.has('b'), true);
     const tombstones = parsedLines(path.join(dir, FILES.memories)).filter(
       (l) => (l as { _deleted?: boolean })._deleted === true,
@@ -853,7 +853,7 @@ describe('JsonlStore: a cortexgraph data dir', () => {
     const current = store.memories.get(id) as MemoryRecord;
     await store.transact(() => ({ result: null, forgotten: [current], deletes: [id] }));
     assert.deepEqual(lastLineOf(path.join(dir, FILES.forgotten), id).embed, embed);
-    const back = store.findForgotten(id) as MemoryRecord;
+    const back = (await store.findForgotten(id)) as MemoryRecord;
     await store.transact(() => ({
       result: null,
       memories: [{ ...back, status: 'active' as const, last_used: T0 }],

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -8,12 +10,21 @@ import pino from 'pino';
 import { createServer } from '../../src/server.js';
 import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
 import { parseTokenFile, TokenFileError } from '../../src/transport/tokens.js';
-import { errorText, INITIALIZE_REQUEST, openTestMemory, type TestMemory } from '../support.js';
+import {
+  ENGINES,
+  engineAbsent,
+  errorText,
+  INITIALIZE_REQUEST,
+  openTestMemory,
+  type TestMemory,
+  tempDir,
+} from '../support.js';
 
 const DEFAULT_TOKEN = 'default-token-0123456789abcdef';
 const TOKEN_A = 'token-of-a-0123456789abcdef';
 const TOKEN_B = 'token-of-b-0123456789abcdef';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const UNKNOWN_CLUSTER = 'c-000000000000';
 
 function post(
   url: string,
@@ -43,168 +54,341 @@ function post(
   });
 }
 
-describe('namespaces over HTTP: the token decides', () => {
-  let t: TestMemory;
-  let server: RunningHttp;
-  const logged: string[] = [];
-  const clients: Client[] = [];
-
-  before(async () => {
-    t = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' });
-    await t.opened.readiness.wait('store');
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void logged.push(line) });
-    const app = createHttpApp({
-      createMcpServer: (namespace) =>
-        createServer({ memory: t.opened.memoryFor(namespace), logger: t.logger }),
-      authToken: DEFAULT_TOKEN,
-      tokens: parseTokenFile(`${TOKEN_A} a\n${TOKEN_B} b,shared\n`, 'tokens.txt'),
-      allowedHosts: [],
-      bodyLimit: '64kb',
-      logger,
-      health: () => ({ status: 'ok' }),
-    });
-    server = await listen(app, '127.0.0.1', 0);
-  });
-  after(async () => {
-    for (const client of clients) await client.close();
-    await server.close(100);
-    await t.close();
-  });
-
-  async function connect(token: string, namespace?: string, via: 'header' | 'query' = 'header') {
-    const url = new URL(`${server.url}/mcp`);
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
-    if (namespace !== undefined && via === 'header') headers['X-Mnemo-Namespace'] = namespace;
-    if (namespace !== undefined && via === 'query') url.searchParams.set('namespace', namespace);
-    const client = new Client({ name: 'ns-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
-    clients.push(client);
-    const call = async (name: string, args: Record<string, unknown> = {}) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult;
-    const ok = async <T = Record<string, unknown>>(name: string, args = {}) => {
-      const result = await call(name, args);
-      if (result.isError) throw new Error(`${name}: ${errorText(result)}`);
-      return result.structuredContent as T;
+/**
+ * What namespace `ns` holds in the storage itself, as it was written: its lines of the JSONL logs
+ * (append-only: a write of any kind adds one), or its rows of the PostgreSQL tables and change
+ * sequence (each write adds a change).
+ */
+async function storedIn(t: TestMemory, ns: string): Promise<Record<string, unknown[]>> {
+  const db = t.database;
+  if (db) {
+    const rows = (table: string, order: string) =>
+      db.query(`SELECT * FROM ${table} WHERE namespace = $1 ORDER BY ${order}`, [ns]);
+    return {
+      memories: await rows('mnemo_memories', 'id'),
+      relations: await rows('mnemo_relations', 'id'),
+      forgotten: await rows('mnemo_forgotten', 'seq'),
+      changes: await rows('mnemo_changes', 'seq'),
     };
-    return { call, ok };
   }
+  const lines = (file: string) => {
+    const at = path.join(t.dir, file);
+    if (!fs.existsSync(at)) return [];
+    return fs
+      .readFileSync(at, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(`"namespace":"${ns}"`));
+  };
+  return {
+    memories: lines('memories.jsonl'),
+    relations: lines('relations.jsonl'),
+    forgotten: lines('forgotten.jsonl'),
+  };
+}
 
-  it("a token for a never reads, writes or counts b's memories, by any tool", async () => {
-    const b = await connect(TOKEN_B);
-    const idB = (
-      await b.ok<{ memory_id: string }>('save_memory', {
-        content: 'the lighthouse keeper feeds the gulls at dawn',
-      })
-    ).memory_id;
-    const other = (
-      await b.ok<{ memory_id: string }>('save_memory', { content: 'gulls nest on the cliff' })
-    ).memory_id;
-    await b.ok('create_relation', {
-      from_memory_id: idB,
-      to_memory_id: other,
-      relation_type: 'related',
-    });
+for (const engine of ENGINES) {
+  describe(`namespaces over HTTP: the token decides (${engine})`, {
+    skip: await engineAbsent(engine),
+  }, () => {
+    let t: TestMemory;
+    let server: RunningHttp;
+    const logged: string[] = [];
+    const clients: Client[] = [];
 
-    const a = await connect(TOKEN_A);
-    const search = await a.ok<{ results: unknown[] }>('search_memory', { query: 'gulls' });
-    assert.deepEqual(search.results, []);
-    const unified = await a.ok<{ results: unknown[] }>('search_unified', { query: 'gulls' });
-    assert.deepEqual(unified.results, []);
-    const stats = await a.ok<{ total: number; relations: number }>('memory_stats');
-    assert.deepEqual([stats.total, stats.relations], [0, 0]);
-    const gc = await a.ok<{ removed_count: number }>('gc', { dry_run: true });
-    assert.equal(gc.removed_count, 0);
-    const clusters = await a.ok<{ clusters: unknown[] }>('cluster_memories');
-    assert.deepEqual(clusters.clusters, []);
-
-    const mine = (await a.ok<{ memory_id: string }>('save_memory', { content: 'a of a' }))
-      .memory_id;
-    const calls: [string, (id: string) => Record<string, unknown>][] = [
-      ['open_memories', (id) => ({ memory_ids: [id] })],
-      ['touch_memory', (id) => ({ memory_id: id })],
-      ['observe_memory_usage', (id) => ({ memory_ids: [id] })],
-      ['promote_memory', (id) => ({ memory_id: id, dry_run: false, force: true })],
-      ['archive_memory', (id) => ({ memory_id: id })],
-      ['delete_memory', (id) => ({ memory_id: id })],
-      ['restore_memory', (id) => ({ memory_id: id })],
-      [
-        'create_relation',
-        (id) => ({ from_memory_id: mine, to_memory_id: id, relation_type: 'related' }),
-      ],
-    ];
-    for (const [name, args] of calls) {
-      const theirs = await a.call(name, args(idB));
-      const nobody = await a.call(name, args(UNKNOWN));
-      assert.equal(theirs.isError, nobody.isError, name);
-      assert.equal(
-        errorText(theirs).replaceAll(idB, '<id>'),
-        errorText(nobody).replaceAll(UNKNOWN, '<id>'),
-        name,
+    before(async () => {
+      const dir = tempDir();
+      // A vault on PostgreSQL too: b's promoted note is one more thing a must not see.
+      t = await openTestMemory(
+        { MNEMO_EMBEDDINGS: 'static', MNEMO_VAULT_DIR: path.join(dir, 'vault') },
+        dir,
+        { engine },
       );
-    }
-    // b's memories are as they were.
-    const own = await b.ok<{ memories: { id: string; use_count: number; status: string }[] }>(
-      'open_memories',
-      { memory_ids: [idB, other] },
-    );
-    assert.deepEqual(
-      own.memories.map((m) => [m.use_count, m.status]),
-      [
-        [0, 'active'],
-        [0, 'active'],
-      ],
-    );
-    const bStats = await b.ok<{ total: number; relations: number }>('memory_stats');
-    assert.deepEqual([bStats.total, bStats.relations], [2, 1]);
-    // The default token's namespace sees neither.
-    const d = await connect(DEFAULT_TOKEN);
-    const dStats = await d.ok<{ total: number }>('memory_stats');
-    assert.equal(dStats.total, 0);
-  });
-
-  it('a token picks among its namespaces by header or query; its first by default', async () => {
-    const shared = await connect(TOKEN_B, 'shared', 'query');
-    await shared.ok('save_memory', { content: 'kept in shared' });
-    const viaHeader = await connect(TOKEN_B, 'shared');
-    assert.equal((await viaHeader.ok<{ total: number }>('memory_stats')).total, 1);
-    const first = await connect(TOKEN_B);
-    const found = await first.ok<{ results: unknown[] }>('search_memory', { query: 'shared' });
-    assert.deepEqual(found.results, []);
-  });
-
-  it('a namespace the token does not hold: 403, the same answer whether it exists or not', async () => {
-    const asked = async (token: string, ns: string, via: 'header' | 'query') =>
-      post(via === 'query' ? `${server.url}/mcp?namespace=${ns}` : `${server.url}/mcp`, {
-        authorization: `Bearer ${token}`,
-        ...(via === 'header' ? { 'x-mnemo-namespace': ns } : {}),
+      await t.opened.readiness.wait('store');
+      // Saves embed at once: b's near duplicates make a cluster.
+      await t.opened.readiness.wait('embeddings');
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void logged.push(line) });
+      const app = createHttpApp({
+        createMcpServer: (namespace) =>
+          createServer({ memory: t.opened.memoryFor(namespace), logger: t.logger }),
+        authToken: DEFAULT_TOKEN,
+        tokens: parseTokenFile(`${TOKEN_A} a\n${TOKEN_B} b,shared\n`, 'tokens.txt'),
+        allowedHosts: [],
+        bodyLimit: '64kb',
+        logger,
+        health: () => ({ status: 'ok' }),
       });
-    for (const via of ['header', 'query'] as const) {
-      const existing = await asked(TOKEN_A, 'b', via);
-      const missing = await asked(TOKEN_A, 'nobody-has-this', via);
-      const invalid = await asked(TOKEN_A, 'NOT A NAME', via);
-      assert.equal(existing.status, 403);
-      assert.equal(missing.body, existing.body);
-      assert.equal(invalid.body, existing.body);
-      assert.deepEqual([missing.status, invalid.status], [403, 403]);
-      // The default token holds the default namespace only.
-      assert.equal((await asked(DEFAULT_TOKEN, 'a', via)).status, 403);
-    }
-    const twice = await post(`${server.url}/mcp?namespace=a&namespace=b`, {
-      authorization: `Bearer ${TOKEN_A}`,
+      server = await listen(app, '127.0.0.1', 0);
     });
-    assert.equal(twice.status, 400);
-    const noToken = await post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'a' });
-    assert.equal(noToken.status, 401);
-    const wrong = await post(`${server.url}/mcp`, {
-      authorization: 'Bearer not-a-token-0123456789',
-      'x-mnemo-namespace': 'a',
+    after(async () => {
+      for (const client of clients) await client.close();
+      await server.close(100);
+      await t.close();
     });
-    assert.equal(wrong.status, 401);
-    for (const token of [DEFAULT_TOKEN, TOKEN_A, TOKEN_B]) {
-      assert.ok(!logged.some((line) => line.includes(token)), 'a token is never logged');
+
+    async function connect(token: string, namespace?: string, via: 'header' | 'query' = 'header') {
+      const url = new URL(`${server.url}/mcp`);
+      const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+      if (namespace !== undefined && via === 'header') headers['X-Mnemo-Namespace'] = namespace;
+      if (namespace !== undefined && via === 'query') url.searchParams.set('namespace', namespace);
+      const client = new Client({ name: 'ns-test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      clients.push(client);
+      const call = async (name: string, args: Record<string, unknown> = {}) =>
+        (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const ok = async <T = Record<string, unknown>>(name: string, args = {}) => {
+        const result = await call(name, args);
+        if (result.isError) throw new Error(`${name}: ${errorText(result)}`);
+        return result.structuredContent as T;
+      };
+      return { client, call, ok };
     }
+
+    it("a token for a never reads, writes or counts b's memories, by any tool it lists", async () => {
+      // b: a memory faded by now (gc would forget it), one forgotten (restore would bring it
+      // back), one well used (promotable), its near duplicate (a cluster), a promoted one (a
+      // note) and a relation.
+      const b = await connect(TOKEN_B);
+      const save = async (content: string) =>
+        (await b.ok<{ memory_id: string }>('save_memory', { content })).memory_id;
+      const faded = await save('the harbour bell was recast in the winter of 1890');
+      t.clock.advanceDays(60);
+      const keeper = await save('the lighthouse keeper feeds the gulls at dawn');
+      const twin = await save('the lighthouse keeper feeds the gulls at dawn every day');
+      const noted = await save('gulls nest on the cliff below the lighthouse');
+      const gone = await save('the ferry timetable changes in october');
+      for (let i = 0; i < 5; i++) await b.ok('touch_memory', { memory_id: keeper });
+      await b.ok('create_relation', {
+        from_memory_id: keeper,
+        to_memory_id: noted,
+        relation_type: 'related',
+      });
+      await b.ok('promote_memory', { memory_id: noted, dry_run: false, force: true });
+      await b.ok('delete_memory', { memory_id: gone });
+      const bIds = [faded, keeper, twin, noted, gone];
+      const bWords = ['harbour', 'lighthouse', 'gulls', 'ferry'];
+      // What a would see if anything leaked: b itself sees it (else the test proves nothing).
+      const bGc = await b.ok<{ memory_ids: string[] }>('gc', { dry_run: true });
+      assert.ok(bGc.memory_ids.includes(faded));
+      const bCandidates = await b.ok<{ candidates: { memory_id: string }[] }>('promote_memory', {
+        auto_detect: true,
+        dry_run: true,
+      });
+      assert.ok(bCandidates.candidates.some((c) => c.memory_id === keeper));
+      const bClusters = await b.ok<{ clusters: { id: string }[] }>('cluster_memories', {
+        find_duplicates: true,
+      });
+      const bCluster = bClusters.clusters[0]?.id;
+      assert.ok(bCluster, 'b has a cluster');
+      const bConsolidations = await b.ok<{ consolidations: unknown[] }>('consolidate_memories', {
+        auto_detect: true,
+        mode: 'preview',
+      });
+      assert.ok(bConsolidations.consolidations.length > 0);
+      const bUnified = await b.ok<{ results: unknown[] }>('search_unified', {
+        query: 'lighthouse',
+      });
+      assert.ok(bUnified.results.length > 0);
+      /**
+       * What b is told of its memories. Not store_bytes: the JSONL engine counts the files while b
+       * is the only namespace in them, b's own records' bytes once a has some too.
+       */
+      const bAnswers = async () => {
+        const { store_bytes, ...stats } = await b.ok('memory_stats');
+        return [await b.ok('open_memories', { memory_ids: bIds }), stats];
+      };
+      const bBefore = await bAnswers();
+      const bStored = await storedIn(t, 'b');
+      assert.ok(bStored.memories?.length && bStored.forgotten?.length, 'b is in storage');
+
+      const a = await connect(TOKEN_A);
+      const { tools } = await a.client.listTools();
+      const called = new Set<string>();
+      /** Until a saves a copy of b's text, none of b's words may reach it either. */
+      let wordsAreB = true;
+      /**
+       * Every call of a: nothing in its answer names a memory of b, but for the ids it asked
+       * about (an error echoes them).
+       */
+      const call = async (name: string, args: Record<string, unknown> = {}) => {
+        called.add(name);
+        const result = await a.call(name, args);
+        let text = JSON.stringify([result.content, result.structuredContent ?? null]);
+        for (const asked of JSON.stringify(args).match(/[0-9a-f-]{36}|c-[0-9a-f]{12}/g) ?? []) {
+          text = text.replaceAll(asked, '<asked>');
+        }
+        for (const id of [...bIds, bCluster]) assert.ok(!text.includes(id), `${name}: ${text}`);
+        if (wordsAreB) {
+          for (const word of bWords) assert.ok(!text.includes(word), `${name}: ${text}`);
+        }
+        return result;
+      };
+      const ok = async <T = Record<string, unknown>>(
+        name: string,
+        args: Record<string, unknown> = {},
+      ) => {
+        const result = await call(name, args);
+        assert.notEqual(result.isError, true, `${name}: ${errorText(result)}`);
+        return result.structuredContent as T;
+      };
+      /** The call about one of b's, answered as about an id no namespace has. */
+      const sameAsUnknown = async (
+        name: string,
+        args: (id: string) => Record<string, unknown>,
+        theirId: string,
+        unknown = UNKNOWN,
+      ) => {
+        const theirs = await call(name, args(theirId));
+        const nobody = await call(name, args(unknown));
+        assert.equal(theirs.isError, nobody.isError, name);
+        const shape = (r: CallToolResult, id: string) =>
+          JSON.stringify([errorText(r), r.structuredContent ?? null]).replaceAll(id, '<id>');
+        assert.equal(shape(theirs, theirId), shape(nobody, unknown), name);
+      };
+
+      // a holds nothing yet: every read and count answers nothing, every bulk write does nothing.
+      const stats = await ok<Record<string, unknown>>('memory_stats');
+      assert.equal(stats.total, 0);
+      assert.equal(stats.relations, 0);
+      assert.equal(stats.gc_candidates, 0);
+      assert.equal(stats.promotion_candidates, 0);
+      assert.deepEqual(stats.by_status, { active: 0, promoted: 0, archived: 0 });
+      assert.equal(stats.danger_zone_count, 0);
+      const { vectors, backlog } = stats.embeddings as { vectors: number; backlog: number };
+      assert.deepEqual([vectors, backlog], [0, 0]);
+      for (const bytes of Object.values(stats.store_bytes as Record<string, number>)) {
+        assert.equal(bytes, 0);
+      }
+      for (const query of ['lighthouse gulls', 'harbour bell', 'ferry timetable']) {
+        const search = await ok<{ results: unknown[]; total: number }>('search_memory', {
+          query,
+        });
+        assert.deepEqual([search.results, search.total], [[], 0]);
+        const unified = await ok<{ results: unknown[] }>('search_unified', { query });
+        assert.deepEqual(unified.results, []);
+      }
+      const gcDry = await ok<{ total_affected: number }>('gc', { dry_run: true });
+      assert.equal(gcDry.total_affected, 0);
+      const gcDone = await ok<{ removed_count: number }>('gc', { dry_run: false });
+      assert.equal(gcDone.removed_count, 0);
+      for (const dry_run of [true, false]) {
+        const promoted = await ok<{ candidates_found: number; promoted_count: number }>(
+          'promote_memory',
+          { auto_detect: true, dry_run },
+        );
+        assert.deepEqual([promoted.candidates_found, promoted.promoted_count], [0, 0]);
+      }
+      const clusters = await ok<{ clusters: unknown[] }>('cluster_memories', {
+        find_duplicates: true,
+      });
+      assert.deepEqual(clusters.clusters, []);
+      for (const mode of ['preview', 'apply', 'link']) {
+        const consolidated = await ok<{ consolidations: unknown[] }>('consolidate_memories', {
+          auto_detect: true,
+          mode,
+        });
+        assert.deepEqual(consolidated.consolidations, []);
+      }
+      await sameAsUnknown(
+        'consolidate_memories',
+        (id) => ({ cluster_id: id, mode: 'apply' }),
+        bCluster,
+        UNKNOWN_CLUSTER,
+      );
+      const byId: [string, (id: string) => Record<string, unknown>][] = [
+        ['open_memories', (id) => ({ memory_ids: [id] })],
+        ['touch_memory', (id) => ({ memory_id: id, boost_strength: true })],
+        ['observe_memory_usage', (id) => ({ memory_ids: [id], context_tags: ['x'] })],
+        ['promote_memory', (id) => ({ memory_id: id, dry_run: false, force: true })],
+        ['archive_memory', (id) => ({ memory_id: id })],
+        ['delete_memory', (id) => ({ memory_id: id })],
+        ['restore_memory', (id) => ({ memory_id: id })],
+      ];
+      for (const [name, args] of byId) {
+        for (const id of bIds) await sameAsUnknown(name, args, id);
+      }
+
+      // a writes its own: the same text as b's is a memory of a's, near nothing of b's.
+      wordsAreB = false;
+      const copy = await ok<{ memory_id: string; deduplicated: boolean; similar_to: unknown[] }>(
+        'save_memory',
+        { content: 'the lighthouse keeper feeds the gulls at dawn' },
+      );
+      assert.ok(!bIds.includes(copy.memory_id));
+      assert.equal(copy.deduplicated, false);
+      assert.deepEqual(copy.similar_to, []);
+      const relate = (from: string, to: string) => ({
+        from_memory_id: from,
+        to_memory_id: to,
+        relation_type: 'related',
+      });
+      for (const id of bIds) {
+        await sameAsUnknown('create_relation', (x) => relate(copy.memory_id, x), id);
+        await sameAsUnknown('create_relation', (x) => relate(x, copy.memory_id), id);
+      }
+      const found = await ok<{ results: { memory_id: string }[] }>('search_memory', {
+        query: 'lighthouse gulls',
+      });
+      assert.deepEqual(
+        found.results.map((r) => r.memory_id),
+        [copy.memory_id],
+      );
+      const own = await ok<{ total: number; relations: number }>('memory_stats');
+      assert.deepEqual([own.total, own.relations], [1, 0]);
+
+      // Every tool a is offered was called, and b is as it was: in what it answers and in storage.
+      assert.deepEqual([...called].sort(), tools.map((tool) => tool.name).sort());
+      assert.deepEqual(await bAnswers(), bBefore);
+      assert.deepEqual(await storedIn(t, 'b'), bStored);
+      // The default token's namespace sees neither.
+      const d = await connect(DEFAULT_TOKEN);
+      const dStats = await d.ok<{ total: number }>('memory_stats');
+      assert.equal(dStats.total, 0);
+    });
+
+    it('a token picks among its namespaces by header or query; its first by default', async () => {
+      const shared = await connect(TOKEN_B, 'shared', 'query');
+      await shared.ok('save_memory', { content: 'kept in shared' });
+      const viaHeader = await connect(TOKEN_B, 'shared');
+      assert.equal((await viaHeader.ok<{ total: number }>('memory_stats')).total, 1);
+      const first = await connect(TOKEN_B);
+      const found = await first.ok<{ results: unknown[] }>('search_memory', { query: 'shared' });
+      assert.deepEqual(found.results, []);
+    });
+
+    it('a namespace the token does not hold: 403, the same answer whether it exists or not', async () => {
+      const asked = async (token: string, ns: string, via: 'header' | 'query') =>
+        post(via === 'query' ? `${server.url}/mcp?namespace=${ns}` : `${server.url}/mcp`, {
+          authorization: `Bearer ${token}`,
+          ...(via === 'header' ? { 'x-mnemo-namespace': ns } : {}),
+        });
+      for (const via of ['header', 'query'] as const) {
+        const existing = await asked(TOKEN_A, 'b', via);
+        const missing = await asked(TOKEN_A, 'nobody-has-this', via);
+        const invalid = await asked(TOKEN_A, 'NOT A NAME', via);
+        assert.equal(existing.status, 403);
+        assert.equal(missing.body, existing.body);
+        assert.equal(invalid.body, existing.body);
+        assert.deepEqual([missing.status, invalid.status], [403, 403]);
+        // The default token holds the default namespace only.
+        assert.equal((await asked(DEFAULT_TOKEN, 'a', via)).status, 403);
+      }
+      const twice = await post(`${server.url}/mcp?namespace=a&namespace=b`, {
+        authorization: `Bearer ${TOKEN_A}`,
+      });
+      assert.equal(twice.status, 400);
+      const noToken = await post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'a' });
+      assert.equal(noToken.status, 401);
+      const wrong = await post(`${server.url}/mcp`, {
+        authorization: 'Bearer not-a-token-0123456789',
+        'x-mnemo-namespace': 'a',
+      });
+      assert.equal(wrong.status, 401);
+      for (const token of [DEFAULT_TOKEN, TOKEN_A, TOKEN_B]) {
+        assert.ok(!logged.some((line) => line.includes(token)), 'a token is never logged');
+      }
+    });
   });
-});
+}
 
 describe('namespaces over HTTP without a token (a loopback server)', () => {
   it('any namespace by name, the default one without; a bad name is a 400', async () => {

@@ -29,7 +29,7 @@ export async function runGc({ config, flags, out }: CommandContext): Promise<num
         (apply
           ? archive
             ? ' `mnemo restore ID` makes one active again.'
-            : ' They are kept in forgotten.jsonl: `mnemo restore ID` brings one back.'
+            : ' They are kept among the forgotten (forgotten.jsonl, or mnemo_forgotten in PostgreSQL): `mnemo restore ID` brings one back.'
           : result.total_affected > 0
             ? ` Run \`mnemo gc --apply${archive ? ' --archive' : ''}\` to do it.`
             : ''),

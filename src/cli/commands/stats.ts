@@ -1,3 +1,4 @@
+import { redactUrl } from '../../storage/postgres/database.js';
 import type { CommandContext } from '../command.js';
 import { json } from '../format.js';
 import { withMemory } from '../runtime.js';
@@ -11,7 +12,11 @@ export async function runStats({ config, flags, out }: CommandContext): Promise<
       return 0;
     }
     const q = s.score_quantiles;
-    out(`data dir      ${config.dataDir}`);
+    out(
+      config.databaseUrl
+        ? `database      ${redactUrl(config.databaseUrl)}`
+        : `data dir      ${config.dataDir}`,
+    );
     out(
       `memories      ${s.total} (${s.by_status.active} active, ${s.by_status.promoted} promoted, ${s.by_status.archived} archived)`,
     );

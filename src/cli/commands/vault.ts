@@ -11,7 +11,11 @@ export async function runVault({ config, args, flags, out }: CommandContext): Pr
   if (sub !== 'init' || rest.length > 0) {
     throw new UsageError('vault takes one subcommand: mnemo vault init [DIR]');
   }
-  const vault = path.resolve(dir ?? config.vaultDir);
+  const chosen = dir ?? config.vaultDir;
+  if (chosen === undefined) {
+    throw new UsageError('no vault is set: mnemo vault init DIR, or set MNEMO_VAULT_DIR');
+  }
+  const vault = path.resolve(chosen);
   let done: VaultInit;
   try {
     done = initVault(vault, config.vaultFolder);

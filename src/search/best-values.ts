@@ -1,0 +1,86 @@
+// Small heaps over doubles for safe top-k pruning (retriever.ts): what a row must reach to
+// still be in the running, and which rows to look at first so that bar rises early.
+
+/**
+ * The `count` largest values offered so far, as a min-heap in a typed array. `floor` is what a
+ * value must reach not to be beaten by `count` others already seen.
+ */
+export class BestValues {
+  private readonly heap: Float64Array;
+  private size = 0;
+
+  constructor(readonly count: number) {
+    this.heap = new Float64Array(Math.max(0, count));
+  }
+
+  /** -Infinity until `count` values are in (then nothing can be ruled out yet). */
+  get floor(): number {
+    if (this.count <= 0) return Number.POSITIVE_INFINITY;
+    return this.size < this.count ? Number.NEGATIVE_INFINITY : (this.heap[0] as number);
+  }
+
+  offer(value: number): void {
+    const heap = this.heap;
+    if (this.size < this.count) {
+      let i = this.size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if ((heap[parent] as number) <= value) break;
+        heap[i] = heap[parent] as number;
+        i = parent;
+      }
+      heap[i] = value;
+      return;
+    }
+    if (this.count <= 0 || !(value > (heap[0] as number))) return;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= this.size) break;
+      const right = left + 1;
+      const child =
+        right < this.size && (heap[right] as number) < (heap[left] as number) ? right : left;
+      if ((heap[child] as number) >= value) break;
+      heap[i] = heap[child] as number;
+      i = child;
+    }
+    heap[i] = value;
+  }
+}
+
+/** The indexes of the `m` largest of `values[0..n)` (NaN never counts), in no order. */
+export function largest(values: Float64Array, n: number, m: number): Int32Array {
+  if (m <= 0) return new Int32Array(0);
+  // A min-heap of indexes keyed by their value.
+  const heap = new Int32Array(Math.min(m, n));
+  let size = 0;
+  const key = (slot: number) => values[heap[slot] as number] as number;
+  for (let i = 0; i < n; i++) {
+    const v = values[i] as number;
+    if (size < heap.length) {
+      if (Number.isNaN(v)) continue;
+      let s = size++;
+      while (s > 0) {
+        const parent = (s - 1) >> 1;
+        if (key(parent) <= v) break;
+        heap[s] = heap[parent] as number;
+        s = parent;
+      }
+      heap[s] = i;
+      continue;
+    }
+    if (!(v > key(0))) continue;
+    let s = 0;
+    for (;;) {
+      const left = 2 * s + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      const child = right < size && key(right) < key(left) ? right : left;
+      if (key(child) >= v) break;
+      heap[s] = heap[child] as number;
+      s = child;
+    }
+    heap[s] = i;
+  }
+  return heap.subarray(0, size);
+}

@@ -1,0 +1,143 @@
+// The live memories and relations an engine keeps in memory, by namespace, and who listens to
+// them: what every engine reads back its rows into, whatever it reads them from.
+import type { StoreListener } from './engine.js';
+import type { MemoryRecord, RelationRecord } from './records.js';
+
+/** The live records of one namespace, and who listens to them. */
+export class Space {
+  readonly memories = new Map<string, MemoryRecord>();
+  readonly relations = new Map<string, RelationRecord>();
+  readonly relationsByMemory = new Map<string, Set<string>>();
+  readonly listeners: StoreListener[] = [];
+  constructor(readonly name: string) {}
+}
+
+/**
+ * Every namespace's live records. Ids are unique across namespaces: a record put under another
+ * namespace than it was (a hand edit moved it) leaves the one it was in.
+ */
+export class LiveRecords {
+  private readonly byName = new Map<string, Space>();
+  /** The namespace of each live memory and relation, by id. */
+  private readonly memorySpace = new Map<string, Space>();
+  private readonly relationSpace = new Map<string, Space>();
+
+  /** The live records of namespace `ns` (empty until it has some). */
+  space(ns: string): Space {
+    let space = this.byName.get(ns);
+    if (!space) {
+      space = new Space(ns);
+      this.byName.set(ns, space);
+    }
+    return space;
+  }
+
+  spaces(): IterableIterator<Space> {
+    return this.byName.values();
+  }
+
+  /** The names of the namespaces that hold a live memory or relation. */
+  namespaces(): string[] {
+    return [...this.byName.values()]
+      .filter((s) => s.memories.size > 0 || s.relations.size > 0)
+      .map((s) => s.name);
+  }
+
+  get memoryCount(): number {
+    return this.memorySpace.size;
+  }
+
+  get relationCount(): number {
+    return this.relationSpace.size;
+  }
+
+  /** The namespace memory `id` lives in, if it is live. */
+  namespaceOfMemory(id: string): string | undefined {
+    return this.memorySpace.get(id)?.name;
+  }
+
+  namespaceOfRelation(id: string): string | undefined {
+    return this.relationSpace.get(id)?.name;
+  }
+
+  /** Tells `listener` of every live memory of `ns` now, then of every change to them. */
+  subscribe(ns: string, listener: StoreListener): void {
+    const space = this.space(ns);
+    space.listeners.push(listener);
+    for (const record of space.memories.values()) listener.upsert(record, undefined);
+  }
+
+  relationsIn(ns: string, memoryId: string): RelationRecord[] {
+    const space = this.space(ns);
+    const ids = space.relationsByMemory.get(memoryId);
+    if (!ids) return [];
+    const out: RelationRecord[] = [];
+    for (const id of ids) {
+      const r = space.relations.get(id);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  putMemory(ns: string, record: MemoryRecord): void {
+    const space = this.space(ns);
+    const before = this.memorySpace.get(record.id);
+    if (before && before !== space) this.dropMemory(record.id);
+    const previous = space.memories.get(record.id);
+    space.memories.set(record.id, record);
+    this.memorySpace.set(record.id, space);
+    for (const l of space.listeners) l.upsert(record, previous);
+  }
+
+  dropMemory(id: string): void {
+    const space = this.memorySpace.get(id);
+    const previous = space?.memories.get(id);
+    if (!space || !previous) return;
+    space.memories.delete(id);
+    this.memorySpace.delete(id);
+    for (const l of space.listeners) l.remove(previous);
+  }
+
+  putRelation(ns: string, relation: RelationRecord): void {
+    const space = this.space(ns);
+    const before = this.relationSpace.get(relation.id);
+    if (before) this.dropRelation(relation.id);
+    space.relations.set(relation.id, relation);
+    this.relationSpace.set(relation.id, space);
+    for (const end of [relation.from_memory_id, relation.to_memory_id]) {
+      let set = space.relationsByMemory.get(end);
+      if (!set) {
+        set = new Set();
+        space.relationsByMemory.set(end, set);
+      }
+      set.add(relation.id);
+    }
+  }
+
+  dropRelation(id: string): void {
+    const space = this.relationSpace.get(id);
+    const previous = space?.relations.get(id);
+    if (!space || !previous) return;
+    space.relations.delete(id);
+    this.relationSpace.delete(id);
+    space.relationsByMemory.get(previous.from_memory_id)?.delete(previous.id);
+    space.relationsByMemory.get(previous.to_memory_id)?.delete(previous.id);
+  }
+
+  /** Forgets every memory, telling each listener to expect them all again. */
+  clearMemories(): void {
+    this.memorySpace.clear();
+    for (const space of this.byName.values()) {
+      space.memories.clear();
+      for (const l of space.listeners) l.reset();
+    }
+  }
+
+  clearRelations(): void {
+    this.relationSpace.clear();
+    for (const space of this.byName.values()) {
+      space.relations.clear();
+      space.relationsByMemory.clear();
+    }
+  }
+}

@@ -1,0 +1,141 @@
+// The PostgreSQL server behind MNEMO_DATABASE_URL: a pool with mnemo's settings, and what its
+// failures mean to the person who set the URL. The password never leaves this file.
+import pg from 'pg';
+import { UserError } from '../../platform/errors.js';
+
+/** The setting every message below names. */
+export const URL_SETTING = 'MNEMO_DATABASE_URL';
+
+/**
+ * The database cannot be used as it is: one line naming MNEMO_DATABASE_URL and the fix, never
+ * the password. Reported once by the CLI (exit 1); a call made while the server is away answers
+ * it as a tool error.
+ */
+export class DatabaseError extends UserError {
+  override name = 'DatabaseError';
+}
+
+/** Numbers as numbers: epoch seconds fit a double, and so does the change sequence. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PoolOptions {
+  /** Connections at most (10 unless told). */
+  max?: number;
+  /** Shown in pg_stat_activity: which mnemo and what for. */
+  applicationName?: string;
+}
+
+/** The URL without its password, for a message or a log line. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(a value that is not a URL)';
+  }
+}
+
+/** The connection settings of `url`, or a DatabaseError saying what is wrong with it. */
+export function clientConfig(url: string, options: PoolOptions = {}): pg.ClientConfig {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new DatabaseError(
+      `${URL_SETTING} is not a URL: write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
+      URL_SETTING,
+    );
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new DatabaseError(
+      `${URL_SETTING} must start with postgres:// (it starts with ${parsed.protocol}//): write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
+      URL_SETTING,
+    );
+  }
+  return {
+    connectionString: url,
+    types,
+    application_name: options.applicationName ?? 'mnemo',
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+  };
+}
+
+/** A pool on `url`. Nothing connects until the first query. */
+export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({ ...clientConfig(url, options), max: options.max ?? 10 });
+  // A connection the server dropped (a restart): the query on it fails and says so, and the pool
+  // makes a new one when needed. Without a listener the event would crash the process.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+/** SQLSTATE codes and errnos a person can fix, with the fix. */
+function explain(error: unknown, where: string): string | undefined {
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `nothing answers at ${where}: start PostgreSQL there, or fix the host and port in ${URL_SETTING}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host of ${URL_SETTING} (${where}) is not known: fix the host`;
+    case 'ETIMEDOUT':
+      return `${where} did not answer in time: check the host, the port and the firewall in front of it`;
+    case '28P01':
+      return `PostgreSQL refused the password of ${URL_SETTING}: fix the user or the password`;
+    case '28000':
+      return `PostgreSQL does not let this user in (${(error as Error).message}): fix the user in ${URL_SETTING}, or pg_hba.conf on the server`;
+    case '3D000':
+      return `${(error as Error).message}: create it (createdb NAME) or fix the database name in ${URL_SETTING}`;
+    case '3F000':
+      // The search_path names no schema this user may use: missing, or no USAGE on it.
+      return `the user of ${URL_SETTING} has no schema to create mnemo's tables in (${(error as Error).message}): create the schema of its search_path, or grant the user USAGE and CREATE on it`;
+    case '42501':
+      return `the user of ${URL_SETTING} lacks a right mnemo needs (${(error as Error).message}): grant it CREATE and USAGE on the schema, or use the owner`;
+    case '57P03':
+      return `PostgreSQL at ${where} is starting or shutting down: try again in a moment`;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether `error` is the server or the network failing (retry later), not a bad statement. */
+export function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: string }).code ?? '';
+  if (/^(08|57P0)/.test(code)) return true;
+  if (
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)
+  ) {
+    return true;
+  }
+  const message = (error as Error)?.message ?? '';
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
+    message,
+  );
+}
+
+/**
+ * The DatabaseError to report for `error`, met while talking to `url`: what happened and the fix
+ * when the person can fix it, else the server's own message. The password is never in it.
+ */
+export function databaseError(error: unknown, url: string): DatabaseError {
+  if (error instanceof DatabaseError) return error;
+  let where = 'the server';
+  try {
+    const parsed = new URL(url);
+    where = `${parsed.hostname || 'the local socket'}:${parsed.port || 5432}`;
+  } catch {}
+  const reason =
+    explain(error, where) ??
+    (isConnectionError(error)
+      ? `the connection to PostgreSQL at ${where} failed (${(error as Error).message}): check that it runs, and ${URL_SETTING}`
+      : `PostgreSQL answered: ${(error as Error).message} (${URL_SETTING} = ${redactUrl(url)})`);
+  return new DatabaseError(reason, URL_SETTING, { cause: error });
+}
