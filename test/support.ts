@@ -58,7 +58,9 @@ export interface TestMemory {
 }
 
 export interface TestMemoryOptions
-  extends Partial<Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs'>> {
+  extends Partial<
+    Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs' | 'sidecarMinLines'>
+  > {
   /**
    * The storage engine (JSONL unless told). PostgreSQL: a fresh schema of the test database,
    * dropped by close(); as with MNEMO_DATABASE_URL, no vault unless env has MNEMO_VAULT_DIR.
@@ -90,6 +92,7 @@ export async function openTestMemory(
     ...(options.watchVault !== undefined ? { watchVault: options.watchVault } : {}),
     ...(options.noteSettleMs !== undefined ? { noteSettleMs: options.noteSettleMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
+    ...(options.sidecarMinLines !== undefined ? { sidecarMinLines: options.sidecarMinLines } : {}),
   });
   return {
     dir,
@@ -239,5 +242,5 @@ export function recordingLogger() {
     { level: 'debug' },
     { write: (line: string) => void entries.push(JSON.parse(line) as LogEntry) },
   );
-  return { logger, warnings: () => entries.filter((e) => e.level === 40) };
+  return { logger, entries: () => entries, warnings: () => entries.filter((e) => e.level === 40) };
 }

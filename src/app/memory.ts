@@ -77,6 +77,8 @@ export interface OpenOptions {
   noteSettleMs?: number;
   /** How long a write, or a call the load holds up, waits for another process's lock (ms). */
   lockWaitMs?: number;
+  /** Lines the log may have past the sidecar before it is written again (StoreOptions). */
+  sidecarMinLines?: number;
 }
 
 /**
@@ -93,6 +95,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         logger,
         clock,
         lockWaitMs: options.lockWaitMs,
+        sidecarMinLines: options.sidecarMinLines,
       });
   // Without a vault (a replica on PostgreSQL not told one) promotion answers how to get one.
   const vaultDir = config.vaultDir;

@@ -50,7 +50,7 @@ function tempPathFor(file: string, hidden = false): string {
  */
 export function replaceFile(
   file: string,
-  content: string | Iterable<string>,
+  content: string | Iterable<string | Uint8Array>,
   { hidden = false }: { hidden?: boolean } = {},
 ): void {
   const temp = tempPathFor(file, hidden);

@@ -21,10 +21,25 @@ export interface Matches {
 export const ALL_CLASSES = ~1;
 
 /**
+ * An index's state in typed arrays, as `freeze` leaves it: what a sidecar keeps. By ordinal: the
+ * document's key (-1 once removed: the caller says what keys are), length and class; by term:
+ * where its postings start in `postings` ([ordinal, tf] pairs) and its document frequency.
+ */
+export interface Bm25State {
+  keys: Int32Array;
+  lengths: Int32Array;
+  classes: Uint8Array;
+  starts: Int32Array;
+  postings: Int32Array;
+  df: Int32Array;
+}
+
+/**
  * An incremental BM25 index (Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5))) over term ids
  * (small integers from the Tokenizer's vocabulary). Documents get ordinals; a term's postings
- * are a flat [ordinal, tf, ordinal, tf, ...] array. A removed document leaves dead postings
- * behind that searches skip and `vacuum` drops.
+ * are flat [ordinal, tf, ordinal, tf, ...] pairs: those of the documents added before the last
+ * `freeze` in one typed array (`base`, term by term), the others in a list a term. A removed
+ * document leaves dead postings behind that searches skip and `vacuum` drops.
  */
 export class Bm25Index<D = unknown> {
   private readonly k1: number;
@@ -35,9 +50,12 @@ export class Bm25Index<D = unknown> {
   private lengths = new Int32Array(1024);
   private classes = new Uint8Array(1024);
   private docs: (D | undefined)[] = [];
-  /** By term id: postings, and the number of live documents holding the term. */
+  /** By term id: postings added since the last freeze, and the number of live documents. */
   private postings: (number[] | undefined)[] = [];
-  private df: number[] = [];
+  private df = new Int32Array(1024);
+  /** The frozen postings: term `t`'s pairs are `base[baseStarts[t] .. baseStarts[t + 1])`. */
+  private base: Int32Array = new Int32Array(0);
+  private baseStarts: Int32Array = new Int32Array(1);
   /** By term id: 1 + the ordinal of the last document that added the term. */
   private lastAdder = new Int32Array(1024);
   private live = 0;
@@ -94,7 +112,7 @@ export class Bm25Index<D = unknown> {
         this.postings[term] = list;
       }
       list.push(ordinal, 1);
-      this.df[term] = (this.df[term] ?? 0) + 1;
+      this.df[term] = (this.df[term] as number) + 1;
     }
   }
 
@@ -110,6 +128,11 @@ export class Bm25Index<D = unknown> {
     if (ordinal === undefined) return;
     this.docs[ordinal] = doc;
     this.classes[ordinal] = cls;
+  }
+
+  /** The id of the document at `ordinal`, as `match` answered it. */
+  idAt(ordinal: number): string {
+    return this.ids[ordinal] as string;
   }
 
   /** The payload of the document at `ordinal`, as `match` answered it. */
@@ -129,7 +152,9 @@ export class Bm25Index<D = unknown> {
     this.classes[ordinal] = 0;
     this.live--;
     for (const term of new Set(terms)) {
-      if ((this.df[term] ?? 0) > 0) this.df[term] = (this.df[term] as number) - 1;
+      if (term < this.df.length && (this.df[term] as number) > 0) {
+        this.df[term] = (this.df[term] as number) - 1;
+      }
     }
     if (this.ids.length > 1024 && this.ids.length > 2 * this.live) this.vacuum();
   }
@@ -141,7 +166,9 @@ export class Bm25Index<D = unknown> {
     this.classes = new Uint8Array(1024);
     this.docs = [];
     this.postings = [];
-    this.df = [];
+    this.df = new Int32Array(1024);
+    this.base = new Int32Array(0);
+    this.baseStarts = new Int32Array(1);
     this.lastAdder = new Int32Array(1024);
     this.live = 0;
     this.totalLength = 0;
@@ -182,14 +209,26 @@ export class Bm25Index<D = unknown> {
     const touched = this.touched;
     let n = 0;
     const avgLength = this.totalLength / this.live || 1;
-    const { k1, b, lengths, classes } = this;
+    const { k1, b, lengths, classes, base, baseStarts } = this;
     // A removed document is class 0, never asked for.
     const mask = classMask & ~1;
     for (const term of new Set(queryTerms)) {
-      const list = this.postings[term];
-      const df = this.df[term] ?? 0;
-      if (!list || df === 0) continue;
+      const df = term < this.df.length ? (this.df[term] as number) : 0;
+      if (df === 0) continue;
       const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      if (term + 1 < baseStarts.length) {
+        const end = baseStarts[term + 1] as number;
+        for (let i = baseStarts[term] as number; i < end; i += 2) {
+          const ordinal = base[i] as number;
+          if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
+          const tf = base[i + 1] as number;
+          const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
+          if (acc[ordinal] === 0) touched[n++] = ordinal;
+          acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
+        }
+      }
+      const list = this.postings[term];
+      if (!list) continue;
       for (let i = 0; i < list.length; i += 2) {
         const ordinal = list[i] as number;
         if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
@@ -221,9 +260,109 @@ export class Bm25Index<D = unknown> {
   }
 
   private growTo(term: number): void {
-    const next = new Int32Array(Math.max(term + 1, this.lastAdder.length * 2));
+    const size = Math.max(term + 1, this.lastAdder.length * 2);
+    const next = new Int32Array(size);
     next.set(this.lastAdder);
     this.lastAdder = next;
+    const df = new Int32Array(size);
+    df.set(this.df);
+    this.df = df;
+  }
+
+  /**
+   * Moves every posting into the typed base (dropping dead ones when `remap` renumbers
+   * documents: -1 for a removed one): the compact form, and the one `state` answers.
+   */
+  freeze(remap?: Int32Array): void {
+    const terms = Math.max(this.postings.length, this.baseStarts.length - 1);
+    let total = 0;
+    for (let t = 0; t < terms; t++) {
+      total += this.baseLength(t) + (this.postings[t]?.length ?? 0);
+    }
+    const base = new Int32Array(total);
+    const starts = new Int32Array(terms + 1);
+    let at = 0;
+    const put = (ordinal: number, tf: number) => {
+      const to = remap ? (remap[ordinal] as number) : ordinal;
+      if (to === -1) return;
+      base[at++] = to;
+      base[at++] = tf;
+    };
+    for (let t = 0; t < terms; t++) {
+      starts[t] = at;
+      if (t + 1 < this.baseStarts.length) {
+        const end = this.baseStarts[t + 1] as number;
+        for (let i = this.baseStarts[t] as number; i < end; i += 2) {
+          put(this.base[i] as number, this.base[i + 1] as number);
+        }
+      }
+      const list = this.postings[t];
+      if (list)
+        for (let i = 0; i < list.length; i += 2) put(list[i] as number, list[i + 1] as number);
+    }
+    starts[terms] = at;
+    this.base = at === total ? base : base.slice(0, at);
+    this.baseStarts = starts;
+    this.postings = [];
+    // A frozen document's postings are not the last of a list any more.
+    this.lastAdder.fill(0);
+  }
+
+  private baseLength(term: number): number {
+    if (term + 1 >= this.baseStarts.length) return 0;
+    return (this.baseStarts[term + 1] as number) - (this.baseStarts[term] as number);
+  }
+
+  /** The index as typed arrays (frozen first); `keyOf` says what to keep of each live id. */
+  state(keyOf: (id: string) => number): Bm25State {
+    this.freeze();
+    const count = this.ids.length;
+    const keys = new Int32Array(count);
+    for (let i = 0; i < count; i++) {
+      const id = this.ids[i];
+      keys[i] = id === null || id === undefined ? -1 : keyOf(id);
+    }
+    return {
+      keys,
+      lengths: this.lengths.slice(0, count),
+      classes: this.classes.slice(0, count),
+      starts: this.baseStarts,
+      postings: this.base,
+      df: this.df.slice(0, this.baseStarts.length - 1),
+    };
+  }
+
+  /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
+  restore(state: Bm25State, idOf: (key: number) => string): void {
+    this.clear();
+    const count = state.keys.length;
+    this.ids = new Array(count);
+    this.docs = new Array(count);
+    this.growOrdinals(count);
+    this.lengths.set(state.lengths);
+    this.classes.set(state.classes);
+    let live = 0;
+    let totalLength = 0;
+    for (let i = 0; i < count; i++) {
+      const key = state.keys[i] as number;
+      if (key === -1) {
+        this.ids[i] = null;
+        continue;
+      }
+      const id = idOf(key);
+      this.ids[i] = id;
+      this.ordinalOf.set(id, i);
+      live++;
+      totalLength += state.lengths[i] as number;
+    }
+    this.live = live;
+    this.totalLength = totalLength;
+    this.base = state.postings;
+    this.baseStarts = state.starts;
+    const terms = state.starts.length - 1;
+    this.lastAdder = new Int32Array(Math.max(1024, terms));
+    this.df = new Int32Array(Math.max(1024, terms));
+    this.df.set(state.df);
   }
 
   /** Renumbers live documents and drops dead postings. */
@@ -242,17 +381,7 @@ export class Bm25Index<D = unknown> {
       ids.push(id);
       docs.push(this.docs[ordinal]);
     });
-    this.postings = this.postings.map((list) => {
-      if (!list) return undefined;
-      const next: number[] = [];
-      for (let i = 0; i < list.length; i += 2) {
-        const to = remap[list[i] as number] as number;
-        if (to !== -1) next.push(to, list[i + 1] as number);
-      }
-      return next.length > 0 ? next : undefined;
-    });
-    // Ordinals changed: a stamp must never match a renumbered document.
-    this.lastAdder.fill(0);
+    this.freeze(remap);
     this.ids = ids;
     this.lengths = lengths;
     this.classes = classes;

@@ -8,6 +8,9 @@ export interface NoteText {
   body: string;
 }
 
+/** What `documentOf` makes of a memory: a sidecar made by another version is not read. */
+export const DOCUMENT_VERSION = 1;
+
 /** One memory as search sees it. */
 export interface MemoryDocument {
   /** Its text: what its meaning (vector) is of. */

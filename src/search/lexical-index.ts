@@ -1,6 +1,6 @@
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
-import { Bm25Index, type LexicalHits, type Matches } from './bm25.js';
-import { Tokenizer } from './tokenizer.js';
+import { Bm25Index, type Bm25State, type Matches } from './bm25.js';
+import { TOKENIZER_VERSION, Tokenizer } from './tokenizer.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a range over all of ASCII, on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -39,14 +39,29 @@ function statusMask(statuses: Iterable<MemoryStatus>): number {
   return mask;
 }
 
+/** What a lexical index keeps in a sidecar, keyed as the caller says. */
+export interface LexicalState {
+  bm25: Bm25State;
+  vocabulary: readonly string[];
+  /** The content hashes of the live documents (53-bit, as doubles) and their keys. */
+  contentHashes: Float64Array;
+  contentKeys: Int32Array;
+}
+
 /**
  * A BM25 index of the memories' words and a lookup of their content for exact duplicates. The
  * retriever keeps it in step with the store, and says what each memory's words are.
  */
+/** What the state of a lexical index depends on beyond its documents. */
+export const LEXICAL_SHAPE = { tokenizer: TOKENIZER_VERSION, bm25: 'k1=1.2,b=0.3' };
+
 export class LexicalIndex {
   private readonly tokenizer = new Tokenizer();
-  private readonly bm25 = new Bm25Index<MemoryRecord>();
+  private readonly bm25 = new Bm25Index<undefined>();
   private readonly byContent = new Map<number, string>();
+
+  /** `lookup`: the live memory of an id (the index keeps ids, not records). */
+  constructor(private readonly lookup: (id: string) => MemoryRecord | undefined) {}
 
   /** Indexes `record` by `words`; `previous` is what it was indexed as before, if anything. */
   upsert(
@@ -56,7 +71,7 @@ export class LexicalIndex {
   ): void {
     if (previous) {
       if (previous.words === words) {
-        this.bm25.setDoc(record.id, record, classOf(record.status));
+        this.bm25.setDoc(record.id, undefined, classOf(record.status));
         return;
       }
       this.dropContent(previous.record);
@@ -64,7 +79,7 @@ export class LexicalIndex {
         record.id,
         this.tokenizer.termIds(words),
         this.tokenizer.termIds(previous.words),
-        record,
+        undefined,
         classOf(record.status),
       );
     } else {
@@ -72,7 +87,7 @@ export class LexicalIndex {
         record.id,
         this.tokenizer.termIds(words),
         undefined,
-        record,
+        undefined,
         classOf(record.status),
       );
     }
@@ -90,10 +105,6 @@ export class LexicalIndex {
     this.byContent.clear();
   }
 
-  search(query: string): LexicalHits<MemoryRecord> {
-    return this.bm25.search(this.tokenizer.termIds(query, false));
-  }
-
   /**
    * The memories of these statuses that match the query's words, as `Bm25Index.match`: ordinals
    * (`recordAt` reads one) and BM25 scores, in buffers the next search reuses.
@@ -103,15 +114,48 @@ export class LexicalIndex {
   }
 
   recordAt(ordinal: number): MemoryRecord {
-    return this.bm25.docAt(ordinal);
+    return this.lookup(this.bm25.idAt(ordinal)) as MemoryRecord;
   }
 
   /** The id of a live memory with the same normalized content, if any. */
   duplicateOf(content: string): string | undefined {
     const normalized = normalizeContent(content);
     const id = this.byContent.get(contentHash(normalized));
-    const record = id === undefined ? undefined : this.bm25.doc(id);
+    const record = id === undefined ? undefined : this.lookup(id);
     return record && normalizeContent(record.content) === normalized ? id : undefined;
+  }
+
+  /** Its state, each id as `keyOf` says (-1: not kept). */
+  state(keyOf: (id: string) => number): LexicalState {
+    const hashes = new Float64Array(this.byContent.size);
+    const keys = new Int32Array(this.byContent.size);
+    let i = 0;
+    for (const [hash, id] of this.byContent) {
+      hashes[i] = hash;
+      keys[i++] = keyOf(id);
+    }
+    return {
+      bm25: this.bm25.state(keyOf),
+      vocabulary: this.tokenizer.vocabulary(),
+      contentHashes: hashes,
+      contentKeys: keys,
+    };
+  }
+
+  /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
+  restore(state: LexicalState, idOf: (key: number) => string): void {
+    this.tokenizer.restoreVocabulary(state.vocabulary);
+    this.bm25.restore(state.bm25, idOf);
+    this.byContent.clear();
+    for (let i = 0; i < state.contentHashes.length; i++) {
+      const key = state.contentKeys[i] as number;
+      if (key !== -1) this.byContent.set(state.contentHashes[i] as number, idOf(key));
+    }
+  }
+
+  /** Moves every posting into the compact form (after a load: what a search walks fastest). */
+  compact(): void {
+    this.bm25.freeze();
   }
 
   private dropContent(record: MemoryRecord): void {

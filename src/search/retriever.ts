@@ -1,11 +1,23 @@
 // Finds memories by their words and their meaning. It owns both indexes and feeds them the one
 // document each memory has (document.ts); the use cases page, rank and blend what it finds.
 import type { Logger } from 'pino';
-import type { StorageEngine, StoreListener } from '../storage/engine.js';
+import type {
+  ListenerPersistence,
+  PersistedPart,
+  StorageEngine,
+  StoreListener,
+} from '../storage/engine.js';
 import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
+import { packStrings, unpackStrings } from '../storage/sidecar.js';
 import { BestValues, largest } from './best-values.js';
-import { documentOf, type MemoryDocument, type NoteText, sameNote } from './document.js';
-import { LexicalIndex } from './lexical-index.js';
+import {
+  DOCUMENT_VERSION,
+  documentOf,
+  type MemoryDocument,
+  type NoteText,
+  sameNote,
+} from './document.js';
+import { LEXICAL_SHAPE, LexicalIndex } from './lexical-index.js';
 import { fusedRelevance } from './ranking.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
 
@@ -123,7 +135,7 @@ export interface Top {
 }
 
 export class Retriever implements StoreListener {
-  private readonly lexical = new LexicalIndex();
+  private readonly lexical: LexicalIndex;
   /** The notes promoted memories are searched by, once the vault says what they are. */
   private readonly notes = new Map<string, NoteText>();
   private readonly engine: Pick<StorageEngine, 'memories'>;
@@ -133,6 +145,7 @@ export class Retriever implements StoreListener {
 
   constructor(deps: RetrieverDeps) {
     this.engine = deps.engine;
+    this.lexical = new LexicalIndex((id) => this.engine.memories.get(id));
     this.semantic = deps.semantic;
     this.settings = deps.settings;
     this.logger = deps.logger;
@@ -162,6 +175,63 @@ export class Retriever implements StoreListener {
     this.lexical.reset();
     this.semantic?.reset();
   }
+
+  /**
+   * The words index, kept in the sidecar. With embeddings on it is not taken back: the vectors
+   * index needs every memory's text, so it is told of every memory as without a sidecar.
+   */
+  readonly persistence: ListenerPersistence = {
+    shape: { ...LEXICAL_SHAPE, document: DOCUMENT_VERSION },
+    save: (keyOf) => {
+      const state = this.lexical.state(keyOf);
+      const vocabulary = packStrings(state.vocabulary);
+      const { bm25 } = state;
+      return {
+        columns: {
+          vocabulary: vocabulary.bytes,
+          vocabularyEnds: vocabulary.ends,
+          keys: bm25.keys,
+          lengths: bm25.lengths,
+          classes: bm25.classes,
+          starts: bm25.starts,
+          postings: bm25.postings,
+          df: bm25.df,
+          contentHashes: state.contentHashes,
+          contentKeys: state.contentKeys,
+        },
+        meta: { notes: [...this.notes] },
+      };
+    },
+    restore: (part: PersistedPart, idOf: (key: number) => string) => {
+      if (this.semantic?.requested) return false;
+      const c = part.columns;
+      // A column missing throws: the store then starts over from the log.
+      const column = <T>(name: string): T => {
+        const found = c[name];
+        if (!found) throw new Error(`the sidecar has no column ${name}`);
+        return found as T;
+      };
+      this.lexical.restore(
+        {
+          vocabulary: unpackStrings(column('vocabulary'), column('vocabularyEnds')),
+          bm25: {
+            keys: column('keys'),
+            lengths: column('lengths'),
+            classes: column('classes'),
+            starts: column('starts'),
+            postings: column('postings'),
+            df: column('df'),
+          },
+          contentHashes: column('contentHashes'),
+          contentKeys: column('contentKeys'),
+        },
+        idOf,
+      );
+      this.notes.clear();
+      for (const [id, note] of part.meta.notes as [string, NoteText][]) this.notes.set(id, note);
+      return true;
+    },
+  };
 
   /** Makes a memory searched by this note (or by its own content again, with undefined). */
   setNote(memoryId: string, note: NoteText | undefined): void {

@@ -166,6 +166,11 @@ export class SemanticIndex {
     return this.provider !== null;
   }
 
+  /** Whether embeddings were asked for at all (MNEMO_EMBEDDINGS is not off). */
+  get requested(): boolean {
+    return this.options.enabled !== false;
+  }
+
   /** Memories whose vector is still to compute. */
   get backlog(): number {
     return this.pending.size;

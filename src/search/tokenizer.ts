@@ -16,6 +16,11 @@ const STOP_WORDS = new Set(
 // Anything but letters and digits separates words; "ralph's" gives ralph and s (a stop word).
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
 const WORD_CACHE_LIMIT = 200_000;
+/**
+ * What a word becomes (splitting, stop words, stemming): a sidecar made by another version is
+ * not read. Change it whenever `words`, the stop words or the stemmer change.
+ */
+export const TOKENIZER_VERSION = 1;
 const STOP = -1;
 
 /**
@@ -57,6 +62,19 @@ export class Tokenizer {
 
   get vocabularySize(): number {
     return this.stems.length;
+  }
+
+  /** The stems by term id: what a sidecar keeps to number them the same again. */
+  vocabulary(): readonly string[] {
+    return this.stems;
+  }
+
+  /** Takes `stems` as the vocabulary (term id = index), forgetting the words seen. */
+  restoreVocabulary(stems: readonly string[]): void {
+    this.wordIds.clear();
+    this.stemIds.clear();
+    this.stems.length = 0;
+    for (const stem of stems) this.stemId(stem, true);
   }
 
   private stemId(stem: string, learn: boolean): number | undefined {

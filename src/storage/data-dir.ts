@@ -44,7 +44,7 @@ export function removeLeftoverTemps(dataDir: string, logger: Logger): void {
     );
   for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
     if (!entry.isFile()) continue;
-    const pid = /^[^.].*\.jsonl\.(\d+)\.tmp$/.exec(entry.name)?.[1];
+    const pid = /^[^.].*\.(?:jsonl|idx)\.(\d+)\.tmp$/.exec(entry.name)?.[1];
     if (!isLogTemp(entry.name) && (pid === undefined || isAlive(Number(pid)))) continue;
     fs.rmSync(path.join(dataDir, entry.name), { force: true });
     logger.info({ file: entry.name }, 'removed the temp file of a compaction cut short');

@@ -18,6 +18,29 @@ export interface StoreListener {
   remove(previous: MemoryRecord): void;
   /** Everything was reloaded (another process compacted): forget all and expect upserts. */
   reset(): void;
+  /**
+   * A listener whose state can be kept in the sidecar beside the log (see sidecar.ts), and taken
+   * back at the next start instead of being told of every memory again.
+   */
+  persistence?: ListenerPersistence;
+}
+
+/** What a listener keeps in the sidecar: typed columns and a little JSON. */
+export interface PersistedPart {
+  columns: Record<string, Uint8Array | Int32Array | Float64Array>;
+  meta: Record<string, unknown>;
+}
+
+export interface ListenerPersistence {
+  /** What the part depends on beyond the memories (versions, settings): unequal, not read. */
+  readonly shape: Record<string, unknown>;
+  /** Its state, each memory named by `keyOf(id)`; undefined when it has nothing to keep. */
+  save(keyOf: (id: string) => number): PersistedPart | undefined;
+  /**
+   * Takes back what `save` kept, naming memories by `idOf(key)`; false when it cannot (it is
+   * then told of every memory, as without a sidecar).
+   */
+  restore(part: PersistedPart, idOf: (key: number) => string): boolean;
 }
 
 /** What one transaction writes. Forgotten records are kept for restore before anything else. */

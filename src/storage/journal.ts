@@ -59,13 +59,14 @@ export class TransactionJournal {
   /**
    * Appends to each log its lines. Several logs are written as one transaction: the journal
    * holds all of it first, so that a crash at any point leaves all of it (finished at the next
-   * lock) or none of it.
+   * lock) or none of it. Answers where each file's first line went.
    */
-  appendAll(parts: readonly LogAppend[]): void {
+  appendAll(parts: readonly LogAppend[]): Map<JsonlFile, number> {
+    const starts = new Map<JsonlFile, number>();
     const writes = parts.filter((p) => p.lines.length > 0);
     if (writes.length < 2) {
-      for (const { file, lines } of writes) file.append(lines);
-      return;
+      for (const { file, lines } of writes) starts.set(file, file.append(lines));
+      return starts;
     }
     const texts = writes.map(({ file, lines }) => ({
       file,
@@ -93,6 +94,8 @@ export class TransactionJournal {
       throw this.undo(done, error as Error, failed, true);
     }
     this.end();
+    for (const { file, start } of done) starts.set(file, start);
+    return starts;
   }
 
   /**

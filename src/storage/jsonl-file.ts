@@ -54,12 +54,20 @@ export interface JsonlFileOptions {
 }
 
 export interface ReadOptions {
-  /** Takes each value as soon as it is parsed (then `values` stays empty). */
-  visit?: (value: unknown) => void;
+  /**
+   * Takes each value as soon as it is parsed (then `values` stays empty), with where its line is
+   * (first byte, length in bytes without the newline).
+   */
+  visit?: (value: unknown, offset: number, length: number) => void;
   /** Called before the first value when the file was replaced or truncated. */
   onReset?: () => void;
   /** Stop after about this many bytes (whole lines), leaving `more` set. */
   maxBytes?: number;
+}
+
+/** A line already serialized, for `rewrite` to write as it is (without its newline). */
+export class RawLine {
+  constructor(readonly text: string) {}
 }
 
 /**
@@ -143,7 +151,7 @@ export class JsonlFile {
             if (text.trim() !== '') result.corrupt.push({ offset: pos + start, text });
           }
           if (ok) {
-            if (visit) visit(value);
+            if (visit) visit(value, pos + start, nl - start);
             else result.values.push(value);
           }
         }
@@ -286,15 +294,25 @@ export class JsonlFile {
     fs.fdatasyncSync(fd);
   }
 
-  /** Replaces the file with `values` atomically (`replaceFile`: `<file>.<pid>.tmp`, renamed). */
-  rewrite(values: Iterable<unknown>): void {
+  /**
+   * Replaces the file with `values` atomically (`replaceFile`: `<file>.<pid>.tmp`, renamed); a
+   * `RawLine` is written as it is. `onLine` is told where each line went, in order.
+   */
+  rewrite(values: Iterable<unknown>, onLine?: (offset: number, length: number) => void): void {
     this.assertOpen();
     let lines = 0;
+    let offset = 0;
     function* chunks(): Iterable<string> {
       let chunk = '';
       for (const v of values) {
-        chunk += `${JSON.stringify(v)}\n`;
+        const text = v instanceof RawLine ? v.text : JSON.stringify(v);
+        chunk += `${text}\n`;
         lines++;
+        if (onLine) {
+          const length = Buffer.byteLength(text);
+          onLine(offset, length);
+          offset += length + 1;
+        }
         if (chunk.length > 1 << 20) {
           yield chunk;
           chunk = '';
@@ -313,6 +331,69 @@ export class JsonlFile {
 
   size(): number {
     return this.offset;
+  }
+
+  /** The inode last read or written (-1 before). */
+  get inodeRead(): number {
+    return this.ino;
+  }
+
+  /**
+   * Starts reading at `size` (a line boundary, `lines` lines in) of the file as it is now, when
+   * `matches` says its descriptor holds what was read there before; false (nothing changed)
+   * otherwise. Only before the first read.
+   */
+  resumeAt(size: number, lines: number, matches: (fd: number) => boolean): boolean {
+    this.assertOpen();
+    if (this.fd !== null) return false;
+    const stat = fs.statSync(this.path, { throwIfNoEntry: false });
+    if (!stat || stat.size < size) return false;
+    const fd = fs.openSync(this.path, 'a+', FILE_MODE);
+    let ok = false;
+    try {
+      ok = matches(fd);
+    } finally {
+      if (!ok) fs.closeSync(fd);
+    }
+    if (!ok) return false;
+    this.fd = fd;
+    this.ino = fs.fstatSync(fd).ino;
+    this.offset = size;
+    this.lineCount = lines;
+    return true;
+  }
+
+  /** Forgets what was read: the next `readNew` reads the file from its start. */
+  restart(): void {
+    this.assertOpen();
+    this.closeFd();
+    this.ino = -1;
+    this.offset = 0;
+    this.lineCount = 0;
+  }
+
+  /** `fn` with the descriptor of the file last read. */
+  withFd<T>(fn: (fd: number) => T): T {
+    this.assertOpen();
+    if (this.fd === null) throw new Error(`${this.name} has not been read`);
+    return fn(this.fd);
+  }
+
+  /**
+   * The `length` bytes at `offset` of the file last read (a replacement is read only by the next
+   * `readNew`, so a line found there can be read again here until then).
+   */
+  readAt(offset: number, length: number): Buffer {
+    this.assertOpen();
+    if (this.fd === null) throw new Error(`${this.name} has not been read`);
+    const buf = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const n = fs.readSync(this.fd, buf, read, length - read, offset + read);
+      if (n === 0) throw new Error(`${this.name} ends before byte ${offset + length}`);
+      read += n;
+    }
+    return buf;
   }
 
   close(): void {

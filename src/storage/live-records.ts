@@ -1,15 +1,21 @@
 // The live memories and relations an engine keeps in memory, by namespace, and who listens to
 // them: what every engine reads back its rows into, whatever it reads them from.
 import type { StoreListener } from './engine.js';
+import { type LineReader, type LineRef, MemoryTable } from './memory-table.js';
 import type { MemoryRecord, RelationRecord } from './records.js';
 
 /** The live records of one namespace, and who listens to them. */
 export class Space {
-  readonly memories = new Map<string, MemoryRecord>();
+  readonly memories: MemoryTable;
   readonly relations = new Map<string, RelationRecord>();
   readonly relationsByMemory = new Map<string, Set<string>>();
   readonly listeners: StoreListener[] = [];
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    reader?: LineReader,
+  ) {
+    this.memories = new MemoryTable(reader);
+  }
 }
 
 /**
@@ -17,16 +23,21 @@ export class Space {
  * namespace than it was (a hand edit moved it) leaves the one it was in.
  */
 export class LiveRecords {
+  /**
+   * With a reader, a memory put with where its line is (`putMemory`'s ref) is read again from
+   * there when asked for, rather than kept parsed.
+   */
+  constructor(private readonly reader?: LineReader) {}
+
   private readonly byName = new Map<string, Space>();
-  /** The namespace of each live memory and relation, by id. */
-  private readonly memorySpace = new Map<string, Space>();
+  /** The namespace of each live relation, by id (a memory's is found in the few spaces). */
   private readonly relationSpace = new Map<string, Space>();
 
   /** The live records of namespace `ns` (empty until it has some). */
   space(ns: string): Space {
     let space = this.byName.get(ns);
     if (!space) {
-      space = new Space(ns);
+      space = new Space(ns, this.reader);
       this.byName.set(ns, space);
     }
     return space;
@@ -44,7 +55,14 @@ export class LiveRecords {
   }
 
   get memoryCount(): number {
-    return this.memorySpace.size;
+    let n = 0;
+    for (const space of this.byName.values()) n += space.memories.size;
+    return n;
+  }
+
+  private memorySpace(id: string): Space | undefined {
+    for (const space of this.byName.values()) if (space.memories.has(id)) return space;
+    return undefined;
   }
 
   get relationCount(): number {
@@ -53,7 +71,7 @@ export class LiveRecords {
 
   /** The namespace memory `id` lives in, if it is live. */
   namespaceOfMemory(id: string): string | undefined {
-    return this.memorySpace.get(id)?.name;
+    return this.memorySpace(id)?.name;
   }
 
   namespaceOfRelation(id: string): string | undefined {
@@ -79,23 +97,27 @@ export class LiveRecords {
     return out;
   }
 
-  putMemory(ns: string, record: MemoryRecord): void {
+  /**
+   * Puts `record`, whose line is at `ref` in the log when the engine reads them back. Its
+   * listeners are told with the record it replaces, read again if need be.
+   */
+  putMemory(ns: string, record: MemoryRecord, ref?: LineRef): void {
     const space = this.space(ns);
-    const before = this.memorySpace.get(record.id);
-    if (before && before !== space) this.dropMemory(record.id);
-    const previous = space.memories.get(record.id);
-    space.memories.set(record.id, record);
-    this.memorySpace.set(record.id, space);
+    if (!space.memories.has(record.id)) {
+      const before = this.memorySpace(record.id);
+      if (before) this.dropMemory(record.id);
+    }
+    const previous = space.listeners.length > 0 ? space.memories.get(record.id) : undefined;
+    space.memories.set(record, ref);
     for (const l of space.listeners) l.upsert(record, previous);
   }
 
   dropMemory(id: string): void {
-    const space = this.memorySpace.get(id);
-    const previous = space?.memories.get(id);
-    if (!space || !previous) return;
+    const space = this.memorySpace(id);
+    if (!space) return;
+    const previous = space.listeners.length > 0 ? space.memories.get(id) : undefined;
     space.memories.delete(id);
-    this.memorySpace.delete(id);
-    for (const l of space.listeners) l.remove(previous);
+    if (previous) for (const l of space.listeners) l.remove(previous);
   }
 
   putRelation(ns: string, relation: RelationRecord): void {
@@ -126,7 +148,6 @@ export class LiveRecords {
 
   /** Forgets every memory, telling each listener to expect them all again. */
   clearMemories(): void {
-    this.memorySpace.clear();
     for (const space of this.byName.values()) {
       space.memories.clear();
       for (const l of space.listeners) l.reset();

@@ -89,7 +89,18 @@ export class NamespaceView implements StorageEngine {
  */
 export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   readonly namespaceName = DEFAULT_NAMESPACE;
-  readonly live = new LiveRecords();
+  readonly live: LiveRecords;
+
+  constructor() {
+    const reader = this.readMemoryLine;
+    this.live = new LiveRecords(reader && ((offset, length) => reader.call(this, offset, length)));
+  }
+
+  /**
+   * How an engine that can read a memory's line again reads it: then it keeps only where each
+   * line is (see MemoryTable), not the records.
+   */
+  protected readMemoryLine?(offset: number, length: number): MemoryRecord;
   private readonly views = new Map<string, StorageEngine>();
   abstract readonly ready: Promise<void>;
   abstract readonly loaded: Promise<void>;

@@ -1,0 +1,214 @@
+// The sidecar: a derived file beside memories.jsonl that holds what a start would otherwise work
+// out again from every line of the log (where each memory's line is, the words index), so that a
+// start reads it and then only the lines appended since. The log stays the source of truth: a
+// sidecar that does not match it byte for byte is not used.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import { replaceFile } from '../platform/durable-file.js';
+
+export const SIDECAR_FILE = 'memories.idx';
+/** The layout of the file; another one is not read. */
+export const SIDECAR_FORMAT = 1;
+const MAGIC = Buffer.from('MNEMOIDX');
+/** How many bytes of the log before the point the sidecar was made at are hashed to check it. */
+const TAIL_BYTES = 4096;
+
+export type Column = Uint8Array | Int32Array | Float64Array;
+type ColumnType = 'u8' | 'i32' | 'f64';
+
+const TYPES: Record<
+  ColumnType,
+  { bytes: number; make: (b: ArrayBuffer, o: number, n: number) => Column }
+> = {
+  u8: { bytes: 1, make: (b, o, n) => new Uint8Array(b, o, n) },
+  i32: { bytes: 4, make: (b, o, n) => new Int32Array(b, o, n) },
+  f64: { bytes: 8, make: (b, o, n) => new Float64Array(b, o, n) },
+};
+
+const typeOf = (column: Column): ColumnType =>
+  column instanceof Float64Array ? 'f64' : column instanceof Int32Array ? 'i32' : 'u8';
+
+/** The point of the log a sidecar was made at. */
+export interface LogPoint {
+  /** Bytes of memories.jsonl read. */
+  size: number;
+  /** Lines in them (stale ones too): what compaction is decided by. */
+  lines: number;
+  /** A hash of the last bytes before `size`: a log that was replaced or edited does not match. */
+  tail: string;
+}
+
+/** What a sidecar holds: a JSON header of its own, and named columns. */
+export interface SidecarContent {
+  log: LogPoint;
+  /** The shape of what is in it (a tokenizer version, parameters): unequal means not used. */
+  shape: Record<string, unknown>;
+  /** Anything small a part wants kept, as JSON. */
+  meta: Record<string, unknown>;
+  columns: Record<string, Column>;
+}
+
+interface Header {
+  format: number;
+  log: LogPoint;
+  shape: Record<string, unknown>;
+  meta: Record<string, unknown>;
+  columns: { name: string; type: ColumnType; offset: number; count: number }[];
+  /** The size of the whole file and a CRC-32 of everything after the header. */
+  size: number;
+  crc: number;
+}
+
+/** Why a sidecar was not used: said in one log line. */
+export class SidecarMismatch extends Error {
+  override name = 'SidecarMismatch';
+}
+
+/** The hash of the `TAIL_BYTES` bytes of the log before `size`. */
+export function logTail(fd: number, size: number): string {
+  const start = Math.max(0, size - TAIL_BYTES);
+  const buf = Buffer.alloc(size - start);
+  let read = 0;
+  while (read < buf.length) {
+    const n = fs.readSync(fd, buf, read, buf.length - read, start + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return crypto.createHash('sha256').update(buf.subarray(0, read)).digest('hex').slice(0, 32);
+}
+
+const crcOf = (data: Uint8Array): number =>
+  typeof zlib.crc32 === 'function' ? zlib.crc32(data) : 0;
+
+const pad8 = (n: number) => (n + 7) & ~7;
+
+/**
+ * Writes `content` to `file` atomically (a temp file, fsync, rename): a crash at any instant
+ * leaves the old sidecar or the new one. Returns the bytes written.
+ */
+export function writeSidecar(file: string, content: SidecarContent): number {
+  const names = Object.keys(content.columns);
+  const layout: Header['columns'] = [];
+  let offset = 0;
+  for (const name of names) {
+    const column = content.columns[name] as Column;
+    layout.push({ name, type: typeOf(column), offset, count: column.length });
+    offset = pad8(offset + column.byteLength);
+  }
+  const body = Buffer.alloc(offset);
+  for (const [i, name] of names.entries()) {
+    const column = content.columns[name] as Column;
+    body.set(
+      new Uint8Array(column.buffer, column.byteOffset, column.byteLength),
+      layout[i]?.offset,
+    );
+  }
+  const header = (size: number): Buffer => {
+    const h: Header = {
+      format: SIDECAR_FORMAT,
+      log: content.log,
+      shape: content.shape,
+      meta: content.meta,
+      columns: layout,
+      size,
+      crc: crcOf(body),
+    };
+    const json = Buffer.from(JSON.stringify(h));
+    const out = Buffer.alloc(pad8(MAGIC.length + 4 + json.length), 0x20);
+    MAGIC.copy(out, 0);
+    out.writeUInt32LE(json.length, MAGIC.length);
+    json.copy(out, MAGIC.length + 4);
+    return out;
+  };
+  // The header holds the file's size, which depends on the header's own length: settle it.
+  let head = header(0);
+  for (let size = head.length + body.length; ; ) {
+    head = header(size);
+    if (head.length + body.length === size) break;
+    size = head.length + body.length;
+  }
+  replaceFile(file, [head, body]);
+  return head.length + body.length;
+}
+
+/**
+ * Reads the sidecar at `file` if it is whole, of this format and of this `shape`; throws a
+ * SidecarMismatch saying why it is not. Undefined when there is none. The columns are views
+ * of one buffer.
+ */
+export function readSidecar(
+  file: string,
+  shape: Record<string, unknown>,
+): SidecarContent | undefined {
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SidecarMismatch(`it cannot be read (${(error as NodeJS.ErrnoException).code})`);
+  }
+  if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new SidecarMismatch('it is not a mnemo sidecar');
+  }
+  const length = buf.readUInt32LE(MAGIC.length);
+  let header: Header;
+  try {
+    header = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + length));
+  } catch {
+    throw new SidecarMismatch('its header is torn');
+  }
+  if (header.format !== SIDECAR_FORMAT) {
+    throw new SidecarMismatch(
+      `it is of format ${header.format}, this mnemo reads ${SIDECAR_FORMAT}`,
+    );
+  }
+  if (header.size !== buf.length) {
+    throw new SidecarMismatch(`it is ${buf.length} bytes where its header says ${header.size}`);
+  }
+  if (JSON.stringify(header.shape) !== JSON.stringify(shape)) {
+    throw new SidecarMismatch('it was made by another version of the index');
+  }
+  const start = pad8(MAGIC.length + 4 + length);
+  // Views need an aligned buffer of their own.
+  const own = new ArrayBuffer(buf.length - start);
+  const body = new Uint8Array(own);
+  body.set(buf.subarray(start));
+  if (typeof zlib.crc32 === 'function' && crcOf(body) !== header.crc) {
+    throw new SidecarMismatch('its checksum does not match (the file was damaged)');
+  }
+  const columns: Record<string, Column> = {};
+  for (const { name, type, offset, count } of header.columns) {
+    const t = TYPES[type];
+    if (!t || offset + count * t.bytes > own.byteLength) {
+      throw new SidecarMismatch(`its column ${name} is out of bounds`);
+    }
+    columns[name] = t.make(own, offset, count);
+  }
+  return { log: header.log, shape: header.shape, meta: header.meta, columns };
+}
+
+/** Strings as one UTF-8 column and their ends: what a sidecar keeps ids and words in. */
+export function packStrings(strings: readonly string[]): { bytes: Uint8Array; ends: Int32Array } {
+  const ends = new Int32Array(strings.length);
+  const bytes = Buffer.from(strings.join(''));
+  // Ends in bytes: ASCII strings (ids, most words) are as long in bytes as in characters.
+  let at = 0;
+  for (let i = 0; i < strings.length; i++) {
+    at += Buffer.byteLength(strings[i] as string);
+    ends[i] = at;
+  }
+  return { bytes, ends };
+}
+
+export function unpackStrings(bytes: Uint8Array, ends: Int32Array): string[] {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Array<string>(ends.length);
+  let start = 0;
+  for (let i = 0; i < ends.length; i++) {
+    const end = ends[i] as number;
+    out[i] = buf.toString('utf8', start, end);
+    start = end;
+  }
+  return out;
+}

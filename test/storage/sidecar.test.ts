@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
+import { openTestMemory, recordingLogger, type TestMemory, testDir } from './../support.js';
+
+const WORDS = [
+  'kitten sleeps on the rug after lunch',
+  'the deploy of the billing service failed on friday',
+  'Ralph prefers tea over coffee in the morning',
+  'the tunnel to the gateway needs a new token',
+  'remember to water the basil and the tomatoes',
+  'the billing team moved the meeting to tuesday',
+  'coffee beans from the market near the station',
+];
+
+const QUERIES = ['kitten rug', 'billing', 'coffee morning', 'token gateway', 'tuesday meeting'];
+
+/** Memories whose words overlap, some touched, one archived: a corpus search ranks with care. */
+async function seed(t: TestMemory, count: number, from = 0): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = from; i < from + count; i++) {
+    const content = `${WORDS[i % WORDS.length]} (note ${i})`;
+    const { memory_id } = await t.memory.writing.save({ content, tags: [`t${i % 3}`] });
+    ids.push(memory_id);
+    t.clock.advanceDays(0.3);
+  }
+  for (const id of ids.filter((_, i) => i % 4 === 0)) {
+    await t.memory.writing.touch({ memory_id: id });
+  }
+  return ids;
+}
+
+async function answers(t: TestMemory) {
+  const out = [];
+  for (const query of QUERIES) out.push(await t.memory.recall.search({ query, limit: 10 }));
+  out.push(await t.memory.recall.search({ query: 'note', tags: ['t1'], limit: 5 }));
+  return out;
+}
+
+/** Opens the data dir `dir` again (a new process would), with its logger's lines. */
+async function reopen(dir: string, sidecarMinLines = 0) {
+  const log = recordingLogger();
+  const t = await openTestMemory({}, dir, { logger: log.logger, sidecarMinLines });
+  await t.opened.memory.recall.search({ query: 'warm up' });
+  return { t, log };
+}
+
+/** A data dir with a sidecar written at close, and the answers a start from the log gives. */
+async function prepared(dir: string, count = 60) {
+  const first = await openTestMemory({}, dir, { sidecarMinLines: 0 });
+  await seed(first, count);
+  const expected = await answers(first);
+  await first.opened.close();
+  assert.ok(fs.existsSync(path.join(dir, SIDECAR_FILE)), 'close wrote the sidecar');
+  return { expected, now: first.clock.now };
+}
+
+const sidecarLines = (log: ReturnType<typeof recordingLogger>) =>
+  log.entries().filter((e) => e.file === SIDECAR_FILE);
+
+describe('the sidecar (memories.idx)', () => {
+  it('a start from it answers as a start from the log, and reads only the lines after it', async (t) => {
+    const dir = testDir(t);
+    const { expected, now } = await prepared(dir);
+    const { t: again, log } = await reopen(dir, 1_000_000);
+    again.clock.now = now;
+    const start = log.entries().find((e) => /started from memories.idx/.test(e.msg));
+    assert.equal((start as { indexes?: number } | undefined)?.indexes, 1, 'the words index too');
+    assert.deepEqual(await answers(again), expected);
+    // Written after the sidecar: found after the next start, which reads them from the log.
+    const [late] = await seed(again, 1, 500);
+    await again.opened.close();
+    const { t: third, log: log3 } = await reopen(dir, 1_000_000);
+    assert.ok(log3.entries().some((e) => /started from memories.idx/.test(e.msg)));
+    const found = await third.memory.recall.search({ query: 'note 500' });
+    assert.equal(found.results[0]?.memory_id, late);
+    const opened = await third.memory.recall.open({ memory_ids: [late as string] });
+    assert.match(opened.memories[0]?.content ?? '', /note 500/);
+    await third.opened.close();
+  });
+
+  for (const [fault, damage, why] of [
+    ['deleted', (file: string) => fs.rmSync(file), /no memories\.idx/],
+    [
+      'truncated',
+      (file: string) => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2)),
+      /bytes where its header says/,
+    ],
+    [
+      'of another format',
+      (file: string) => {
+        const buf = fs.readFileSync(file);
+        const at = buf.indexOf('"format":1');
+        buf.write('"format":7', at);
+        fs.writeFileSync(file, buf);
+      },
+      /format 7/,
+    ],
+    [
+      'damaged inside',
+      (file: string) => {
+        const buf = fs.readFileSync(file);
+        const at = buf.length - 9;
+        buf[at] = (buf[at] as number) ^ 0xff;
+        fs.writeFileSync(file, buf);
+      },
+      /checksum/,
+    ],
+    ['not a sidecar', (file: string) => fs.writeFileSync(file, 'hello\n'), /not a mnemo sidecar/],
+  ] as const) {
+    it(`${fault}: said in one line, the log read whole, the same answers, and it is written again`, async (t) => {
+      const dir = testDir(t);
+      const { expected, now } = await prepared(dir);
+      const file = path.join(dir, SIDECAR_FILE);
+      damage(file);
+      const { t: again, log } = await reopen(dir);
+      again.clock.now = now;
+      const said = sidecarLines(log).filter((e) => why.test(e.msg));
+      assert.equal(said.length, 1, `one line says why: ${JSON.stringify(sidecarLines(log))}`);
+      assert.deepEqual(await answers(again), expected);
+      await again.opened.close();
+      const { log: log3 } = await reopen(dir);
+      assert.ok(
+        log3.entries().some((e) => /started from memories.idx/.test(e.msg)),
+        'the next start uses the sidecar written again',
+      );
+    });
+  }
+
+  it('from another data dir: not used, and the answers are this dir’s', async (t) => {
+    const dir = testDir(t);
+    const other = testDir(t);
+    const { expected, now } = await prepared(dir, 40);
+    await prepared(other, 41);
+    fs.copyFileSync(path.join(other, SIDECAR_FILE), path.join(dir, SIDECAR_FILE));
+    const { t: again, log } = await reopen(dir);
+    again.clock.now = now;
+    assert.equal(
+      sidecarLines(log).filter((e) => /not the log it was made from/.test(e.msg)).length,
+      1,
+    );
+    assert.deepEqual(await answers(again), expected);
+    await again.opened.close();
+  });
+
+  it('after a compaction by another process: not used', async (t) => {
+    const dir = testDir(t);
+    const { expected, now } = await prepared(dir);
+    // Another process compacts: the same records, other offsets (here: the lines reversed).
+    const log = path.join(dir, 'memories.jsonl');
+    const lines = fs.readFileSync(log, 'utf8').trimEnd().split('\n');
+    const live = new Map<string, string>();
+    for (const line of lines) live.set(JSON.parse(line).id, line);
+    fs.writeFileSync(`${log}.new`, `${[...live.values()].reverse().join('\n')}\n`);
+    fs.renameSync(`${log}.new`, log);
+    const { t: again, log: rec } = await reopen(dir);
+    again.clock.now = now;
+    assert.equal(sidecarLines(rec).filter((e) => /not the log/.test(e.msg)).length, 1);
+    const got = await answers(again);
+    // Ties may order differently (the log's order changed); the memories and scores do not.
+    const ids = (a: typeof got) => a.map((r) => r.results.map((h) => h.memory_id).sort());
+    assert.deepEqual(ids(got), ids(expected));
+    await again.opened.close();
+  });
+
+  it('a write of it cut short leaves the one before, which is still used', async (t) => {
+    const dir = testDir(t);
+    const { expected, now } = await prepared(dir);
+    const file = path.join(dir, SIDECAR_FILE);
+    const before = fs.readFileSync(file);
+    // Another start writes a new one and is killed before the rename: its temp file is left.
+    fs.writeFileSync(`${file}.999999.tmp`, before.subarray(0, 100));
+    const { t: again, log } = await reopen(dir, 1_000_000);
+    again.clock.now = now;
+    assert.ok(log.entries().some((e) => /started from memories.idx/.test(e.msg)));
+    assert.deepEqual(await answers(again), expected);
+    assert.ok(!fs.existsSync(`${file}.999999.tmp`), 'the temp file of a dead process is removed');
+    await again.opened.close();
+  });
+});
