@@ -5,6 +5,7 @@ import {
   type DangerZone,
   type DecayParams,
   decayScorer,
+  type MemoryDynamics,
   type PromotionParams,
 } from '../decay/index.js';
 import type { Retriever, RetrieverSettings } from '../search/retriever.js';
@@ -52,8 +53,8 @@ export interface ContextDeps {
 }
 
 export interface MemoryContext extends ContextDeps {
-  /** A memory's decay score at `now`. */
-  score(record: MemoryRecord, now: number): number;
+  /** A memory's decay score at `now`: of the few numbers it depends on. */
+  score(record: MemoryDynamics, now: number): number;
   /** Waits for the store's load, then picks up other processes' writes: a read starts here. */
   sync(): Promise<void>;
   /** The live memory `id`, or a MemoryError naming `field` and how to find an id. */

@@ -71,12 +71,8 @@ export class Recall {
       limit,
       {
         statuses,
-        keep:
-          since === null && !tagFilter
-            ? undefined
-            : (record) =>
-                (since === null || record.last_used >= since) &&
-                (!tagFilter || record.meta.tags.some((t) => tagFilter.has(t.toLowerCase()))),
+        since,
+        tags: tagFilter,
         score: (record) => this.ctx.score(record, now),
         minScore,
       },
@@ -217,21 +213,28 @@ export class Recall {
             score: (record) => this.ctx.score(record, now),
             minScore: null,
           })
-        : [];
+        : null;
 
-    const hits: UnifiedHit[] = [];
+    // A memory's hit is made whole (its record read) only once it is among the results: a
+    // common word matches most memories.
+    type Hit = UnifiedHit & { row?: number };
+    const hits: Hit[] = [];
     const byMemory = new Map<string, number>();
-    for (const { record, relevance, score } of stm) {
-      const note = vault?.sync.noteOf(record);
-      byMemory.set(record.id, hits.length);
-      hits.push({
-        source: 'stm',
-        memory_id: record.id,
-        ...(record.status === 'promoted' && record.promoted_to ? { path: record.promoted_to } : {}),
-        title: note?.title ?? noteTitle(record.content),
-        content: preview(note?.body ?? record.content, DEFAULT_PREVIEW),
-        score: stmWeight * combinedRank(relevance, score, this.ctx.settings.searchDecayWeight),
-      });
+    const w = this.ctx.settings.searchDecayWeight;
+    if (stm) {
+      for (let i = 0; i < stm.length; i++) {
+        const memoryId = stm.ids[i] as string;
+        byMemory.set(memoryId, hits.length);
+        const rank = combinedRank(stm.relevance[i] as number, stm.score[i] as number, w);
+        hits.push({
+          source: 'stm',
+          memory_id: memoryId,
+          title: '',
+          content: '',
+          score: stmWeight * rank,
+          row: i,
+        });
+      }
     }
     ltm.docs.forEach((note, i) => {
       const score = (ltmWeight * (ltm.scores[i] as number)) / ltmBest;
@@ -249,14 +252,26 @@ export class Recall {
         return;
       }
       // The memory and its note both matched: one result, the better of the two.
-      const other = hits[known] as UnifiedHit;
+      const other = hits[known] as Hit;
       if (score > other.score) hits[known] = hit;
       else if (!other.path) other.path = note.path;
     });
     const ranks = Float64Array.from(hits, (h) => h.score);
     const results = topN(ranks, topK).map(({ index }) => {
-      const hit = hits[index] as UnifiedHit;
-      return { ...hit, score: round(hit.score) };
+      const { row, ...hit } = hits[index] as Hit;
+      if (row === undefined || !stm) return { ...hit, score: round(hit.score) };
+      const record = stm.record(row);
+      const note = vault?.sync.noteOf(record);
+      const path =
+        record.status === 'promoted' && record.promoted_to ? record.promoted_to : hit.path;
+      return {
+        source: hit.source,
+        memory_id: hit.memory_id,
+        ...(path ? { path } : {}),
+        title: note?.title ?? noteTitle(record.content),
+        content: preview(note?.body ?? record.content, DEFAULT_PREVIEW),
+        score: round(hit.score),
+      };
     });
     return { results, total: hits.length };
   }

@@ -1,6 +1,8 @@
 export interface Bm25Params {
   k1: number;
   b: number;
+  /** How many numbers each document carries beside its words (`add`'s `values`). */
+  values?: number;
 }
 
 export interface LexicalHits<D = unknown> {
@@ -32,6 +34,8 @@ export interface Bm25State {
   starts: Int32Array;
   postings: Int32Array;
   df: Int32Array;
+  /** By value column, by ordinal: the numbers each document carries. */
+  values: Float64Array[];
 }
 
 /**
@@ -70,6 +74,32 @@ export class Bm25Index<D = unknown> {
   constructor(params: Bm25Params = { k1: 1.2, b: 0.3 }) {
     this.k1 = params.k1;
     this.b = params.b;
+    this.values = Array.from({ length: params.values ?? 0 }, () => new Float64Array(1024));
+  }
+
+  /** By column, by ordinal: the numbers each document carries (typed: no object a document). */
+  private values: Float64Array[];
+
+  /** Value `column` of the document at `ordinal`. */
+  valueAt(ordinal: number, column: number): number {
+    return (this.values[column] as Float64Array)[ordinal] as number;
+  }
+
+  /** The ordinal of a live document (what `match` answers), if it is one. */
+  ordinal(id: string): number | undefined {
+    return this.ordinalOf.get(id);
+  }
+
+  /** The class of the document at `ordinal` (0 once removed). */
+  classAt(ordinal: number): number {
+    return this.classes[ordinal] as number;
+  }
+
+  private setValues(ordinal: number, values: ArrayLike<number> | undefined): void {
+    if (!values) return;
+    for (let c = 0; c < this.values.length; c++) {
+      (this.values[c] as Float64Array)[ordinal] = values[c] as number;
+    }
   }
 
   get size(): number {
@@ -86,6 +116,7 @@ export class Bm25Index<D = unknown> {
     previousTerms?: readonly number[],
     doc?: D,
     cls = 1,
+    values?: ArrayLike<number>,
   ): void {
     if (this.ordinalOf.has(id)) this.remove(id, previousTerms ?? []);
     const ordinal = this.ids.length;
@@ -94,6 +125,7 @@ export class Bm25Index<D = unknown> {
     this.docs.push(doc);
     this.lengths[ordinal] = terms.length;
     this.classes[ordinal] = cls;
+    this.setValues(ordinal, values);
     this.ordinalOf.set(id, ordinal);
     this.live++;
     this.totalLength += terms.length;
@@ -123,11 +155,12 @@ export class Bm25Index<D = unknown> {
   }
 
   /** Replaces the payload (and class) of a document whose words did not change. */
-  setDoc(id: string, doc: D, cls = 1): void {
+  setDoc(id: string, doc: D, cls = 1, values?: ArrayLike<number>): void {
     const ordinal = this.ordinalOf.get(id);
     if (ordinal === undefined) return;
     this.docs[ordinal] = doc;
     this.classes[ordinal] = cls;
+    this.setValues(ordinal, values);
   }
 
   /** The id of the document at `ordinal`, as `match` answered it. */
@@ -164,6 +197,7 @@ export class Bm25Index<D = unknown> {
     this.ids = [];
     this.lengths = new Int32Array(1024);
     this.classes = new Uint8Array(1024);
+    this.values = this.values.map(() => new Float64Array(1024));
     this.docs = [];
     this.postings = [];
     this.df = new Int32Array(1024);
@@ -257,6 +291,11 @@ export class Bm25Index<D = unknown> {
     const classes = new Uint8Array(next);
     classes.set(this.classes);
     this.classes = classes;
+    this.values = this.values.map((column) => {
+      const grown = new Float64Array(next);
+      grown.set(column);
+      return grown;
+    });
   }
 
   private growTo(term: number): void {
@@ -329,6 +368,7 @@ export class Bm25Index<D = unknown> {
       starts: this.baseStarts,
       postings: this.base,
       df: this.df.slice(0, this.baseStarts.length - 1),
+      values: this.values.map((column) => column.slice(0, count)),
     };
   }
 
@@ -341,6 +381,14 @@ export class Bm25Index<D = unknown> {
     this.growOrdinals(count);
     this.lengths.set(state.lengths);
     this.classes.set(state.classes);
+    if (state.values.length !== this.values.length) {
+      throw new Error(
+        `the index keeps ${this.values.length} values a document, not ${state.values.length}`,
+      );
+    }
+    state.values.forEach((column, c) => {
+      (this.values[c] as Float64Array).set(column);
+    });
     let live = 0;
     let totalLength = 0;
     for (let i = 0; i < count; i++) {
@@ -371,6 +419,7 @@ export class Bm25Index<D = unknown> {
     const ids: string[] = [];
     const lengths = new Int32Array(this.lengths.length);
     const classes = new Uint8Array(this.classes.length);
+    const values = this.values.map((column) => new Float64Array(column.length));
     const docs: (D | undefined)[] = [];
     this.ids.forEach((id, ordinal) => {
       if (id === null) return;
@@ -378,6 +427,9 @@ export class Bm25Index<D = unknown> {
       this.ordinalOf.set(id, ids.length);
       lengths[ids.length] = this.lengths[ordinal] as number;
       classes[ids.length] = this.classes[ordinal] as number;
+      values.forEach((column, c) => {
+        column[ids.length] = (this.values[c] as Float64Array)[ordinal] as number;
+      });
       ids.push(id);
       docs.push(this.docs[ordinal]);
     });
@@ -385,6 +437,7 @@ export class Bm25Index<D = unknown> {
     this.ids = ids;
     this.lengths = lengths;
     this.classes = classes;
+    this.values = values;
     this.docs = docs;
   }
 }

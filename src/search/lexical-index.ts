@@ -52,12 +52,29 @@ export interface LexicalState {
  * A BM25 index of the memories' words and a lookup of their content for exact duplicates. The
  * retriever keeps it in step with the store, and says what each memory's words are.
  */
+/**
+ * The numbers of a memory its decay score is worked out from, kept by the index beside its words
+ * (typed columns): a search scores its matches without reading their records.
+ */
+export const DYNAMICS = ['created_at', 'last_used', 'use_count', 'strength'] as const;
+export const LAST_USED = 1;
+
+/** The fields of a memory its decay score depends on. */
+export type Dynamics = Pick<MemoryRecord, (typeof DYNAMICS)[number]>;
+
+const dynamicsOf = (record: MemoryRecord): number[] => [
+  record.created_at,
+  record.last_used,
+  record.use_count,
+  record.strength,
+];
+
 /** What the state of a lexical index depends on beyond its documents. */
 export const LEXICAL_SHAPE = { tokenizer: TOKENIZER_VERSION, bm25: 'k1=1.2,b=0.3' };
 
 export class LexicalIndex {
   private readonly tokenizer = new Tokenizer();
-  private readonly bm25 = new Bm25Index<undefined>();
+  private readonly bm25 = new Bm25Index<undefined>({ k1: 1.2, b: 0.3, values: DYNAMICS.length });
   private readonly byContent = new Map<number, string>();
 
   /** `lookup`: the live memory of an id (the index keeps ids, not records). */
@@ -71,7 +88,7 @@ export class LexicalIndex {
   ): void {
     if (previous) {
       if (previous.words === words) {
-        this.bm25.setDoc(record.id, undefined, classOf(record.status));
+        this.bm25.setDoc(record.id, undefined, classOf(record.status), dynamicsOf(record));
         return;
       }
       this.dropContent(previous.record);
@@ -81,6 +98,7 @@ export class LexicalIndex {
         this.tokenizer.termIds(previous.words),
         undefined,
         classOf(record.status),
+        dynamicsOf(record),
       );
     } else {
       this.bm25.add(
@@ -89,6 +107,7 @@ export class LexicalIndex {
         undefined,
         undefined,
         classOf(record.status),
+        dynamicsOf(record),
       );
     }
     this.byContent.set(contentHash(normalizeContent(record.content)), record.id);
@@ -111,6 +130,34 @@ export class LexicalIndex {
    */
   match(query: string, statuses: Iterable<MemoryStatus>): Matches {
     return this.bm25.match(this.tokenizer.termIds(query, false), statusMask(statuses));
+  }
+
+  idAt(ordinal: number): string {
+    return this.bm25.idAt(ordinal);
+  }
+
+  /** The ordinal of a memory in the index (what `match` answers), if it is in it. */
+  ordinalOf(id: string): number | undefined {
+    return this.bm25.ordinal(id);
+  }
+
+  /** Value `column` of DYNAMICS of the memory at `ordinal`. */
+  valueAt(ordinal: number, column: number): number {
+    return this.bm25.valueAt(ordinal, column);
+  }
+
+  /** Whether the memory at `ordinal` has one of these statuses. */
+  hasStatus(ordinal: number, statuses: Iterable<MemoryStatus>): boolean {
+    return ((statusMask(statuses) >>> this.bm25.classAt(ordinal)) & 1) === 1;
+  }
+
+  /** Fills `out` with the decay numbers of the memory at `ordinal` and answers it. */
+  dynamicsAt<T extends Dynamics>(ordinal: number, out: T): T {
+    out.created_at = this.bm25.valueAt(ordinal, 0);
+    out.last_used = this.bm25.valueAt(ordinal, 1);
+    out.use_count = this.bm25.valueAt(ordinal, 2);
+    out.strength = this.bm25.valueAt(ordinal, 3);
+    return out;
   }
 
   recordAt(ordinal: number): MemoryRecord {

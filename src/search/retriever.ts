@@ -17,7 +17,13 @@ import {
   type NoteText,
   sameNote,
 } from './document.js';
-import { LEXICAL_SHAPE, LexicalIndex } from './lexical-index.js';
+import {
+  DYNAMICS,
+  type Dynamics,
+  LAST_USED,
+  LEXICAL_SHAPE,
+  LexicalIndex,
+} from './lexical-index.js';
 import { fusedRelevance } from './ranking.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
 
@@ -65,7 +71,8 @@ export interface RankedRow {
  * itself. `row(i)` (or iterating) gives one row as an object, for the few a page shows.
  */
 export class RankedRows implements Iterable<RankedRow> {
-  readonly records: MemoryRecord[] = [];
+  /** The memories' ids: a row's record is read only when `row(i)` asks for it. */
+  readonly ids: string[] = [];
   readonly lexical: number[] = [];
   readonly score: number[] = [];
   /** Filled by the retriever once every row is in. */
@@ -75,14 +82,17 @@ export class RankedRows implements Iterable<RankedRow> {
   /** With meaning on: NaN where it did not match (a number, so the column stays doubles). */
   readonly similarity: number[] = [];
 
-  constructor(private readonly withMeaning: boolean) {}
+  constructor(
+    private readonly withMeaning: boolean,
+    private readonly lookup: (id: string) => MemoryRecord | undefined,
+  ) {}
 
   get length(): number {
-    return this.records.length;
+    return this.ids.length;
   }
 
-  push(record: MemoryRecord, lexical: number, similarity: number | undefined, score: number): void {
-    this.records.push(record);
+  push(id: string, lexical: number, similarity: number | undefined, score: number): void {
+    this.ids.push(id);
     this.lexical.push(lexical);
     this.score.push(score);
     if (this.withMeaning) this.similarity.push(similarity ?? Number.NaN);
@@ -93,9 +103,14 @@ export class RankedRows implements Iterable<RankedRow> {
     return Number.isNaN(similarity) ? undefined : similarity;
   }
 
+  /** The record of row `i`, read now. */
+  record(i: number): MemoryRecord {
+    return this.lookup(this.ids[i] as string) as MemoryRecord;
+  }
+
   row(i: number): RankedRow {
     return {
-      record: this.records[i] as MemoryRecord,
+      record: this.record(i),
       relevance: this.relevance[i] as number,
       lexical: this.lexical[i] as number,
       similarity: this.similarityOf(i),
@@ -112,12 +127,22 @@ export class RankedRows implements Iterable<RankedRow> {
 export interface Filter {
   /** The statuses a search looks at: picked in the index's walk, without reading a record. */
   statuses: readonly MemoryStatus[];
-  /** Whether a memory can match at all past its status (tags, time window), if that is asked. */
-  keep?: ((record: MemoryRecord) => boolean) | undefined;
-  /** A memory's decay score: asked only of the matches a page could show (see `Top`). */
-  score(record: MemoryRecord): number;
+  /** Only memories last used at or after this (epoch seconds), when set. */
+  since?: number | null | undefined;
+  /** Only memories with one of these tags (lowercased), when set: each match's record is read. */
+  tags?: ReadonlySet<string> | null | undefined;
+  /**
+   * A memory's decay score from the numbers it depends on: asked only of the matches a page
+   * could show (see `Top`), from the index's columns, without reading the record.
+   */
+  score(memory: Dynamics): number;
   /** Matches scoring below this are left out too (then every match needs its score). */
   minScore: number | null;
+}
+
+/** Whether `record` has one of `tags` (lowercased), case aside. */
+function hasTag(record: MemoryRecord, tags: ReadonlySet<string>): boolean {
+  return record.meta.tags.some((t) => tags.has(t.toLowerCase()));
 }
 
 /**
@@ -150,6 +175,8 @@ export class Retriever implements StoreListener {
     this.settings = deps.settings;
     this.logger = deps.logger;
   }
+
+  private readonly lookup = (id: string) => this.engine.memories.get(id);
 
   /** The vectors are one index for every namespace: a search keeps this one's memories. */
   private readonly held = (id: string) => this.engine.memories.has(id);
@@ -196,6 +223,7 @@ export class Retriever implements StoreListener {
           starts: bm25.starts,
           postings: bm25.postings,
           df: bm25.df,
+          ...Object.fromEntries(DYNAMICS.map((name, c) => [name, bm25.values[c] as Float64Array])),
           contentHashes: state.contentHashes,
           contentKeys: state.contentKeys,
         },
@@ -221,6 +249,7 @@ export class Retriever implements StoreListener {
             starts: column('starts'),
             postings: column('postings'),
             df: column('df'),
+            values: DYNAMICS.map((name) => column<Float64Array>(name)),
           },
           contentHashes: column('contentHashes'),
           contentKeys: column('contentKeys'),
@@ -282,19 +311,21 @@ export class Retriever implements StoreListener {
     let lexical = new Float64Array(cap);
     let similarity = new Float64Array(meaning ? cap : 0);
     const others: MemoryRecord[] = [];
-    const { keep } = filter;
+    const since = filter.since ?? null;
+    const tags = filter.tags ?? null;
+    const keep = (record: MemoryRecord) =>
+      (since === null || record.last_used >= since) && (tags === null || hasTag(record, tags));
     const seen = new Set<string>();
     let n = 0;
     for (let j = 0; j < matches.count; j++) {
       const ordinal = matches.ordinals[j] as number;
-      if (keep || meaning) {
-        const record = this.lexical.recordAt(ordinal);
-        if (keep && !keep(record)) continue;
-        if (meaning) {
-          const sim = sims.get(record.id);
-          if (sim !== undefined) seen.add(record.id);
-          similarity[n] = sim ?? Number.NaN;
-        }
+      if (since !== null && this.lexical.valueAt(ordinal, LAST_USED) < since) continue;
+      if (tags !== null && !hasTag(this.lexical.recordAt(ordinal), tags)) continue;
+      if (meaning) {
+        const id = this.lexical.idAt(ordinal);
+        const sim = sims.get(id);
+        if (sim !== undefined) seen.add(id);
+        similarity[n] = sim ?? Number.NaN;
       }
       ordinals[n] = ordinal;
       lexical[n++] = matches.scores[j] as number;
@@ -303,15 +334,24 @@ export class Retriever implements StoreListener {
     const statuses = new Set(filter.statuses);
     for (const [id, sim] of sims) {
       const record = seen.has(id) ? undefined : this.engine.memories.get(id);
-      if (!record || !statuses.has(record.status) || (keep && !keep(record))) continue;
+      if (!record || !statuses.has(record.status) || !keep(record)) continue;
       ordinals[n] = -1 - others.length;
       others.push(record);
       lexical[n] = 0;
       similarity[n++] = sim;
     }
-    const recordOf = (i: number): MemoryRecord => {
+    const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
+    const scoreOf = (i: number): number => {
       const ordinal = ordinals[i] as number;
-      return ordinal >= 0 ? this.lexical.recordAt(ordinal) : (others[-1 - ordinal] as MemoryRecord);
+      return filter.score(
+        ordinal >= 0
+          ? this.lexical.dynamicsAt(ordinal, dynamics)
+          : (others[-1 - ordinal] as MemoryRecord),
+      );
+    };
+    const idOf = (i: number): string => {
+      const ordinal = ordinals[i] as number;
+      return ordinal >= 0 ? this.lexical.idAt(ordinal) : (others[-1 - ordinal] as MemoryRecord).id;
     };
 
     let scores = new Float64Array(n).fill(Number.NaN);
@@ -322,7 +362,7 @@ export class Retriever implements StoreListener {
       // match needs its score.
       let kept = 0;
       for (let i = 0; i < n; i++) {
-        const score = filter.score(recordOf(i));
+        const score = scoreOf(i);
         if (minScore !== null && score < minScore) continue;
         ordinals[kept] = ordinals[i] as number;
         lexical[kept] = lexical[i] as number;
@@ -361,8 +401,8 @@ export class Retriever implements StoreListener {
       for (let i = 0; i < n; i++) relevance[i] = (lexical[i] as number) / best;
     }
 
-    const wanted = pruned ? this.contenders(recordOf, n, relevance, scores, filter, tops) : null;
-    const rows = new RankedRows(meaning !== null);
+    const wanted = pruned ? this.contenders(scoreOf, n, relevance, scores, tops) : null;
+    const rows = new RankedRows(meaning !== null, this.lookup);
     rows.matched = n;
     const kept = new Float64Array(wanted ? wanted.count : n);
     let k = 0;
@@ -370,7 +410,7 @@ export class Retriever implements StoreListener {
       if (wanted && !wanted.rows[i]) continue;
       const sim = meaning ? (similarity[i] as number) : Number.NaN;
       rows.push(
-        recordOf(i),
+        idOf(i),
         lexical[i] as number,
         Number.isNaN(sim) ? undefined : sim,
         scores[i] as number,
@@ -388,11 +428,10 @@ export class Retriever implements StoreListener {
    * most) is below the bar of every top: `count` rows already beat it outright there.
    */
   private contenders(
-    recordOf: (i: number) => MemoryRecord,
+    scoreOf: (i: number) => number,
     n: number,
     relevance: Float64Array,
     scores: Float64Array,
-    filter: Filter,
     tops: readonly Top[],
   ): { rows: Uint8Array; count: number } {
     const rows = new Uint8Array(n);
@@ -410,9 +449,7 @@ export class Retriever implements StoreListener {
       rows[i] = 1;
       count++;
       const r = relevance[i] as number;
-      const score = Number.isNaN(scores[i] as number)
-        ? filter.score(recordOf(i))
-        : (scores[i] as number);
+      const score = Number.isNaN(scores[i] as number) ? scoreOf(i) : (scores[i] as number);
       scores[i] = score;
       for (let t = 0; t < tops.length; t++) {
         const top = tops[t] as Top;
@@ -443,16 +480,33 @@ export class Retriever implements StoreListener {
     return { rows, count };
   }
 
-  /** A search without words: every memory the filter keeps, with relevance 1. */
+  /**
+   * A search without words: every memory the filter keeps, with relevance 1, in the order of the
+   * live memories, scored from the index's columns (a record is read only for a tag filter).
+   */
   private everyMemory(filter: Filter): RankedRows {
-    const rows = new RankedRows(false);
+    const rows = new RankedRows(false, this.lookup);
     const statuses = new Set(filter.statuses);
-    for (const record of this.engine.memories.values()) {
-      if (!statuses.has(record.status) || (filter.keep && !filter.keep(record))) continue;
-      const score = filter.score(record);
-      if (filter.minScore === null || score >= filter.minScore) {
-        rows.push(record, 1, undefined, score);
+    const since = filter.since ?? null;
+    const tags = filter.tags ?? null;
+    const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
+    for (const id of this.engine.memories.keys()) {
+      const ordinal = this.lexical.ordinalOf(id);
+      let score: number;
+      if (ordinal === undefined) {
+        // Not indexed (not this retriever's namespace's): read as it is.
+        const record = this.lookup(id);
+        if (!record || !statuses.has(record.status)) continue;
+        if (since !== null && record.last_used < since) continue;
+        if (tags !== null && !hasTag(record, tags)) continue;
+        score = filter.score(record);
+      } else {
+        if (!this.lexical.hasStatus(ordinal, statuses)) continue;
+        if (since !== null && this.lexical.valueAt(ordinal, LAST_USED) < since) continue;
+        if (tags !== null && !hasTag(this.lexical.recordAt(ordinal), tags)) continue;
+        score = filter.score(this.lexical.dynamicsAt(ordinal, dynamics));
       }
+      if (filter.minScore === null || score >= filter.minScore) rows.push(id, 1, undefined, score);
     }
     rows.matched = rows.length;
     rows.relevance = new Float64Array(rows.length).fill(1);
