@@ -2,17 +2,6 @@ import { loadConfig } from '../config.js';
 import { UserError } from '../platform/errors.js';
 import { VERSION } from '../version.js';
 import { type Command, parseCommandLine, UsageError } from './command.js';
-import { runDb } from './commands/db.js';
-import { runGc } from './commands/gc.js';
-import { runMigrate } from './commands/migrate.js';
-import { runPromote } from './commands/promote.js';
-import { runReindex } from './commands/reindex.js';
-import { runRestore } from './commands/restore.js';
-import { runSearch } from './commands/search.js';
-import { runServe } from './commands/serve.js';
-import { runStats } from './commands/stats.js';
-import { runStdio } from './commands/stdio.js';
-import { runVault } from './commands/vault.js';
 import type { ProcessSignals } from './signals.js';
 
 const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
@@ -60,6 +49,12 @@ Options (every command):
 Settings come from the environment; see the README for every MNEMO_* variable.
 `;
 
+/** A command whose module (and what it needs: express, pg) is loaded only when it runs. */
+const lazy =
+  (load: () => Promise<Command>): Command =>
+  async (context) =>
+    (await load())(context);
+
 /** The flags every command takes. */
 const COMMON_FLAGS = ['data-dir', 'at', 'json', 'help', 'version'];
 
@@ -70,12 +65,26 @@ const COMMON_FLAGS = ['data-dir', 'at', 'json', 'help', 'version'];
  * open the memory, and to db; migrate takes its URL as --from or --to.
  */
 const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number }>([
-  ['stdio', { run: runStdio, flags: ['namespace', 'database-url'], words: 0 }],
-  ['serve', { run: runServe, flags: ['host', 'port', 'tunnel', 'database-url'], words: 0 }],
+  [
+    'stdio',
+    {
+      run: lazy(() => import('./commands/stdio.js').then((m) => m.runStdio)),
+      flags: ['namespace', 'database-url'],
+      words: 0,
+    },
+  ],
+  [
+    'serve',
+    {
+      run: lazy(() => import('./commands/serve.js').then((m) => m.runServe)),
+      flags: ['host', 'port', 'tunnel', 'database-url'],
+      words: 0,
+    },
+  ],
   [
     'gc',
     {
-      run: runGc,
+      run: lazy(() => import('./commands/gc.js').then((m) => m.runGc)),
       flags: ['namespace', 'database-url', 'dry-run', 'apply', 'archive', 'limit'],
       words: 0,
     },
@@ -83,25 +92,67 @@ const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number 
   [
     'search',
     {
-      run: runSearch,
+      run: lazy(() => import('./commands/search.js').then((m) => m.runSearch)),
       flags: ['namespace', 'database-url', 'top-k', 'tags'],
       words: Number.POSITIVE_INFINITY,
     },
   ],
-  ['stats', { run: runStats, flags: ['namespace', 'database-url'], words: 0 }],
-  ['restore', { run: runRestore, flags: ['namespace', 'database-url'], words: 1 }],
+  [
+    'stats',
+    {
+      run: lazy(() => import('./commands/stats.js').then((m) => m.runStats)),
+      flags: ['namespace', 'database-url'],
+      words: 0,
+    },
+  ],
+  [
+    'restore',
+    {
+      run: lazy(() => import('./commands/restore.js').then((m) => m.runRestore)),
+      flags: ['namespace', 'database-url'],
+      words: 1,
+    },
+  ],
   [
     'promote',
     {
-      run: runPromote,
+      run: lazy(() => import('./commands/promote.js').then((m) => m.runPromote)),
       flags: ['namespace', 'database-url', 'dry-run', 'apply', 'force'],
       words: 1,
     },
   ],
-  ['vault', { run: runVault, flags: [], words: Number.POSITIVE_INFINITY }],
-  ['reindex', { run: runReindex, flags: ['all', 'database-url'], words: 0 }],
-  ['db', { run: runDb, flags: ['database-url'], words: Number.POSITIVE_INFINITY }],
-  ['migrate', { run: runMigrate, flags: ['from', 'to', 'namespace'], words: 0 }],
+  [
+    'vault',
+    {
+      run: lazy(() => import('./commands/vault.js').then((m) => m.runVault)),
+      flags: [],
+      words: Number.POSITIVE_INFINITY,
+    },
+  ],
+  [
+    'reindex',
+    {
+      run: lazy(() => import('./commands/reindex.js').then((m) => m.runReindex)),
+      flags: ['all', 'database-url'],
+      words: 0,
+    },
+  ],
+  [
+    'db',
+    {
+      run: lazy(() => import('./commands/db.js').then((m) => m.runDb)),
+      flags: ['database-url'],
+      words: Number.POSITIVE_INFINITY,
+    },
+  ],
+  [
+    'migrate',
+    {
+      run: lazy(() => import('./commands/migrate.js').then((m) => m.runMigrate)),
+      flags: ['from', 'to', 'namespace'],
+      words: 0,
+    },
+  ],
 ]);
 
 /**

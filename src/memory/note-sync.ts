@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Retriever } from '../search/retriever.js';
-import type { StorageEngine } from '../storage/engine.js';
+import { idsWithStatus, type StorageEngine } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
 import { noteMemoryId, parseNote } from '../vault/note.js';
 import type { NoteEvent, VaultIndex, VaultNote } from '../vault/note-index.js';
@@ -119,9 +119,7 @@ export class NoteSync {
   /** Checks every promoted memory against the vault: after the first scan. */
   async reconcileAll(): Promise<void> {
     await this.store.ready;
-    for (const record of this.store.memories.values()) {
-      if (record.status === 'promoted') this.changed.add(record.id);
-    }
+    for (const id of idsWithStatus(this.store.memories, 'promoted')) this.changed.add(id);
     await this.flush();
   }
 

@@ -100,3 +100,6 @@ export interface StorageEngine {
   /** Ends it; a database engine resolves once its connections are closed. */
   close(): void | Promise<void>;
 }
+
+/** The ids of the live memories of a status, without reading each record where that is possible. */
+export { idsWithStatus } from './memory-table.js';

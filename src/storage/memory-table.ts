@@ -1,7 +1,7 @@
 // The live memories of one namespace, as a map from id to record that does not keep the records:
 // an engine that can read a memory's line again (the JSONL log) keeps only where the line is, and
 // a record is parsed when it is asked for. A few recently asked-for records are kept parsed.
-import type { MemoryRecord } from './records.js';
+import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from './records.js';
 
 /** Where a memory's line is in the log: its first byte and its length in bytes (no newline). */
 export interface LineRef {
@@ -26,6 +26,8 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
   private readonly slotOf = new Map<string, number>();
   private offsets = new Float64Array(INITIAL_SLOTS);
   private lengths = new Int32Array(INITIAL_SLOTS);
+  /** By slot: 1 + the index of the memory's status in MEMORY_STATUSES. */
+  private statuses = new Uint8Array(INITIAL_SLOTS);
   /** Records with no line ref, by slot (their length is -1). */
   private readonly resident = new Map<number, MemoryRecord>();
   private readonly free: number[] = [];
@@ -73,6 +75,7 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
       if (slot >= this.offsets.length) this.grow();
       this.slotOf.set(record.id, slot);
     }
+    this.statuses[slot] = statusCode(record.status);
     if (ref && this.reader) {
       this.resident.delete(slot);
       this.offsets[slot] = ref.offset;
@@ -86,7 +89,7 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
   }
 
   /** Puts memory `id` by where its line is alone (a start from the sidecar): parsed when asked. */
-  setRef(id: string, offset: number, length: number): void {
+  setRef(id: string, offset: number, length: number, status: number): void {
     let slot = this.slotOf.get(id);
     if (slot === undefined) {
       slot = this.free.pop() ?? this.nextSlot++;
@@ -97,6 +100,15 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     this.cache.delete(id);
     this.offsets[slot] = offset;
     this.lengths[slot] = length;
+    this.statuses[slot] = status;
+  }
+
+  /** The ids of the memories of `status`, without reading a record. */
+  idsWithStatus(status: MemoryStatus): string[] {
+    const code = statusCode(status);
+    const out: string[] = [];
+    for (const [id, slot] of this.slotOf) if (this.statuses[slot] === code) out.push(id);
+    return out;
   }
 
   /** Points memory `id` at another copy of the same line (the log was compacted). */
@@ -152,11 +164,11 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
    * Every memory's id and where its line is, in iteration order; false (having visited some)
    * when one has no line to read again.
    */
-  everyRef(visit: (id: string, offset: number, length: number) => void): boolean {
+  everyRef(visit: (id: string, offset: number, length: number, status: number) => void): boolean {
     for (const [id, slot] of this.slotOf) {
       const length = this.lengths[slot] as number;
       if (length === -1) return false;
-      visit(id, this.offsets[slot] as number, length);
+      visit(id, this.offsets[slot] as number, length, this.statuses[slot] as number);
     }
     return true;
   }
@@ -184,5 +196,24 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     const lengths = new Int32Array(size);
     lengths.set(this.lengths);
     this.lengths = lengths;
+    const statuses = new Uint8Array(size);
+    statuses.set(this.statuses);
+    this.statuses = statuses;
   }
+}
+
+/** A status as the table (and the sidecar) keeps it: 1 + its index in MEMORY_STATUSES. */
+export function statusCode(status: MemoryStatus): number {
+  return MEMORY_STATUSES.indexOf(status) + 1;
+}
+
+/** The ids of the live memories of `status` in `memories`: a table says without reading them. */
+export function idsWithStatus(
+  memories: ReadonlyMap<string, MemoryRecord>,
+  status: MemoryStatus,
+): string[] {
+  if (memories instanceof MemoryTable) return memories.idsWithStatus(status);
+  const out: string[] = [];
+  for (const [id, record] of memories) if (record.status === status) out.push(id);
+  return out;
 }

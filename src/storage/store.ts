@@ -348,7 +348,7 @@ export class JsonlStore extends NamespacedEngine {
   /** What the sidecar depends on beyond the log: this layout and the listeners' own. */
   private sidecarShape(): Record<string, unknown> {
     const listeners = this.live.space(DEFAULT_NAMESPACE).listeners;
-    return { store: 1, listeners: listeners.map((l) => l.persistence?.shape ?? null) };
+    return { store: 2, listeners: listeners.map((l) => l.persistence?.shape ?? null) };
   }
 
   /**
@@ -390,11 +390,13 @@ export class JsonlStore extends NamespacedEngine {
       const nsOf = c['store.ns'] as Uint8Array;
       const offsets = c['store.offsets'] as Float64Array;
       const lengths = c['store.lengths'] as Int32Array;
+      const statuses = c['store.status'] as Uint8Array;
       for (let i = 0; i < ids.length; i++) {
         (spaces[nsOf[i] as number] as (typeof spaces)[number]).memories.setRef(
           ids[i] as string,
           offsets[i] as number,
           lengths[i] as number,
+          statuses[i] as number,
         );
       }
       const idOf = (key: number) => ids[key] as string;
@@ -465,17 +467,19 @@ export class JsonlStore extends NamespacedEngine {
     const ns: number[] = [];
     const offsets: number[] = [];
     const lengths: number[] = [];
+    const statuses: number[] = [];
     const keys = new Map<string, number>();
     const namespaces: string[] = [];
     for (const space of this.live.spaces()) {
       const index = namespaces.length;
       namespaces.push(space.name);
-      const whole = space.memories.everyRef((id, offset, length) => {
+      const whole = space.memories.everyRef((id, offset, length, status) => {
         keys.set(id, ids.length);
         ids.push(id);
         ns.push(index);
         offsets.push(offset);
         lengths.push(length);
+        statuses.push(status);
       });
       if (!whole) return;
     }
@@ -488,6 +492,7 @@ export class JsonlStore extends NamespacedEngine {
     columns['store.ns'] = Uint8Array.from(ns);
     columns['store.offsets'] = Float64Array.from(offsets);
     columns['store.lengths'] = Int32Array.from(lengths);
+    columns['store.status'] = Uint8Array.from(statuses);
     const listenerMeta = this.live.space(DEFAULT_NAMESPACE).listeners.map((listener, i) => {
       const part = listener.persistence?.save(keyOf);
       if (!part) return null;

@@ -4,7 +4,7 @@
 // hold it as it is, and a forgotten copy already there is not added again. Here: what both
 // directions share.
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { UserError } from '../../platform/errors.js';
 import { DEFAULT_NAMESPACE } from '../engine.js';
@@ -12,6 +12,7 @@ import { readAllLines } from '../jsonl-file.js';
 import { FILES } from '../store.js';
 import { VECTORS_FILE } from '../vector-store.js';
 import { databaseError, isConnectionError } from './database.js';
+import { pgDriver } from './driver.js';
 
 /**
  * A line of the vector sidecar as JsonlVectorStore writes it (vector-store.ts): `v` the int8
@@ -98,7 +99,7 @@ export function* chunks<T>(items: readonly T[], size: number): Iterable<T[]> {
 /** A failure of PostgreSQL as the one line to report (never the password); others as they are. */
 export function reportable(error: unknown, url: string): unknown {
   if (error instanceof UserError) return error;
-  if (error instanceof pg.DatabaseError || isConnectionError(error)) {
+  if (error instanceof pgDriver().DatabaseError || isConnectionError(error)) {
     return databaseError(error, url);
   }
   return error;

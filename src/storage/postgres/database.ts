@@ -1,7 +1,8 @@
 // The PostgreSQL server behind MNEMO_DATABASE_URL: a pool with mnemo's settings, and what its
 // failures mean to the person who set the URL. The password never leaves this file.
-import pg from 'pg';
+import type pg from 'pg';
 import { UserError } from '../../platform/errors.js';
+import { pgDriver } from './driver.js';
 
 /** The setting every message below names. */
 export const URL_SETTING = 'MNEMO_DATABASE_URL';
@@ -18,8 +19,8 @@ export class DatabaseError extends UserError {
 /** Numbers as numbers: epoch seconds fit a double, and so does the change sequence. */
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
+    if (oid === pgDriver().types.builtins.INT8) return (value: string) => Number(value);
+    return pgDriver().types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
 
@@ -69,7 +70,7 @@ export function clientConfig(url: string, options: PoolOptions = {}): pg.ClientC
 
 /** A pool on `url`. Nothing connects until the first query. */
 export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ ...clientConfig(url, options), max: options.max ?? 10 });
+  const pool = new (pgDriver().Pool)({ ...clientConfig(url, options), max: options.max ?? 10 });
   // A connection the server dropped (a restart): the query on it fails and says so, and the pool
   // makes a new one when needed. Without a listener the event would crash the process.
   pool.on('error', () => {});

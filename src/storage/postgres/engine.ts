@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { TransientError } from '../../platform/errors.js';
 import { StoreError } from '../data-dir.js';
@@ -13,6 +13,7 @@ import {
   redactUrl,
   URL_SETTING,
 } from './database.js';
+import { pgDriver } from './driver.js';
 import { Follower } from './follower.js';
 import {
   MEMORY_COLUMNS,
@@ -358,7 +359,7 @@ export class PostgresStore extends NamespacedEngine {
       );
     }
     if (!isConnectionError(error)) {
-      return error instanceof Error && !(error instanceof pg.DatabaseError)
+      return error instanceof Error && !(error instanceof pgDriver().DatabaseError)
         ? error
         : databaseError(error, this.options.url);
     }

@@ -1,9 +1,10 @@
 // How a replica follows the others' writes: LISTEN on a connection of its own, a catch-up when a
 // change it has not applied is heard of, and reads that wait for what was heard before them.
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { clientConfig, databaseError } from './database.js';
+import { pgDriver } from './driver.js';
 import { CHANNEL, noticeOf } from './schema.js';
 
 /** How long a read waits at most for the changes heard of before it. */
@@ -126,7 +127,9 @@ export class Follower {
     let wait = this.options.reconnectMs ?? 250;
     let first = true;
     while (!this.closed) {
-      const client = new pg.Client(clientConfig(url, { applicationName: 'mnemo listener' }));
+      const client = new (pgDriver().Client)(
+        clientConfig(url, { applicationName: 'mnemo listener' }),
+      );
       const lost = new Promise<Error | undefined>((resolve) => {
         client.on('error', resolve);
         client.on('end', () => resolve(undefined));
