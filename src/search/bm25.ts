@@ -1,8 +1,12 @@
+import { KeyIndex, stringHash } from '../platform/key-index.js';
+
 export interface Bm25Params {
   k1: number;
   b: number;
   /** How many numbers each document carries beside its words (`add`'s `values`). */
   values?: number;
+  /** Told when the documents' ordinals changed (a vacuum). */
+  renumbered?: () => void;
 }
 
 export interface LexicalHits<D = unknown> {
@@ -48,7 +52,12 @@ export interface Bm25State {
 export class Bm25Index<D = unknown> {
   private readonly k1: number;
   private readonly b: number;
-  private readonly ordinalOf = new Map<string, number>();
+  private readonly ordinalOf = new KeyIndex<string>(
+    stringHash,
+    (ordinal) => this.ids[ordinal] ?? undefined,
+  );
+  /** Told after `vacuum` renumbered the documents. */
+  private readonly renumbered: (() => void) | undefined;
   private ids: (string | null)[] = [];
   /** By ordinal: the number of terms, and the class (0 once removed): typed, for the walk. */
   private lengths = new Int32Array(1024);
@@ -75,6 +84,12 @@ export class Bm25Index<D = unknown> {
     this.k1 = params.k1;
     this.b = params.b;
     this.values = Array.from({ length: params.values ?? 0 }, () => new Float64Array(1024));
+    this.renumbered = params.renumbered;
+  }
+
+  /** Ordinals given so far (live or not): `match` answers ordinals below it. */
+  get ordinals(): number {
+    return this.ids.length;
   }
 
   /** By column, by ordinal: the numbers each document carries (typed: no object a document). */
@@ -397,12 +412,11 @@ export class Bm25Index<D = unknown> {
         this.ids[i] = null;
         continue;
       }
-      const id = idOf(key);
-      this.ids[i] = id;
-      this.ordinalOf.set(id, i);
+      this.ids[i] = idOf(key);
       live++;
       totalLength += state.lengths[i] as number;
     }
+    this.ordinalOf.rebuild(count);
     this.live = live;
     this.totalLength = totalLength;
     this.base = state.postings;
@@ -424,7 +438,6 @@ export class Bm25Index<D = unknown> {
     this.ids.forEach((id, ordinal) => {
       if (id === null) return;
       remap[ordinal] = ids.length;
-      this.ordinalOf.set(id, ids.length);
       lengths[ids.length] = this.lengths[ordinal] as number;
       classes[ids.length] = this.classes[ordinal] as number;
       values.forEach((column, c) => {
@@ -439,5 +452,7 @@ export class Bm25Index<D = unknown> {
     this.classes = classes;
     this.values = values;
     this.docs = docs;
+    this.ordinalOf.rebuild(ids.length);
+    this.renumbered?.();
   }
 }

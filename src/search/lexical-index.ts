@@ -1,3 +1,4 @@
+import { KeyIndex, numberHash } from '../platform/key-index.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { Bm25Index, type Bm25State, type Matches } from './bm25.js';
 import { TOKENIZER_VERSION, Tokenizer } from './tokenizer.js';
@@ -43,9 +44,6 @@ function statusMask(statuses: Iterable<MemoryStatus>): number {
 export interface LexicalState {
   bm25: Bm25State;
   vocabulary: readonly string[];
-  /** The content hashes of the live documents (53-bit, as doubles) and their keys. */
-  contentHashes: Float64Array;
-  contentKeys: Int32Array;
 }
 
 /**
@@ -62,20 +60,33 @@ export const LAST_USED = 1;
 /** The fields of a memory its decay score depends on. */
 export type Dynamics = Pick<MemoryRecord, (typeof DYNAMICS)[number]>;
 
-const dynamicsOf = (record: MemoryRecord): number[] => [
+/** Beside them, the hash of its normalized content: the duplicate lookup. */
+const CONTENT_HASH = DYNAMICS.length;
+
+/** The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH. */
+const valuesOf = (record: MemoryRecord): number[] => [
   record.created_at,
   record.last_used,
   record.use_count,
   record.strength,
+  contentHash(normalizeContent(record.content)),
 ];
 
 /** What the state of a lexical index depends on beyond its documents. */
-export const LEXICAL_SHAPE = { tokenizer: TOKENIZER_VERSION, bm25: 'k1=1.2,b=0.3' };
+export const LEXICAL_SHAPE = { tokenizer: TOKENIZER_VERSION, bm25: 'k1=1.2,b=0.3', values: 5 };
 
 export class LexicalIndex {
   private readonly tokenizer = new Tokenizer();
-  private readonly bm25 = new Bm25Index<undefined>({ k1: 1.2, b: 0.3, values: DYNAMICS.length });
-  private readonly byContent = new Map<number, string>();
+  private readonly bm25: Bm25Index<undefined> = new Bm25Index<undefined>({
+    k1: 1.2,
+    b: 0.3,
+    values: DYNAMICS.length + 1,
+    renumbered: () => this.byContent.rebuild(this.bm25.ordinals),
+  });
+  /** Content hash -> the ordinal of a live memory with that content. */
+  private readonly byContent = new KeyIndex<number>(numberHash, (ordinal) =>
+    this.bm25.classAt(ordinal) === 0 ? undefined : this.bm25.valueAt(ordinal, CONTENT_HASH),
+  );
 
   /** `lookup`: the live memory of an id (the index keeps ids, not records). */
   constructor(private readonly lookup: (id: string) => MemoryRecord | undefined) {}
@@ -88,7 +99,7 @@ export class LexicalIndex {
   ): void {
     if (previous) {
       if (previous.words === words) {
-        this.bm25.setDoc(record.id, undefined, classOf(record.status), dynamicsOf(record));
+        this.bm25.setDoc(record.id, undefined, classOf(record.status), valuesOf(record));
         return;
       }
       this.dropContent(previous.record);
@@ -98,7 +109,7 @@ export class LexicalIndex {
         this.tokenizer.termIds(previous.words),
         undefined,
         classOf(record.status),
-        dynamicsOf(record),
+        valuesOf(record),
       );
     } else {
       this.bm25.add(
@@ -107,16 +118,17 @@ export class LexicalIndex {
         undefined,
         undefined,
         classOf(record.status),
-        dynamicsOf(record),
+        valuesOf(record),
       );
     }
-    this.byContent.set(contentHash(normalizeContent(record.content)), record.id);
+    const ordinal = this.bm25.ordinal(record.id) as number;
+    this.byContent.set(this.bm25.valueAt(ordinal, CONTENT_HASH), ordinal);
   }
 
   /** Drops `previous`, which was indexed by `words`. */
   remove(previous: MemoryRecord, words: string): void {
-    this.bm25.remove(previous.id, this.tokenizer.termIds(words));
     this.dropContent(previous);
+    this.bm25.remove(previous.id, this.tokenizer.termIds(words));
   }
 
   reset(): void {
@@ -167,37 +179,22 @@ export class LexicalIndex {
   /** The id of a live memory with the same normalized content, if any. */
   duplicateOf(content: string): string | undefined {
     const normalized = normalizeContent(content);
-    const id = this.byContent.get(contentHash(normalized));
+    const ordinal = this.byContent.get(contentHash(normalized));
+    const id = ordinal === undefined ? undefined : this.bm25.idAt(ordinal);
     const record = id === undefined ? undefined : this.lookup(id);
     return record && normalizeContent(record.content) === normalized ? id : undefined;
   }
 
   /** Its state, each id as `keyOf` says (-1: not kept). */
   state(keyOf: (id: string) => number): LexicalState {
-    const hashes = new Float64Array(this.byContent.size);
-    const keys = new Int32Array(this.byContent.size);
-    let i = 0;
-    for (const [hash, id] of this.byContent) {
-      hashes[i] = hash;
-      keys[i++] = keyOf(id);
-    }
-    return {
-      bm25: this.bm25.state(keyOf),
-      vocabulary: this.tokenizer.vocabulary(),
-      contentHashes: hashes,
-      contentKeys: keys,
-    };
+    return { bm25: this.bm25.state(keyOf), vocabulary: this.tokenizer.vocabulary() };
   }
 
   /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
   restore(state: LexicalState, idOf: (key: number) => string): void {
     this.tokenizer.restoreVocabulary(state.vocabulary);
     this.bm25.restore(state.bm25, idOf);
-    this.byContent.clear();
-    for (let i = 0; i < state.contentHashes.length; i++) {
-      const key = state.contentKeys[i] as number;
-      if (key !== -1) this.byContent.set(state.contentHashes[i] as number, idOf(key));
-    }
+    this.byContent.rebuild(this.bm25.ordinals);
   }
 
   /** Moves every posting into the compact form (after a load: what a search walks fastest). */
@@ -206,7 +203,8 @@ export class LexicalIndex {
   }
 
   private dropContent(record: MemoryRecord): void {
-    const key = contentHash(normalizeContent(record.content));
-    if (this.byContent.get(key) === record.id) this.byContent.delete(key);
+    const ordinal = this.bm25.ordinal(record.id);
+    if (ordinal === undefined) return;
+    this.byContent.delete(this.bm25.valueAt(ordinal, CONTENT_HASH), ordinal);
   }
 }

@@ -17,13 +17,7 @@ import {
   type NoteText,
   sameNote,
 } from './document.js';
-import {
-  DYNAMICS,
-  type Dynamics,
-  LAST_USED,
-  LEXICAL_SHAPE,
-  LexicalIndex,
-} from './lexical-index.js';
+import { type Dynamics, LAST_USED, LEXICAL_SHAPE, LexicalIndex } from './lexical-index.js';
 import { fusedRelevance } from './ranking.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
 
@@ -223,9 +217,7 @@ export class Retriever implements StoreListener {
           starts: bm25.starts,
           postings: bm25.postings,
           df: bm25.df,
-          ...Object.fromEntries(DYNAMICS.map((name, c) => [name, bm25.values[c] as Float64Array])),
-          contentHashes: state.contentHashes,
-          contentKeys: state.contentKeys,
+          ...Object.fromEntries(bm25.values.map((column, c) => [`value${c}`, column])),
         },
         meta: { notes: [...this.notes] },
       };
@@ -249,10 +241,10 @@ export class Retriever implements StoreListener {
             starts: column('starts'),
             postings: column('postings'),
             df: column('df'),
-            values: DYNAMICS.map((name) => column<Float64Array>(name)),
+            values: Array.from({ length: LEXICAL_SHAPE.values }, (_, c) =>
+              column<Float64Array>(`value${c}`),
+            ),
           },
-          contentHashes: column('contentHashes'),
-          contentKeys: column('contentKeys'),
         },
         idOf,
       );

@@ -1,6 +1,7 @@
 // The live memories of one namespace, as a map from id to record that does not keep the records:
 // an engine that can read a memory's line again (the JSONL log) keeps only where the line is, and
 // a record is parsed when it is asked for. A few recently asked-for records are kept parsed.
+import { KeyIndex, stringHash } from '../platform/key-index.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from './records.js';
 
 /** Where a memory's line is in the log: its first byte and its length in bytes (no newline). */
@@ -17,21 +18,22 @@ const CACHE_SIZE = 4096;
 const INITIAL_SLOTS = 1024;
 
 /**
- * A `ReadonlyMap<string, MemoryRecord>` over slots: by slot, the line's offset and length in typed
- * arrays, or the record itself when it has no line to read again (a database engine, a record
- * put without a ref). Iteration order is a Map's: first insertion, kept through updates.
- * Iterating reads every line it holds a ref of, without keeping what it parsed.
+ * A `ReadonlyMap<string, MemoryRecord>` over slots: by slot, the id, the line's offset, length
+ * and the memory's status in typed arrays, or the record itself when it has no line to read
+ * again (a database engine). Slots are given in order and not reused, so iterating them is a
+ * Map's order: first insertion, kept through updates. Iterating reads every line it holds a ref
+ * of, without keeping what it parsed.
  */
 export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
-  private readonly slotOf = new Map<string, number>();
+  /** By slot: the id (undefined once deleted). */
+  private ids: (string | undefined)[] = [];
+  private readonly slotOf = new KeyIndex<string>(stringHash, (slot) => this.ids[slot]);
   private offsets = new Float64Array(INITIAL_SLOTS);
+  /** By slot: the line's length, or -1 for a record kept whole in `resident`. */
   private lengths = new Int32Array(INITIAL_SLOTS);
   /** By slot: 1 + the index of the memory's status in MEMORY_STATUSES. */
   private statuses = new Uint8Array(INITIAL_SLOTS);
-  /** Records with no line ref, by slot (their length is -1). */
-  private readonly resident = new Map<number, MemoryRecord>();
-  private readonly free: number[] = [];
-  private nextSlot = 0;
+  private resident = new Map<number, MemoryRecord>();
   /** Recently parsed records, least recent first. */
   private readonly cache = new Map<string, MemoryRecord>();
 
@@ -46,8 +48,6 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
   }
 
   get(id: string): MemoryRecord | undefined {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return undefined;
     const cached = this.cache.get(id);
     if (cached) {
       // Most recent last.
@@ -55,6 +55,8 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
       this.cache.set(id, cached);
       return cached;
     }
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return undefined;
     const record = this.recordAt(slot);
     if (this.lengths[slot] !== -1) this.remember(id, record);
     return record;
@@ -69,12 +71,7 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
 
   /** Puts `record`; with `ref`, only where its line is is kept (and the record for a while). */
   set(record: MemoryRecord, ref?: LineRef): void {
-    let slot = this.slotOf.get(record.id);
-    if (slot === undefined) {
-      slot = this.free.pop() ?? this.nextSlot++;
-      if (slot >= this.offsets.length) this.grow();
-      this.slotOf.set(record.id, slot);
-    }
+    const slot = this.slotFor(record.id);
     this.statuses[slot] = statusCode(record.status);
     if (ref && this.reader) {
       this.resident.delete(slot);
@@ -88,14 +85,12 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     }
   }
 
-  /** Puts memory `id` by where its line is alone (a start from the sidecar): parsed when asked. */
+  /**
+   * Puts memory `id` by where its line is alone (a start from the sidecar), with its status code
+   * (`statusCode`): parsed when asked for.
+   */
   setRef(id: string, offset: number, length: number, status: number): void {
-    let slot = this.slotOf.get(id);
-    if (slot === undefined) {
-      slot = this.free.pop() ?? this.nextSlot++;
-      if (slot >= this.offsets.length) this.grow(slot + 1);
-      this.slotOf.set(id, slot);
-    }
+    const slot = this.slotFor(id);
     this.resident.delete(slot);
     this.cache.delete(id);
     this.offsets[slot] = offset;
@@ -103,12 +98,36 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     this.statuses[slot] = status;
   }
 
-  /** The ids of the memories of `status`, without reading a record. */
-  idsWithStatus(status: MemoryStatus): string[] {
-    const code = statusCode(status);
-    const out: string[] = [];
-    for (const [id, slot] of this.slotOf) if (this.statuses[slot] === code) out.push(id);
-    return out;
+  /**
+   * Puts many memories by where their lines are at once (a start from the sidecar), into an
+   * empty table: the same as `setRef` for each.
+   */
+  restoreRefs(
+    ids: readonly string[],
+    pick: readonly number[],
+    offsets: Float64Array,
+    lengths: Int32Array,
+    statuses: Uint8Array,
+  ): void {
+    if (this.ids.length > 0) {
+      for (const i of pick) {
+        this.setRef(
+          ids[i] as string,
+          offsets[i] as number,
+          lengths[i] as number,
+          statuses[i] as number,
+        );
+      }
+      return;
+    }
+    this.grow(pick.length);
+    pick.forEach((i, slot) => {
+      this.ids.push(ids[i] as string);
+      this.offsets[slot] = offsets[i] as number;
+      this.lengths[slot] = lengths[i] as number;
+      this.statuses[slot] = statuses[i] as number;
+    });
+    this.slotOf.rebuild(this.ids.length);
   }
 
   /** Points memory `id` at another copy of the same line (the log was compacted). */
@@ -123,30 +142,62 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
     this.slotOf.delete(id);
+    this.ids[slot] = undefined;
     this.resident.delete(slot);
     this.cache.delete(id);
-    this.free.push(slot);
+    // Slots are not reused (that keeps the order): once most are holes, they are renumbered.
+    if (this.ids.length > INITIAL_SLOTS && this.slotOf.size * 2 < this.ids.length) this.renumber();
     return true;
   }
 
   clear(): void {
+    this.ids = [];
     this.slotOf.clear();
     this.resident.clear();
     this.cache.clear();
-    this.free.length = 0;
-    this.nextSlot = 0;
+  }
+
+  /** The ids of the memories of `status`, without reading a record. */
+  idsWithStatus(status: MemoryStatus): string[] {
+    const code = statusCode(status);
+    const out: string[] = [];
+    this.ids.forEach((id, slot) => {
+      if (id !== undefined && this.statuses[slot] === code) out.push(id);
+    });
+    return out;
+  }
+
+  /**
+   * Every memory's id, where its line is and its status code, in iteration order; false (having
+   * visited some) when one has no line to read again.
+   */
+  everyRef(visit: (id: string, offset: number, length: number, status: number) => void): boolean {
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const id = this.ids[slot];
+      if (id === undefined) continue;
+      const length = this.lengths[slot] as number;
+      if (length === -1) return false;
+      visit(id, this.offsets[slot] as number, length, this.statuses[slot] as number);
+    }
+    return true;
   }
 
   *keys(): MapIterator<string> {
-    yield* this.slotOf.keys();
+    for (const id of this.ids) if (id !== undefined) yield id;
   }
 
   *values(): MapIterator<MemoryRecord> {
-    for (const [id, slot] of this.slotOf) yield this.cache.get(id) ?? this.recordAt(slot);
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const id = this.ids[slot];
+      if (id !== undefined) yield this.cache.get(id) ?? this.recordAt(slot);
+    }
   }
 
   *entries(): MapIterator<[string, MemoryRecord]> {
-    for (const [id, slot] of this.slotOf) yield [id, this.cache.get(id) ?? this.recordAt(slot)];
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const id = this.ids[slot];
+      if (id !== undefined) yield [id, this.cache.get(id) ?? this.recordAt(slot)];
+    }
   }
 
   [Symbol.iterator](): MapIterator<[string, MemoryRecord]> {
@@ -160,17 +211,15 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     for (const [id, record] of this.entries()) callback.call(thisArg, record, id, this);
   }
 
-  /**
-   * Every memory's id and where its line is, in iteration order; false (having visited some)
-   * when one has no line to read again.
-   */
-  everyRef(visit: (id: string, offset: number, length: number, status: number) => void): boolean {
-    for (const [id, slot] of this.slotOf) {
-      const length = this.lengths[slot] as number;
-      if (length === -1) return false;
-      visit(id, this.offsets[slot] as number, length, this.statuses[slot] as number);
+  private slotFor(id: string): number {
+    let slot = this.slotOf.get(id);
+    if (slot === undefined) {
+      slot = this.ids.length;
+      if (slot >= this.offsets.length) this.grow(slot + 1);
+      this.ids.push(id);
+      this.slotOf.set(id, slot);
     }
-    return true;
+    return slot;
   }
 
   private recordAt(slot: number): MemoryRecord {
@@ -188,7 +237,7 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     }
   }
 
-  private grow(atLeast = 0): void {
+  private grow(atLeast: number): void {
     const size = Math.max(atLeast, this.offsets.length * 2);
     const offsets = new Float64Array(size);
     offsets.set(this.offsets);
@@ -199,6 +248,26 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     const statuses = new Uint8Array(size);
     statuses.set(this.statuses);
     this.statuses = statuses;
+  }
+
+  /** Closes the holes deleted memories left, keeping the order. */
+  private renumber(): void {
+    const ids: string[] = [];
+    const resident = new Map<number, MemoryRecord>();
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const id = this.ids[slot];
+      if (id === undefined) continue;
+      const to = ids.length;
+      ids.push(id);
+      this.offsets[to] = this.offsets[slot] as number;
+      this.lengths[to] = this.lengths[slot] as number;
+      this.statuses[to] = this.statuses[slot] as number;
+      const record = this.resident.get(slot);
+      if (record) resident.set(to, record);
+    }
+    this.ids = ids;
+    this.resident = resident;
+    this.slotOf.rebuild(ids.length);
   }
 }
 

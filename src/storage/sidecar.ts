@@ -141,9 +141,23 @@ export function readSidecar(
   file: string,
   shape: Record<string, unknown>,
 ): SidecarContent | undefined {
+  // Read into a buffer of its own, whose columns are aligned views (the header is padded to 8).
   let buf: Buffer;
   try {
-    buf = fs.readFileSync(file);
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      buf = Buffer.from(new ArrayBuffer(size));
+      let read = 0;
+      while (read < size) {
+        const n = fs.readSync(fd, buf, read, size - read, read);
+        if (n === 0) break;
+        read += n;
+      }
+      buf = buf.subarray(0, read);
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SidecarMismatch(`it cannot be read (${(error as NodeJS.ErrnoException).code})`);
@@ -170,20 +184,18 @@ export function readSidecar(
     throw new SidecarMismatch('it was made by another version of the index');
   }
   const start = pad8(MAGIC.length + 4 + length);
-  // Views need an aligned buffer of their own.
-  const own = new ArrayBuffer(buf.length - start);
-  const body = new Uint8Array(own);
-  body.set(buf.subarray(start));
+  const own = buf.buffer as ArrayBuffer;
+  const body = buf.subarray(start);
   if (typeof zlib.crc32 === 'function' && crcOf(body) !== header.crc) {
     throw new SidecarMismatch('its checksum does not match (the file was damaged)');
   }
   const columns: Record<string, Column> = {};
   for (const { name, type, offset, count } of header.columns) {
     const t = TYPES[type];
-    if (!t || offset + count * t.bytes > own.byteLength) {
+    if (!t || start + offset + count * t.bytes > buf.length) {
       throw new SidecarMismatch(`its column ${name} is out of bounds`);
     }
-    columns[name] = t.make(own, offset, count);
+    columns[name] = t.make(own, start + offset, count);
   }
   return { log: header.log, shape: header.shape, meta: header.meta, columns };
 }

@@ -386,19 +386,15 @@ export class JsonlStore extends NamespacedEngine {
     try {
       const c = content.columns;
       const ids = unpackStrings(c['store.ids'] as Uint8Array, c['store.idEnds'] as Int32Array);
-      const spaces = (content.meta.namespaces as string[]).map((ns) => this.live.space(ns));
       const nsOf = c['store.ns'] as Uint8Array;
       const offsets = c['store.offsets'] as Float64Array;
       const lengths = c['store.lengths'] as Int32Array;
       const statuses = c['store.status'] as Uint8Array;
-      for (let i = 0; i < ids.length; i++) {
-        (spaces[nsOf[i] as number] as (typeof spaces)[number]).memories.setRef(
-          ids[i] as string,
-          offsets[i] as number,
-          lengths[i] as number,
-          statuses[i] as number,
-        );
-      }
+      (content.meta.namespaces as string[]).forEach((ns, n) => {
+        const pick: number[] = [];
+        for (let i = 0; i < ids.length; i++) if (nsOf[i] === n) pick.push(i);
+        this.live.space(ns).memories.restoreRefs(ids, pick, offsets, lengths, statuses);
+      });
       const idOf = (key: number) => ids[key] as string;
       const parts = content.meta.listeners as (PersistedPart['meta'] | null)[];
       const space = this.live.space(DEFAULT_NAMESPACE);

@@ -1,0 +1,161 @@
+/**
+ * An index from keys to small integers (the slots of the owner's own arrays), as an
+ * open-addressing hash table in one typed array: a million entries cost 8 MB or so and go in
+ * without the rehashing a Map does as it grows. The keys are not kept here: `keyAt(value)` reads
+ * the key the owner holds at that value (undefined once it is gone), so each key lives once. An
+ * owner deletes a key here before it lets go of it.
+ */
+export class KeyIndex<K> {
+  /** value + 1 at each bucket; EMPTY or GONE (a deletion, passed over by lookups). */
+  private table: Int32Array;
+  private used = 0;
+  private live = 0;
+
+  constructor(
+    private readonly hash: (key: K) => number,
+    private readonly keyAt: (value: number) => K | undefined,
+    capacity = 1024,
+  ) {
+    this.table = new Int32Array(bucketsFor(capacity));
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  get(key: K): number | undefined {
+    const table = this.table;
+    const mask = table.length - 1;
+    for (let i = this.hash(key) & mask; ; i = (i + 1) & mask) {
+      const entry = table[i] as number;
+      if (entry === EMPTY) return undefined;
+      if (entry !== GONE && this.keyAt(entry - 1) === key) return entry - 1;
+    }
+  }
+
+  has(key: K): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** Points `key` at `value` (the owner already holds `key` at `value`). */
+  set(key: K, value: number): void {
+    if ((this.used + 1) * 4 > this.table.length * 3) this.resize(this.live + 1);
+    const table = this.table;
+    const mask = table.length - 1;
+    let free = -1;
+    for (let i = this.hash(key) & mask; ; i = (i + 1) & mask) {
+      const entry = table[i] as number;
+      if (entry === EMPTY) {
+        if (free === -1) {
+          free = i;
+          this.used++;
+        }
+        break;
+      }
+      if (entry === GONE) {
+        if (free === -1) free = i;
+        continue;
+      }
+      if (this.keyAt(entry - 1) === key) {
+        table[i] = value + 1;
+        return;
+      }
+    }
+    table[free] = value + 1;
+    this.live++;
+  }
+
+  /** Removes `key` when it points at `value` (or at anything, without one): true if it did. */
+  delete(key: K, value?: number): boolean {
+    const table = this.table;
+    const mask = table.length - 1;
+    for (let i = this.hash(key) & mask; ; i = (i + 1) & mask) {
+      const entry = table[i] as number;
+      if (entry === EMPTY) return false;
+      if (entry === GONE) continue;
+      if (this.keyAt(entry - 1) === key) {
+        if (value !== undefined && entry - 1 !== value) return false;
+        table[i] = GONE;
+        this.live--;
+        return true;
+      }
+    }
+  }
+
+  clear(): void {
+    this.table = new Int32Array(bucketsFor(1024));
+    this.used = 0;
+    this.live = 0;
+  }
+
+  /**
+   * Builds it again from `count` values (0 .. count - 1) whose keys `keyAt` gives (undefined:
+   * none), each key at one value only: after the owner renumbered them, or to load many at once.
+   */
+  rebuild(count: number): void {
+    const table = new Int32Array(bucketsFor(count));
+    const mask = table.length - 1;
+    let live = 0;
+    for (let value = 0; value < count; value++) {
+      const key = this.keyAt(value);
+      if (key === undefined) continue;
+      // Each key once (the owner holds each at one value): no need to compare with the others.
+      let i = this.hash(key) & mask;
+      while (table[i] !== EMPTY) i = (i + 1) & mask;
+      table[i] = value + 1;
+      live++;
+    }
+    this.table = table;
+    this.used = live;
+    this.live = live;
+  }
+
+  private resize(atLeast: number): void {
+    const old = this.table;
+    this.table = new Int32Array(bucketsFor(Math.max(atLeast, this.live * 2)));
+    this.used = 0;
+    this.live = 0;
+    const mask = this.table.length - 1;
+    for (const entry of old) {
+      if (entry === EMPTY || entry === GONE) continue;
+      // An owner that dropped a key without deleting it: its entry goes.
+      const key = this.keyAt(entry - 1);
+      if (key === undefined) continue;
+      let i = this.hash(key) & mask;
+      while (this.table[i] !== EMPTY) i = (i + 1) & mask;
+      this.table[i] = entry;
+      this.used++;
+      this.live++;
+    }
+  }
+}
+
+const EMPTY = 0;
+const GONE = -1;
+
+/** A power of two with room for `count` at a load of at most a half. */
+function bucketsFor(count: number): number {
+  let n = 1024;
+  while (n < count * 2) n *= 2;
+  return n;
+}
+
+/** A 32-bit hash of a string (FNV-1a over its UTF-16 code units). */
+export function stringHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  // Finish so that the low bits (the bucket) depend on every character.
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  return h >>> 0;
+}
+
+/** A 32-bit hash of a number that is an integer below 2^53. */
+export function numberHash(n: number): number {
+  let h = (n >>> 0) ^ Math.imul(Math.floor(n / 0x100000000) | 0, 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
