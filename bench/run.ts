@@ -27,6 +27,8 @@ const MNEMO_CLI = path.join(ROOT, 'dist/cli.js');
 const PEER_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 /** server-memory rewrites and rereads its whole file on every call: fewer calls from here. */
 const PEER_SLOW_SIZE = 100_000;
+/** Above this, server-memory is not run: at a million it takes minutes a call and runs out of heap. */
+const PEER_MAX_SIZE = 100_000;
 const PEER_SLOW_OPS = 20;
 
 type ToolCall = [tool: string, args: Record<string, unknown>];
@@ -209,6 +211,7 @@ async function main(): Promise<void> {
     for (const size of sizes) {
       const work: Workload = { size, texts: corpus.slice(0, size), saves, queries };
       for (const contender of servers) {
+        if (contender === serverMemory && size > PEER_MAX_SIZE) continue;
         const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;
         process.stderr.write(`${contender.name} at ${size}: ${n} searches, ${n} saves...\n`);
         results.push(await measure(contender, work, n));

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
+import type { JsonlStore } from '../../src/storage/store.js';
 import { openTestMemory, recordingLogger, type TestMemory, testDir } from './../support.js';
 
 const WORDS = [
@@ -163,6 +164,31 @@ describe('the sidecar (memories.idx)', () => {
       a.map((r) => r.results.map((h) => `${h.memory_id} ${h.score}`).sort());
     assert.deepEqual(hits(await answers(again, 100)), hits(expected));
     await again.opened.close();
+  });
+
+  it("two processes started from it see each other's saves, touches and compaction", async (t) => {
+    const dir = testDir(t);
+    const { now } = await prepared(dir);
+    const { t: a, log: logA } = await reopen(dir, 1_000_000);
+    const { t: b } = await reopen(dir, 1_000_000);
+    assert.ok(logA.entries().some((e) => /started from memories.idx/.test(e.msg)));
+    a.clock.now = now;
+    b.clock.now = now;
+    const { memory_id: saved } = await b.memory.writing.save({ content: 'zebra crossing at noon' });
+    assert.equal((await a.memory.recall.search({ query: 'zebra' })).results[0]?.memory_id, saved);
+    await a.memory.writing.touch({ memory_id: saved });
+    // B compacts: the log is replaced, every line moves; A reads the new one whole.
+    assert.ok((b.store as JsonlStore).compactNow());
+    const opened = await a.memory.recall.open({ memory_ids: [saved] });
+    assert.equal(opened.memories[0]?.use_count, 1, "A's touch survived B's compaction");
+    assert.equal(opened.memories[0]?.content, 'zebra crossing at noon');
+    const kitten = await a.memory.recall.search({ query: 'kitten' });
+    assert.ok(kitten.total > 0);
+    await b.memory.writing.touch({ memory_id: saved });
+    const again = await a.memory.recall.open({ memory_ids: [saved] });
+    assert.equal(again.memories[0]?.use_count, 2);
+    await a.opened.close();
+    await b.opened.close();
   });
 
   it('a write of it cut short leaves the one before, which is still used', async (t) => {
