@@ -66,6 +66,12 @@ export class Bm25Index<D = unknown> {
   /** By term id: postings added since the last freeze, and the number of live documents. */
   private postings: (number[] | undefined)[] = [];
   private df = new Int32Array(1024);
+  /**
+   * Numbers in the per-term lists: once they outnumber the frozen ones (and a million), they are
+   * frozen too, so the lists (8 bytes a number) never hold most of a large index, at a cost
+   * that stays linear overall.
+   */
+  private loose = 0;
   /** The frozen postings: term `t`'s pairs are `base[baseStarts[t] .. baseStarts[t + 1])`. */
   private base: Int32Array = new Int32Array(0);
   private baseStarts: Int32Array = new Int32Array(1);
@@ -144,6 +150,7 @@ export class Bm25Index<D = unknown> {
     this.ordinalOf.set(id, ordinal);
     this.live++;
     this.totalLength += terms.length;
+    if (this.loose > Math.max(1 << 20, this.base.length)) this.freeze();
     const stamp = ordinal + 1;
     for (const term of terms) {
       if (term >= this.lastAdder.length) this.growTo(term);
@@ -159,6 +166,7 @@ export class Bm25Index<D = unknown> {
         this.postings[term] = list;
       }
       list.push(ordinal, 1);
+      this.loose += 2;
       this.df[term] = (this.df[term] as number) + 1;
     }
   }
@@ -218,6 +226,7 @@ export class Bm25Index<D = unknown> {
     this.df = new Int32Array(1024);
     this.base = new Int32Array(0);
     this.baseStarts = new Int32Array(1);
+    this.loose = 0;
     this.lastAdder = new Int32Array(1024);
     this.live = 0;
     this.totalLength = 0;
@@ -358,6 +367,7 @@ export class Bm25Index<D = unknown> {
     this.base = at === total ? base : base.slice(0, at);
     this.baseStarts = starts;
     this.postings = [];
+    this.loose = 0;
     // A frozen document's postings are not the last of a list any more.
     this.lastAdder.fill(0);
   }

@@ -96,14 +96,23 @@ export function writeSidecar(file: string, content: SidecarContent): number {
     layout.push({ name, type: typeOf(column), offset, count: column.length });
     offset = pad8(offset + column.byteLength);
   }
-  const body = Buffer.alloc(offset);
-  for (const [i, name] of names.entries()) {
-    const column = content.columns[name] as Column;
-    body.set(
-      new Uint8Array(column.buffer, column.byteOffset, column.byteLength),
-      layout[i]?.offset,
-    );
-  }
+  const bodyLength = offset;
+  // The body is written column by column (never copied whole): its CRC is worked out the same way.
+  const pieces = (): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    let at = 0;
+    for (const name of names) {
+      const column = content.columns[name] as Column;
+      out.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+      at += column.byteLength;
+      const pad = pad8(at) - at;
+      if (pad > 0) out.push(new Uint8Array(pad));
+      at += pad;
+    }
+    return out;
+  };
+  let crc = 0;
+  if (typeof zlib.crc32 === 'function') for (const piece of pieces()) crc = zlib.crc32(piece, crc);
   const header = (size: number): Buffer => {
     const h: Header = {
       format: SIDECAR_FORMAT,
@@ -112,7 +121,7 @@ export function writeSidecar(file: string, content: SidecarContent): number {
       meta: content.meta,
       columns: layout,
       size,
-      crc: crcOf(body),
+      crc,
     };
     const json = Buffer.from(JSON.stringify(h));
     const out = Buffer.alloc(pad8(MAGIC.length + 4 + json.length), 0x20);
@@ -123,13 +132,13 @@ export function writeSidecar(file: string, content: SidecarContent): number {
   };
   // The header holds the file's size, which depends on the header's own length: settle it.
   let head = header(0);
-  for (let size = head.length + body.length; ; ) {
+  for (let size = head.length + bodyLength; ; ) {
     head = header(size);
-    if (head.length + body.length === size) break;
-    size = head.length + body.length;
+    if (head.length + bodyLength === size) break;
+    size = head.length + bodyLength;
   }
-  replaceFile(file, [head, body]);
-  return head.length + body.length;
+  replaceFile(file, [head, ...pieces()]);
+  return head.length + bodyLength;
 }
 
 /**
