@@ -429,8 +429,9 @@ export class Bm25Index<D = unknown> {
     this.ordinalOf.rebuild(count);
     this.live = live;
     this.totalLength = totalLength;
-    this.base = state.postings;
-    this.baseStarts = state.starts;
+    // Copies: the sidecar's buffer (ids, offsets, ...) is let go once the start has read it.
+    this.base = state.postings.slice();
+    this.baseStarts = state.starts.slice();
     const terms = state.starts.length - 1;
     this.lastAdder = new Int32Array(Math.max(1024, terms));
     this.df = new Int32Array(Math.max(1024, terms));
