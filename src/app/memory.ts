@@ -127,6 +127,15 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   // One document per memory for words and meaning alike: its note's, once promoted and edited.
   // One retriever a namespace: a search never walks another namespace's words.
   const retriever = new Retriever({ engine: store, semantic, settings, logger });
+  // A memory's text for its vector, read when it is needed (a start from the sidecar keeps none).
+  const retrievers = [retriever];
+  semantic.textSource = (id) => {
+    for (const r of retrievers) {
+      const text = r.textOf(id);
+      if (text !== undefined) return text;
+    }
+    return undefined;
+  };
   // Before the load begins: every record reaches the indexes.
   store.subscribe(retriever);
 
@@ -190,6 +199,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     let ownSync = noteSync;
     if (!isDefault) {
       ownRetriever = new Retriever({ engine, semantic, settings, logger });
+      retrievers.push(ownRetriever);
       engine.subscribe(ownRetriever);
       ownSync = syncFor(engine, ownRetriever);
     }

@@ -218,12 +218,14 @@ export class Retriever implements StoreListener {
           postings: bm25.postings,
           df: bm25.df,
           ...Object.fromEntries(bm25.values.map((column, c) => [`value${c}`, column])),
+          ...this.textHashColumns(bm25.keys),
         },
-        meta: { notes: [...this.notes] },
+        meta: { notes: [...this.notes], textHashes: this.semantic?.requested === true },
       };
     },
     restore: (part: PersistedPart, idOf: (key: number) => string) => {
-      if (this.semantic?.requested) return false;
+      // With embeddings on, each memory's text hash must be there (the vectors are of it).
+      if (this.semantic?.requested && part.meta.textHashes !== true) return false;
       const c = part.columns;
       // A column missing throws: the store then starts over from the log.
       const column = <T>(name: string): T => {
@@ -250,9 +252,41 @@ export class Retriever implements StoreListener {
       );
       this.notes.clear();
       for (const [id, note] of part.meta.notes as [string, NoteText][]) this.notes.set(id, note);
+      const semantic = this.semantic;
+      if (semantic?.requested) {
+        const keys = column<Int32Array>('keys');
+        const hashes = unpackStrings(column('textHashes'), column('textHashEnds'));
+        keys.forEach((key, ordinal) => {
+          if (key === -1) return;
+          const id = idOf(key);
+          const hash = hashes[ordinal];
+          if (hash) semantic.restoreWanted(id, hash);
+          else {
+            const record = this.engine.memories.get(id);
+            if (record) semantic.upsert(id, this.documentOf(record).text);
+          }
+        });
+      }
       return true;
     },
   };
+
+  /** With embeddings on: by ordinal, the hash of the text each memory's vector is of. */
+  private textHashColumns(keys: Int32Array): PersistedPart['columns'] {
+    const semantic = this.semantic;
+    if (!semantic?.requested) return {};
+    const hashes = Array.from(keys, (key, ordinal) =>
+      key === -1 ? '' : (semantic.hashOf(this.lexical.idAt(ordinal)) ?? ''),
+    );
+    const packed = packStrings(hashes);
+    return { textHashes: packed.bytes, textHashEnds: packed.ends };
+  }
+
+  /** Memory `id`'s text as its vector is of, if it is one of this retriever's. */
+  textOf(id: string): string | undefined {
+    const record = this.engine.memories.get(id);
+    return record && this.documentOf(record).text;
+  }
 
   /** Makes a memory searched by this note (or by its own content again, with undefined). */
   setNote(memoryId: string, note: NoteText | undefined): void {

@@ -121,8 +121,15 @@ export class SemanticIndex {
   /** Where vectors are kept; written to once the model is there, until close. */
   private readonly store: VectorStore;
   private storing = false;
-  /** What each live memory's vector must be of: id → its text and the text's hash. */
-  private readonly wanted = new Map<string, { hash: string; text: string }>();
+  /** What each live memory's vector must be of: id → the hash of its text. */
+  private readonly wanted = new Map<string, string>();
+  /**
+   * The texts of the memories that may still need embedding (until a vector is found or
+   * computed): the others' texts are not held. One not here is asked of `textSource`.
+   */
+  private readonly texts = new Map<string, string>();
+  /** A memory's text now, for one whose text was not given (a start from the sidecar). */
+  textSource: ((id: string) => string | undefined) | undefined;
   /** Stored vectors of this model, by id, until the memory asks for them. */
   private stored = new Map<string, StoredVector>();
   private readonly pending = new Set<string>();
@@ -193,14 +200,38 @@ export class SemanticIndex {
   upsert(id: string, text: string): void {
     if (this.options.enabled === false) return;
     const hash = textHash(text);
-    if (this.wanted.get(id)?.hash === hash) return;
-    this.wanted.set(id, { hash, text });
+    if (this.wanted.get(id) === hash) return;
+    this.wanted.set(id, hash);
+    this.texts.set(id, text);
     this.vectors?.delete(id);
     if (this.provider) this.want(id);
   }
 
+  /**
+   * Wants the vector of memory `id`'s text, known by its hash alone (a start from the sidecar):
+   * the text is read from `textSource` only if no vector of it is stored.
+   */
+  restoreWanted(id: string, hash: string): void {
+    if (this.options.enabled === false || this.wanted.get(id) === hash) return;
+    this.wanted.set(id, hash);
+    this.texts.delete(id);
+    this.vectors?.delete(id);
+    if (this.provider) this.want(id);
+  }
+
+  /** A text no longer needed here: let go when `textSource` can give it again. */
+  private dropText(id: string): void {
+    if (this.textSource) this.texts.delete(id);
+  }
+
+  /** The hash of the text memory `id`'s vector is (to be) of. */
+  hashOf(id: string): string | undefined {
+    return this.wanted.get(id);
+  }
+
   remove(id: string): void {
     this.wanted.delete(id);
+    this.texts.delete(id);
     this.pending.delete(id);
     this.fresh.delete(id);
     this.vectors?.delete(id);
@@ -208,11 +239,12 @@ export class SemanticIndex {
 
   reset(): void {
     // Everything comes back at once (another process compacted): keep what was computed.
-    for (const [id, target] of this.wanted) {
+    for (const [id, hash] of this.wanted) {
       const vector = this.vectors?.get(id);
-      if (vector) this.retained.set(id, { hash: target.hash, vector });
+      if (vector) this.retained.set(id, { hash, vector });
     }
     this.wanted.clear();
+    this.texts.clear();
     this.pending.clear();
     this.fresh.clear();
     this.vectors?.clear();
@@ -228,14 +260,15 @@ export class SemanticIndex {
 
   /** Takes a vector computed elsewhere (save_memory's) for a memory whose text it is of. */
   adopt(id: string, text: string, vector: Float32Array): void {
-    const target = this.wanted.get(id);
+    const hash = this.wanted.get(id);
     const provider = this.provider;
-    if (!target || !provider || !this.vectors || target.hash !== textHash(text)) return;
+    if (!hash || !provider || !this.vectors || hash !== textHash(text)) return;
     if (this.vectors.has(id) && !this.pending.has(id)) return;
     this.vectors.set(id, vector);
     this.pending.delete(id);
     this.fresh.delete(id);
-    this.keep([{ id, model: provider.id, hash: target.hash, ...quantise(vector) }]);
+    this.dropText(id);
+    this.keep([{ id, model: provider.id, hash, ...quantise(vector) }]);
   }
 
   /** The vector of a memory, once computed. */
@@ -401,32 +434,35 @@ export class SemanticIndex {
       const stored = found.get(b.id);
       // The memory may have changed or gone while the store answered.
       if (!stored || stored.model !== model || stored.hash !== b.hash) return true;
-      if (this.wanted.get(b.id)?.hash !== b.hash) return false;
+      if (this.wanted.get(b.id) !== b.hash) return false;
       const vector = this.vectors && dequantise(stored, this.vectors.dimensions);
       if (!vector) return true;
       this.vectors?.set(b.id, vector);
+      this.dropText(b.id);
       return false;
     });
   }
 
   private want(id: string): void {
-    const target = this.wanted.get(id);
-    if (!target || !this.vectors) return;
+    const hash = this.wanted.get(id);
+    if (!hash || !this.vectors) return;
     const kept = this.retained.get(id);
     if (kept) {
       this.retained.delete(id);
-      if (kept.hash === target.hash) {
+      if (kept.hash === hash) {
         this.vectors.set(id, kept.vector);
         this.pending.delete(id);
+        this.dropText(id);
         return;
       }
     }
     const stored = this.stored.get(id);
-    if (stored && stored.hash === target.hash) {
+    if (stored && stored.hash === hash) {
       const vector = dequantise(stored, this.vectors.dimensions);
       if (vector) {
         this.vectors.set(id, vector);
         this.pending.delete(id);
+        this.dropText(id);
         return;
       }
     }
@@ -445,8 +481,12 @@ export class SemanticIndex {
     while (this.pending.size > 0 && !this.closed) {
       const batch: { id: string; hash: string; text: string }[] = [];
       for (const id of this.pending) {
-        const target = this.wanted.get(id);
-        if (target) batch.push({ id, hash: target.hash, text: target.text });
+        const hash = this.wanted.get(id);
+        const text = hash === undefined ? undefined : (this.texts.get(id) ?? this.textSource?.(id));
+        // A text read now may be newer than the hash: its vector waits for its upsert.
+        if (hash !== undefined && text !== undefined && textHash(text) === hash) {
+          batch.push({ id, hash, text });
+        }
         this.pending.delete(id);
         if (batch.length === BATCH) break;
       }
@@ -457,10 +497,11 @@ export class SemanticIndex {
       const computed: StoredVector[] = [];
       missing.forEach((b, i) => {
         // The memory may have changed or gone while the model worked.
-        if (this.wanted.get(b.id)?.hash !== b.hash) return;
+        if (this.wanted.get(b.id) !== b.hash) return;
         const vector = vectors[i] as Float32Array;
         this.vectors?.set(b.id, vector);
         this.fresh.delete(b.id);
+        this.dropText(b.id);
         computed.push({ id: b.id, model: provider.id, hash: b.hash, ...quantise(vector) });
       });
       if (this.closed) return;
@@ -480,8 +521,8 @@ export class SemanticIndex {
     // Lazily: a store that keeps others' vectors too never reads them.
     function* live(): Iterable<StoredVector> {
       for (const { id, vector } of vectors.entries()) {
-        const target = wanted.get(id);
-        if (target) yield { id, model, hash: target.hash, ...quantise(vector) };
+        const hash = wanted.get(id);
+        if (hash) yield { id, model, hash, ...quantise(vector) };
       }
     }
     this.store.compact(live());

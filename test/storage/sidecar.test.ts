@@ -191,6 +191,45 @@ describe('the sidecar (memories.idx)', () => {
     await b.opened.close();
   });
 
+  it('with embeddings: a start from it keeps every vector (none computed again) and answers the same', async (t) => {
+    const dir = testDir(t);
+    const env = { MNEMO_EMBEDDINGS: 'static' };
+    const first = await openTestMemory(env, dir, { sidecarMinLines: 0 });
+    await seed(first, 40);
+    await first.opened.semantic.reindex();
+    const now = first.clock.now;
+    await first.opened.close();
+    // What a start from the log answers (the vectors read back from vectors.jsonl, as int8).
+    const fromLog = testDir(t);
+    for (const name of fs.readdirSync(dir)) {
+      if (name !== SIDECAR_FILE)
+        fs.cpSync(path.join(dir, name), path.join(fromLog, name), { recursive: true });
+    }
+    const reference = await openTestMemory(env, fromLog, { sidecarMinLines: 1_000_000 });
+    reference.clock.now = now;
+    await reference.opened.semantic.reindex();
+    const expected = await answers(reference);
+    await reference.opened.close();
+    const log = recordingLogger();
+    const again = await openTestMemory(env, dir, {
+      logger: log.logger,
+      sidecarMinLines: 1_000_000,
+    });
+    again.clock.now = now;
+    await again.memory.recall.search({ query: 'warm up' });
+    const start = log.entries().find((e) => /started from memories.idx/.test(e.msg));
+    assert.equal((start as { indexes?: number } | undefined)?.indexes, 1);
+    const { embedded } = await again.opened.semantic.reindex();
+    assert.equal(embedded, 0, 'every vector was found by its text hash');
+    assert.equal(again.opened.semantic.size, 40);
+    assert.deepEqual(await answers(again), expected);
+    // A memory saved now is embedded, its text read from its record.
+    await again.memory.writing.save({ content: 'an owl hoots at midnight' });
+    assert.equal((await again.opened.semantic.reindex()).embedded, 0, 'save embedded it');
+    assert.equal(again.opened.semantic.size, 41);
+    await again.opened.close();
+  });
+
   it('a write of it cut short leaves the one before, which is still used', async (t) => {
     const dir = testDir(t);
     const { expected, now } = await prepared(dir);
