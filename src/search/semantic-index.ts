@@ -355,6 +355,10 @@ export class SemanticIndex {
   /** Stops embedding; resolves once the vector store has written what it was given. */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
+    if (this.storing && this.vectors && this.provider) {
+      // The snapshot a next start reads instead of every line, if it is behind.
+      this.store.snapshot?.(() => this.liveVectors());
+    }
     this.closed = true;
     this.storing = false;
     return this.store.close().catch((error: Error) => {
@@ -516,16 +520,17 @@ export class SemanticIndex {
   private compact(): void {
     if (this.closed || !this.storing || !this.vectors || !this.provider) return;
     if (this.staleLines <= this.vectors.size) return;
-    const model = this.provider.id;
-    const { wanted, vectors } = this;
-    // Lazily: a store that keeps others' vectors too never reads them.
-    function* live(): Iterable<StoredVector> {
-      for (const { id, vector } of vectors.entries()) {
-        const hash = wanted.get(id);
-        if (hash) yield { id, model, hash, ...quantise(vector) };
-      }
-    }
-    this.store.compact(live());
+    this.store.compact(this.liveVectors());
     this.staleLines = 0;
+  }
+
+  /** Every vector held, quantised as stored (lazily: a store may not read them). */
+  private *liveVectors(): Iterable<StoredVector> {
+    const { wanted, vectors, provider } = this;
+    if (!vectors || !provider) return;
+    for (const { id, vector } of vectors.eachRow()) {
+      const hash = wanted.get(id);
+      if (hash) yield { id, model: provider.id, hash, ...quantise(vector) };
+    }
   }
 }

@@ -1,12 +1,28 @@
 // Where the memories' vectors are kept between runs: what the semantic index asks of a store, and
 // the store of a data dir (vectors.jsonl). Vectors are derived data: a store may lose some (a
 // crash, a full disk, a database away) and they are computed again, so no write of a store throws.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { errorCode } from '../platform/errors.js';
 import { JsonlFile } from './jsonl-file.js';
+import {
+  logTail,
+  packStrings,
+  readSidecar,
+  SidecarMismatch,
+  unpackStrings,
+  writeSidecar,
+} from './sidecar.js';
 
 /** The sidecar beside memories.jsonl: one line a vector, the last line for an id wins. */
 export const VECTORS_FILE = 'vectors.jsonl';
+/**
+ * Its binary snapshot: every live vector in one int8 column, with the point of vectors.jsonl it
+ * covers. A start reads it in one go and only the lines after that point.
+ */
+export const VECTORS_SIDECAR_FILE = 'vectors.idx';
+/** Lines of vectors.jsonl past the snapshot before it is written again (at close). */
+const SNAPSHOT_MIN_LINES = 1000;
 
 /** One memory's vector as stored: int8 values, and the scale that turns them back into floats. */
 export interface StoredVector {
@@ -39,6 +55,11 @@ export interface VectorStore {
    * that rewrites itself with them); a store shared with other processes keeps what they may need.
    */
   compact(live: Iterable<StoredVector>): void;
+  /**
+   * Keeps `live` (every vector this process holds) as the store's snapshot, when the store has
+   * one and it is behind: what a start then reads instead of every entry. Optional.
+   */
+  snapshot?(live: () => Iterable<StoredVector>): void;
   /** Resolves once what was appended is written, or given up. */
   close(): Promise<void>;
 }
@@ -85,6 +106,9 @@ function fromLine(value: unknown): StoredVector | undefined {
  */
 export class JsonlVectorStore implements VectorStore {
   private readonly file: JsonlFile;
+  private readonly sidecarFile: string;
+  /** The lines of vectors.jsonl (and its inode) the snapshot on disk covers, once known. */
+  private snapshotAt: { ino: number; lines: number } | undefined;
   /** A write failed and nothing has been written since: one warning until one succeeds. */
   private failing = false;
 
@@ -93,10 +117,11 @@ export class JsonlVectorStore implements VectorStore {
     private readonly logger: Logger,
   ) {
     this.file = new JsonlFile(filePath);
+    this.sidecarFile = path.join(path.dirname(filePath), VECTORS_SIDECAR_FILE);
   }
 
   async load(visit: (vector: StoredVector) => void): Promise<number> {
-    let lines = 0;
+    let lines = this.loadSnapshot(visit);
     const result = this.file.readNew({
       visit: (value) => {
         lines++;
@@ -112,6 +137,120 @@ export class JsonlVectorStore implements VectorStore {
     }
     if (result.tail) this.file.truncateTail();
     return lines;
+  }
+
+  /**
+   * Visits the snapshot's vectors when it matches vectors.jsonl (then the file is read from its
+   * point on) and answers how many; any mismatch is one log line, and the file is read whole.
+   */
+  private loadSnapshot(visit: (vector: StoredVector) => void): number {
+    try {
+      const content = readSidecar(this.sidecarFile, { vectors: 1 });
+      if (!content) return 0;
+      const { size, lines, tail } = content.log;
+      if (!this.file.resumeAt(size, lines, (fd) => logTail(fd, size) === tail)) {
+        throw new SidecarMismatch(`${VECTORS_FILE} is not the file it was made from`);
+      }
+      const c = content.columns;
+      const ids = unpackStrings(c.ids as Uint8Array, c.idEnds as Int32Array);
+      const hashes = unpackStrings(c.hashes as Uint8Array, c.hashEnds as Int32Array);
+      const models = content.meta.models as string[];
+      const modelOf = c.models as Uint8Array;
+      const ends = c.valueEnds as Int32Array;
+      const scales = c.scales as Float64Array;
+      const all = c.values as Uint8Array;
+      const values = new Int8Array(all.buffer, all.byteOffset, all.byteLength);
+      let start = 0;
+      for (let i = 0; i < ids.length; i++) {
+        const end = ends[i] as number;
+        visit({
+          id: ids[i] as string,
+          model: models[modelOf[i] as number] as string,
+          hash: hashes[i] as string,
+          values: values.subarray(start, end),
+          scale: scales[i] as number,
+        });
+        start = end;
+      }
+      this.snapshotAt = { ino: this.file.inodeRead, lines };
+      return ids.length;
+    } catch (error) {
+      if (!(error instanceof SidecarMismatch)) throw error;
+      this.logger.warn(
+        { file: VECTORS_SIDECAR_FILE, reason: error.message },
+        `${VECTORS_SIDECAR_FILE} is not used (${error.message}): reading ${VECTORS_FILE} whole`,
+      );
+      this.file.restart();
+      return 0;
+    }
+  }
+
+  snapshot(live: () => Iterable<StoredVector>): void {
+    try {
+      if (this.file.inodeRead === -1) return;
+      const at = this.snapshotAt;
+      const behind =
+        at === undefined || at.ino !== this.file.inodeRead
+          ? this.file.lineCount
+          : this.file.lineCount - at.lines;
+      if (behind < SNAPSHOT_MIN_LINES) return;
+      const ids: string[] = [];
+      const hashes: string[] = [];
+      const models: string[] = [];
+      const modelOf: number[] = [];
+      const scales: number[] = [];
+      const parts: Int8Array[] = [];
+      for (const vector of live()) {
+        let m = models.indexOf(vector.model);
+        if (m === -1) m = models.push(vector.model) - 1;
+        ids.push(vector.id);
+        hashes.push(vector.hash);
+        modelOf.push(m);
+        scales.push(vector.scale);
+        parts.push(vector.values);
+      }
+      if (models.length > 255) return;
+      const ends = new Int32Array(parts.length);
+      let total = 0;
+      parts.forEach((p, i) => {
+        total += p.length;
+        ends[i] = total;
+      });
+      const values = new Uint8Array(total);
+      let at2 = 0;
+      for (const p of parts) {
+        values.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at2);
+        at2 += p.length;
+      }
+      const packedIds = packStrings(ids);
+      const packedHashes = packStrings(hashes);
+      const size = this.file.size();
+      writeSidecar(this.sidecarFile, {
+        log: {
+          size,
+          lines: this.file.lineCount,
+          tail: this.file.withFd((fd) => logTail(fd, size)),
+        },
+        shape: { vectors: 1 },
+        meta: { models },
+        columns: {
+          ids: packedIds.bytes,
+          idEnds: packedIds.ends,
+          hashes: packedHashes.bytes,
+          hashEnds: packedHashes.ends,
+          models: Uint8Array.from(modelOf),
+          scales: Float64Array.from(scales),
+          valueEnds: ends,
+          values,
+        },
+      });
+      this.snapshotAt = { ino: this.file.inodeRead, lines: this.file.lineCount };
+    } catch (error) {
+      this.logger.warn(
+        { file: VECTORS_SIDECAR_FILE, err: (error as Error).message },
+        `could not write ${VECTORS_SIDECAR_FILE}: the next start reads ${VECTORS_FILE} whole`,
+      );
+    }
   }
 
   async lookup(_ids: readonly string[]): Promise<StoredVector[]> {
