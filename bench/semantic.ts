@@ -17,6 +17,9 @@ export interface SemanticBenchResult {
   textsPerSecond: number;
   vectorsBytes: number;
   memoriesBytes: number;
+  /** The snapshots reindex leaves at close: vectors.idx and memories.idx. */
+  vectorsSidecarBytes: number;
+  memoriesSidecarBytes: number;
   /** Spawn to the first search answer, vectors loaded from the sidecar. */
   coldStartMs: number;
   search: Summary;
@@ -79,6 +82,8 @@ export async function semanticBench(options: {
         textsPerSecond: reindex.embedded / reindex.seconds,
         vectorsBytes: fs.statSync(path.join(dir, 'vectors.jsonl')).size,
         memoriesBytes: fs.statSync(path.join(dir, 'memories.jsonl')).size,
+        vectorsSidecarBytes: sizeOf(path.join(dir, 'vectors.idx')),
+        memoriesSidecarBytes: sizeOf(path.join(dir, 'memories.idx')),
         coldStartMs,
         search: summarize(searches),
         save: summarize(saves),
@@ -92,6 +97,8 @@ export async function semanticBench(options: {
   }
 }
 
+const sizeOf = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const mb = (bytes: number) => (bytes / 1024 ** 2).toFixed(1);
 
@@ -102,6 +109,7 @@ export function semanticReport(r: SemanticBenchResult): string {
     '|---|---|',
     `| mnemo reindex (every memory embedded) | ${r.reindexSeconds.toFixed(1)} s, ${Math.round(r.textsPerSecond).toLocaleString('en-US')} memories/s |`,
     `| vectors.jsonl (int8, base64) / memories.jsonl | ${mb(r.vectorsBytes)} MB / ${mb(r.memoriesBytes)} MB |`,
+    `| vectors.idx / memories.idx (the snapshots a start reads) | ${mb(r.vectorsSidecarBytes)} MB / ${mb(r.memoriesSidecarBytes)} MB |`,
     `| spawn → first search answer | ${ms(r.coldStartMs)} ms |`,
     `| search_memory p50 / p99 (hybrid, ${r.search.n} queries) | ${ms(r.search.p50)} / ${ms(r.search.p99)} ms |`,
     `| save_memory p50 / p99 (embeds, lists similar_to) | ${ms(r.save.p50)} / ${ms(r.save.p99)} ms |`,
