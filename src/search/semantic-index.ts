@@ -379,12 +379,17 @@ export class SemanticIndex {
     if (this.closed) return;
     // The index takes vectors only once the stored ones are read: until then what is upserted
     // waits in `wanted`, and is looked for among them below.
-    const vectors = new VectorIndex(this.provider.dimensions, 1024, matVec);
     await this.load(this.provider.id);
     if (this.closed) return;
+    // Room for every memory at once: growing by doubling would hold two matrices for a while.
+    const capacity = Math.max(1024, Math.ceil(this.wanted.size * 1.05));
+    const vectors = new VectorIndex(this.provider.dimensions, capacity, matVec);
     this.vectors = vectors;
     this.storing = true;
     for (const id of this.wanted.keys()) this.want(id);
+    // What is left of the stored vectors (of texts a note may still give) is copied out of the
+    // snapshot's buffer, which can then go.
+    for (const stored of this.stored.values()) stored.values = stored.values.slice();
     this.loaded = true;
     // In the background, once the notes' texts are known (until then the stored vectors stay at
     // hand for them): the missing vectors, then the sidecar rewritten if mostly stale.
@@ -464,6 +469,7 @@ export class SemanticIndex {
     if (stored && stored.hash === hash) {
       const vector = dequantise(stored, this.vectors.dimensions);
       if (vector) {
+        this.stored.delete(id);
         this.vectors.set(id, vector);
         this.pending.delete(id);
         this.dropText(id);

@@ -116,42 +116,26 @@ export class VectorIndex {
     limit = Number.POSITIVE_INFINITY,
     keep?: (id: string) => boolean,
   ): Promise<VectorHits> {
-    const ids = this.ids.slice();
-    const matrix = this.matrix.subarray(0, ids.length * this.dimensions);
-    let sims: Float32Array;
-    if (this.matVec) {
-      // The product reads the matrix on another thread: changes wait until it is done.
-      this.inFlight++;
-      try {
-        sims = await this.matVec(matrix, ids.length, this.dimensions, query);
-      } finally {
-        if (--this.inFlight === 0) {
-          const changes = this.deferred;
-          this.deferred = [];
-          for (const change of changes) change();
-        }
-      }
-    } else {
-      sims = similarities(matrix, ids.length, this.dimensions, query);
+    // Rows do not move while a product runs (changes wait for it), so the ids are read in place
+    // until the hits are out.
+    const ids = this.ids;
+    const count = ids.length;
+    const matrix = this.matrix.subarray(0, count * this.dimensions);
+    if (!this.matVec) {
+      return hitsOf(similarities(matrix, count, this.dimensions, query), ids, minSim, limit, keep);
     }
-    const out: VectorHits = { ids: [], sims: [] };
-    if (limit < ids.length) {
-      const wanted = (r: number) =>
-        (sims[r] as number) >= minSim && (keep === undefined || keep(ids[r] as string));
-      for (const { index, rank } of topN(sims, limit, wanted)) {
-        out.ids.push(ids[index] as string);
-        out.sims.push(rank);
-      }
-      return out;
-    }
-    for (let r = 0; r < ids.length; r++) {
-      const sim = sims[r] as number;
-      if (sim >= minSim && (keep === undefined || keep(ids[r] as string))) {
-        out.ids.push(ids[r] as string);
-        out.sims.push(sim);
+    // The product reads the matrix on another thread: changes wait until it is done.
+    this.inFlight++;
+    try {
+      const sims = await this.matVec(matrix, count, this.dimensions, query);
+      return hitsOf(sims, ids, minSim, limit, keep);
+    } finally {
+      if (--this.inFlight === 0) {
+        const changes = this.deferred;
+        this.deferred = [];
+        for (const change of changes) change();
       }
     }
-    return out;
   }
 
   /** Every row, for clustering: ids and a copy of their vectors. */
@@ -165,6 +149,44 @@ export class VectorIndex {
     const d = this.dimensions;
     for (let r = 0; r < this.ids.length; r++) {
       yield { id: this.ids[r] as string, vector: this.matrix.subarray(r * d, r * d + d) };
+    }
+  }
+}
+
+/**
+ * The ids at or above `minSim`, the `limit` closest (closest first) of those `keep` keeps. The
+ * closest are taken by similarity first and `keep` asked of them only (it costs a lookup a row,
+ * and most rows pass it), taking more when it refused some.
+ */
+function hitsOf(
+  sims: Float32Array,
+  ids: readonly string[],
+  minSim: number,
+  limit: number,
+  keep: ((id: string) => boolean) | undefined,
+): VectorHits {
+  const out: VectorHits = { ids: [], sims: [] };
+  const count = Math.min(ids.length, sims.length);
+  if (limit >= count) {
+    for (let r = 0; r < count; r++) {
+      const sim = sims[r] as number;
+      if (sim >= minSim && (keep === undefined || keep(ids[r] as string))) {
+        out.ids.push(ids[r] as string);
+        out.sims.push(sim);
+      }
+    }
+    return out;
+  }
+  const close = (r: number) => r < count && (sims[r] as number) >= minSim;
+  for (let take = limit; ; take *= 4) {
+    const top = topN(sims, take, close);
+    const kept = keep ? top.filter(({ index }) => keep(ids[index] as string)) : top;
+    if (kept.length >= limit || top.length < take) {
+      for (const { index, rank } of kept.slice(0, limit)) {
+        out.ids.push(ids[index] as string);
+        out.sims.push(rank);
+      }
+      return out;
     }
   }
 }
