@@ -129,9 +129,17 @@ export class Forgetting {
   private collectGcCandidates(limit: number | undefined, archive: boolean): GcCandidate[] {
     const now = this.ctx.clock();
     const out: GcCandidate[] = [];
-    for (const record of this.ctx.engine.memories.values()) {
+    // Scored from the index's columns; only a candidate's record is read.
+    const ids: string[] = [];
+    this.ctx.retriever.eachMemory((id, status, memory) => {
+      if (shouldForget(this.ctx.score(memory, now), status, this.ctx.settings.forgetThreshold)) {
+        ids.push(id);
+      }
+    });
+    for (const id of ids) {
+      const record = this.ctx.engine.memories.get(id);
+      if (!record) continue;
       const score = this.ctx.score(record, now);
-      if (!shouldForget(score, record.status, this.ctx.settings.forgetThreshold)) continue;
       out.push({
         memory_id: record.id,
         score: round(score, 6),

@@ -148,9 +148,18 @@ export class Promotion {
   private collectCandidates(): PromotionCandidate[] {
     const now = this.ctx.clock();
     const out: PromotionCandidate[] = [];
-    for (const record of this.ctx.engine.memories.values()) {
-      if (record.status !== 'active') continue;
-      const candidate = promotionCandidate(this.ctx, record, now);
+    // Judged from the index's columns; only a candidate's record is read.
+    const ids: string[] = [];
+    const { promotion } = this.ctx.settings;
+    this.ctx.retriever.eachMemory((id, status, memory) => {
+      if (status !== 'active') return;
+      if (promotionVerdict(memory, this.ctx.score(memory, now), now, promotion).eligible) {
+        ids.push(id);
+      }
+    });
+    for (const id of ids) {
+      const record = this.ctx.engine.memories.get(id);
+      const candidate = record && promotionCandidate(this.ctx, record, now);
       if (candidate) out.push(candidate);
     }
     return out.sort((a, b) => b.score - a.score);

@@ -1,11 +1,10 @@
 // The memory at a glance: counts, the spread of scores, what is due for review, gc or the vault.
 import { quantileSorted } from 'simple-statistics';
 import type { MemoryStatsOutput } from '../contract/memory-stats.js';
-import { reviewPriority, shouldForget } from '../decay/index.js';
+import { promotionVerdict, reviewPriority, shouldForget } from '../decay/index.js';
 import type { MemoryStatus } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { round } from './present.js';
-import { promotionCandidate } from './promotion.js';
 
 export class Stats {
   constructor(private readonly ctx: MemoryContext) {}
@@ -14,20 +13,24 @@ export class Stats {
     const { ctx } = this;
     await ctx.sync();
     const now = ctx.clock();
+    const s = ctx.settings;
     const byStatus: Record<MemoryStatus, number> = { active: 0, promoted: 0, archived: 0 };
     const scores: number[] = [];
     let danger = 0;
     let gc = 0;
     let promotable = 0;
-    for (const record of ctx.engine.memories.values()) {
-      byStatus[record.status]++;
-      const score = ctx.score(record, now);
-      if (record.status === 'archived') continue;
+    // From the index's columns: a memory's record is not read to be counted.
+    ctx.retriever.eachMemory((_id, status, memory) => {
+      byStatus[status]++;
+      const score = ctx.score(memory, now);
+      if (status === 'archived') return;
       scores.push(score);
       if (reviewPriority(score, ctx.settings.dangerZone) > 0) danger++;
-      if (shouldForget(score, record.status, ctx.settings.forgetThreshold)) gc++;
-      if (record.status === 'active' && promotionCandidate(ctx, record, now)) promotable++;
-    }
+      if (shouldForget(score, status, ctx.settings.forgetThreshold)) gc++;
+      if (status === 'active' && promotionVerdict(memory, score, now, s.promotion).eligible) {
+        promotable++;
+      }
+    });
     scores.sort((a, b) => a - b);
     const q = (p: number) => round(quantileSorted(scores, p));
     return {

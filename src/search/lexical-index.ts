@@ -158,6 +158,11 @@ export class LexicalIndex {
     return this.bm25.valueAt(ordinal, column);
   }
 
+  /** The status of the memory at `ordinal`. */
+  statusAt(ordinal: number): MemoryStatus {
+    return MEMORY_STATUSES[this.bm25.classAt(ordinal) - 1] as MemoryStatus;
+  }
+
   /** Whether the memory at `ordinal` has one of these statuses. */
   hasStatus(ordinal: number, statuses: Iterable<MemoryStatus>): boolean {
     return ((statusMask(statuses) >>> this.bm25.classAt(ordinal)) & 1) === 1;

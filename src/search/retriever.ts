@@ -539,6 +539,23 @@ export class Retriever implements StoreListener {
     return rows;
   }
 
+  /**
+   * Every live memory's status and decay numbers, from the index's columns (a record is read
+   * only for one the index does not hold): what counting and scoring them all needs.
+   */
+  eachMemory(visit: (id: string, status: MemoryStatus, memory: Dynamics) => void): void {
+    const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
+    for (const id of this.engine.memories.keys()) {
+      const ordinal = this.lexical.ordinalOf(id);
+      if (ordinal !== undefined) {
+        visit(id, this.lexical.statusAt(ordinal), this.lexical.dynamicsAt(ordinal, dynamics));
+      } else {
+        const record = this.lookup(id);
+        if (record) visit(id, record.status, record);
+      }
+    }
+  }
+
   /** The id of a live memory with the same content (case and white space aside), if any. */
   duplicateOf(content: string): string | undefined {
     return this.lexical.duplicateOf(content);

@@ -190,7 +190,7 @@ export function readSidecar(
     throw new SidecarMismatch(`it is ${buf.length} bytes where its header says ${header.size}`);
   }
   if (JSON.stringify(header.shape) !== JSON.stringify(shape)) {
-    throw new SidecarMismatch('it was made by another version of the index');
+    throw new SidecarMismatch('it was made by another version of mnemo, or with other settings');
   }
   const start = pad8(MAGIC.length + 4 + length);
   const own = buf.buffer as ArrayBuffer;
