@@ -1,7 +1,7 @@
 // What each mnemo:// URI reads, from the URI exactly as the client sent it: the SDK's own read
 // handler parses it with URL first, which quietly folds `..` away; here `..` is refused instead.
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { buildContextPack, MAX_PACK_TOKENS, MIN_PACK_TOKENS } from '../memory/context-pack.js';
 import { MemoryError } from '../memory/errors.js';
@@ -24,6 +24,19 @@ export const URI = {
   contextTemplate: 'mnemo://context{?topic,max_tokens}',
 } as const;
 
+/**
+ * A JSON-RPC error of a resource request. Not McpError: the SDK sends an error's message as it
+ * is, and McpError's already starts with "MCP error <code>:", which the client adds again.
+ */
+export class ResourceError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** What a memory id may be: a UUID as mnemo makes them, or an imported record's id. */
 const MEMORY_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -39,7 +52,7 @@ export type Target =
   | { kind: 'vault'; path: string }
   | { kind: 'context'; topic: string | undefined; maxTokens: number | undefined };
 
-/** The resource a URI names, or an McpError: -32602 when malformed, -32002 when unknown. */
+/** The resource a URI names, or a ResourceError: -32602 when malformed, -32002 when unknown. */
 export function parseUri(uri: string): Target {
   if (!uri.startsWith('mnemo://')) throw notFound(uri);
   const rest = uri.slice('mnemo://'.length);
@@ -101,7 +114,7 @@ export async function readResource(uri: string, deps: ReadDeps): Promise<ReadRes
       case 'anchor': {
         const anchor = memory.overview.anchor(deps.anchorFile);
         if (!anchor) {
-          throw new McpError(
+          throw new ResourceError(
             RESOURCE_NOT_FOUND,
             'there is no anchor: write anchor.md in the vault root, or set MNEMO_ANCHOR_FILE to a Markdown file',
           );
@@ -195,12 +208,12 @@ function decode(part: string, what: string): string {
   }
 }
 
-export function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
+export function invalid(message: string): ResourceError {
+  return new ResourceError(ErrorCode.InvalidParams, message);
 }
 
-function notFound(uri: string): McpError {
-  return new McpError(
+function notFound(uri: string): ResourceError {
+  return new ResourceError(
     RESOURCE_NOT_FOUND,
     `no resource ${JSON.stringify(uri.slice(0, 200))}: list them with resources/list and resources/templates/list`,
   );
@@ -211,15 +224,15 @@ function notFound(uri: string): McpError {
  * another UserError (a path out of the vault) -32602 with its message; anything else is logged
  * and answered without its internals.
  */
-export function protocolError(error: unknown, logger: Logger, uri: string): McpError {
-  if (error instanceof McpError) return error;
-  if (error instanceof MemoryError) return new McpError(RESOURCE_NOT_FOUND, error.message);
+export function protocolError(error: unknown, logger: Logger, uri: string): ResourceError {
+  if (error instanceof ResourceError) return error;
+  if (error instanceof MemoryError) return new ResourceError(RESOURCE_NOT_FOUND, error.message);
   if (error instanceof UserError) return invalid(error.message);
   logger.error(
     { err: error, resource: uri.split('/').slice(0, 3).join('/') },
     'resource read failed',
   );
-  return new McpError(
+  return new ResourceError(
     ErrorCode.InternalError,
     'reading the resource failed inside mnemo (the details are in its log); try again',
   );
