@@ -386,6 +386,13 @@ export const SETTINGS = {
       }),
     meaning: 'the folder of the vault mnemo writes its notes in (the only one)',
   },
+  anchorFile: {
+    variable: 'MNEMO_ANCHOR_FILE',
+    read: resolvedPath,
+    schema: z.string().min(1).optional(),
+    meaning:
+      'the anchor: a Markdown file the person owns, first in every context pack (unset: `anchor.md` in the vault root)',
+  },
   embeddings: {
     variable: 'MNEMO_EMBEDDINGS',
     default: 'auto',

@@ -1,21 +1,39 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { withClientLog } from './logging/client-log.js';
+import { registerPrompts } from './prompts/index.js';
+import { registerResources } from './resources/index.js';
 import { registerTools, type ToolDeps } from './tools/index.js';
 import { VERSION } from './version.js';
 
-export type ServerDeps = ToolDeps;
+export interface ServerDeps extends ToolDeps {
+  /** MNEMO_ANCHOR_FILE: the anchor of the context pack (else anchor.md in the vault root). */
+  anchorFile?: string | undefined;
+  /**
+   * Whether the transport carries what the server sends on its own (stdio and in-process links
+   * do; stateless HTTP with JSON answers does not): then resources can be subscribed to, and
+   * gc, promotion, consolidation and the vault's notes are logged to the client.
+   */
+  notifications?: boolean;
+}
 
-/** An MCP server with every memory tool; transports only connect it. */
+/** An MCP server with every memory tool, resource and prompt; transports only connect it. */
 export function createServer(deps: ServerDeps): McpServer {
   const server = new McpServer(
     { name: 'mnemo', title: 'mnemo memory', version: VERSION },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} },
       instructions:
         'mnemo is a memory that fades unless used. search_memory before answering from scratch; save_memory what is worth ' +
         'remembering; call observe_memory_usage with the ids of memories that helped. Results marked review_candidate are ' +
-        'about to be forgotten: reinforce them if they are still true and useful.',
+        'about to be forgotten: reinforce them if they are still true and useful. The prompt recall (and the resource ' +
+        'mnemo://context) gives a context pack for a topic.',
     },
   );
-  registerTools(server, deps);
+  const notifications = deps.notifications ?? true;
+  const memory = notifications ? withClientLog(server, deps.memory) : deps.memory;
+  registerTools(server, { ...deps, memory });
+  const readDeps = { memory: deps.memory, logger: deps.logger, anchorFile: deps.anchorFile };
+  registerResources(server, { ...readDeps, notifications });
+  registerPrompts(server, readDeps);
   return server;
 }

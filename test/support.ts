@@ -129,7 +129,11 @@ export async function openTestClient(
   options: Parameters<typeof openTestMemory>[2] & { dir?: string } = {},
 ): Promise<TestClient> {
   const t = await openTestMemory(env, options.dir ?? tempDir(), options);
-  const server = createServer({ memory: t.memory, logger: t.logger });
+  const server = createServer({
+    memory: t.memory,
+    logger: t.logger,
+    anchorFile: t.config.anchorFile,
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'mnemo-test', version: '0.0.0' });

@@ -118,7 +118,13 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       const app = createHttpApp({
         ...(upstreams ? { gateway: upstreams } : {}),
         createMcpServer: (namespace) =>
-          createServer({ memory: memory.memoryFor(namespace), logger }),
+          // JSON answers carry no notification: no subscriptions, no client log.
+          createServer({
+            memory: memory.memoryFor(namespace),
+            logger,
+            anchorFile: config.anchorFile,
+            notifications: false,
+          }),
         authToken: config.authToken,
         tokens,
         allowedHosts,

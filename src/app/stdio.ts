@@ -63,7 +63,12 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
             'cannot load the memory store',
           ),
       );
-      const server = createServer({ memory: memory.memory, logger });
+      const server = createServer({
+        memory: memory.memory,
+        logger,
+        anchorFile: config.anchorFile,
+        notifications: true,
+      });
       logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
       connection = await connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout, logger });
       void connection.closed.then(clientClosed);

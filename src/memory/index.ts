@@ -2,6 +2,7 @@
 import { Consolidation } from './consolidation.js';
 import type { MemoryContext } from './context.js';
 import { Forgetting } from './forgetting.js';
+import { Overview } from './overview.js';
 import { Promotion } from './promotion.js';
 import { Recall } from './recall.js';
 import { Stats } from './stats.js';
@@ -14,6 +15,8 @@ export interface Memory {
   promotion: Promotion;
   consolidation: Consolidation;
   stats: Stats;
+  /** What resources and prompts browse: memories by score, the review queue, notes, the anchor. */
+  overview: Overview;
   /** The memory's clock: the wall clock, or the instant a command was told to act at. */
   now(): number;
 }
@@ -26,6 +29,7 @@ export function createMemory(ctx: MemoryContext): Memory {
     promotion: new Promotion(ctx),
     consolidation: new Consolidation(ctx),
     stats: new Stats(ctx),
+    overview: new Overview(ctx),
     now: ctx.clock,
   };
 }

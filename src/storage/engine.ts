@@ -43,6 +43,17 @@ export interface ListenerPersistence {
   restore(part: PersistedPart, idOf: (key: number) => string): boolean;
 }
 
+/**
+ * Told which memory changed, never of the records themselves (reading one may mean parsing it from
+ * disk): what a client's subscriptions need. Not kept in the sidecar, not replayed.
+ */
+export interface ChangeWatcher {
+  /** The memory `id` was written or removed. */
+  changed(id: string): void;
+  /** Everything was reloaded: any memory may have changed. */
+  reset(): void;
+}
+
 /** What one transaction writes. Forgotten records are kept for restore before anything else. */
 export interface Mutation<T> {
   result: T;
@@ -97,6 +108,8 @@ export interface StorageEngine {
   transact<T>(plan: () => Mutation<T>): Promise<T>;
   /** Tells `listener` of every live memory of this namespace now, then of every change to them. */
   subscribe(listener: StoreListener): void;
+  /** Tells `watcher` of every change from now on (nothing of what is there); the answer stops it. */
+  watch(watcher: ChangeWatcher): () => void;
   /** Ends it; a database engine resolves once its connections are closed. */
   close(): void | Promise<void>;
 }

@@ -1,6 +1,6 @@
 // The live memories and relations an engine keeps in memory, by namespace, and who listens to
 // them: what every engine reads back its rows into, whatever it reads them from.
-import type { StoreListener } from './engine.js';
+import type { ChangeWatcher, StoreListener } from './engine.js';
 import { type LineReader, type LineRef, MemoryTable } from './memory-table.js';
 import type { MemoryRecord, RelationRecord } from './records.js';
 
@@ -10,6 +10,8 @@ export class Space {
   readonly relations = new Map<string, RelationRecord>();
   readonly relationsByMemory = new Map<string, Set<string>>();
   readonly listeners: StoreListener[] = [];
+  /** Told of changes by id only; apart from the listeners, whose shapes the sidecar records. */
+  readonly watchers = new Set<ChangeWatcher>();
   constructor(
     readonly name: string,
     reader?: LineReader,
@@ -85,6 +87,14 @@ export class LiveRecords {
     for (const record of space.memories.values()) listener.upsert(record, undefined);
   }
 
+  watch(ns: string, watcher: ChangeWatcher): () => void {
+    const { watchers } = this.space(ns);
+    // A watcher added twice is told once and stopped once.
+    const own = { changed: (id: string) => watcher.changed(id), reset: () => watcher.reset() };
+    watchers.add(own);
+    return () => watchers.delete(own);
+  }
+
   relationsIn(ns: string, memoryId: string): RelationRecord[] {
     const space = this.space(ns);
     const ids = space.relationsByMemory.get(memoryId);
@@ -110,6 +120,7 @@ export class LiveRecords {
     const previous = space.listeners.length > 0 ? space.memories.get(record.id) : undefined;
     space.memories.set(record, ref);
     for (const l of space.listeners) l.upsert(record, previous);
+    for (const w of space.watchers) w.changed(record.id);
   }
 
   dropMemory(id: string): void {
@@ -118,6 +129,7 @@ export class LiveRecords {
     const previous = space.listeners.length > 0 ? space.memories.get(id) : undefined;
     space.memories.delete(id);
     if (previous) for (const l of space.listeners) l.remove(previous);
+    for (const w of space.watchers) w.changed(id);
   }
 
   putRelation(ns: string, relation: RelationRecord): void {
@@ -151,6 +163,7 @@ export class LiveRecords {
     for (const space of this.byName.values()) {
       space.memories.clear();
       for (const l of space.listeners) l.reset();
+      for (const w of space.watchers) w.reset();
     }
   }
 

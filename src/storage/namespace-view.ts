@@ -2,6 +2,7 @@
 // says which namespace it belongs to.
 import { StoreError } from './data-dir.js';
 import {
+  type ChangeWatcher,
   DEFAULT_NAMESPACE,
   isNamespace,
   type Mutation,
@@ -78,6 +79,10 @@ export class NamespaceView implements StorageEngine {
     this.host.live.subscribe(this.namespaceName, listener);
   }
 
+  watch(watcher: ChangeWatcher): () => void {
+    return this.host.live.watch(this.namespaceName, watcher);
+  }
+
   /** The engine closes for every namespace at once: its owner closes it. */
   close(): void {}
 }
@@ -128,6 +133,10 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
 
   subscribe(listener: StoreListener): void {
     this.live.subscribe(DEFAULT_NAMESPACE, listener);
+  }
+
+  watch(watcher: ChangeWatcher): () => void {
+    return this.live.watch(DEFAULT_NAMESPACE, watcher);
   }
 
   findForgotten(id: string): Promise<MemoryRecord | undefined> {

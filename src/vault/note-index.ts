@@ -52,6 +52,8 @@ export class VaultIndex {
   readonly vault: string;
   private readonly logger: Logger;
   private readonly onEvent: ((event: NoteEvent) => void) | undefined;
+  /** Told of the same events after onEvent, added and removed while running (a client's log). */
+  private readonly watchers = new Set<(event: NoteEvent) => void>();
   private readonly notes = new Map<string, VaultNote>();
   private readonly byMemory = new Map<string, Set<string>>();
   private readonly tokenizer = new Tokenizer();
@@ -109,6 +111,18 @@ export class VaultIndex {
   /** Settles when the watcher watches and every note was read once (at once if not started). */
   get ready(): Promise<void> {
     return this.scanning ?? Promise.resolve();
+  }
+
+  /** Tells `watcher` of every note written or removed from now on; the answer stops it. */
+  listen(watcher: (event: NoteEvent) => void): () => void {
+    const own = (event: NoteEvent) => watcher(event);
+    this.watchers.add(own);
+    return () => this.watchers.delete(own);
+  }
+
+  /** The vault paths of the indexed notes. */
+  paths(): IterableIterator<string> {
+    return this.notes.keys();
   }
 
   get(relative: string): VaultNote | undefined {
@@ -173,7 +187,7 @@ export class VaultIndex {
       }
       paths.add(relative);
     }
-    this.onEvent?.({ kind: 'upsert', note, previous });
+    this.emit({ kind: 'upsert', note, previous });
   }
 
   remove(relative: string): void {
@@ -186,7 +200,12 @@ export class VaultIndex {
       paths?.delete(relative);
       if (paths?.size === 0) this.byMemory.delete(previous.memoryId);
     }
-    this.onEvent?.({ kind: 'remove', previous });
+    this.emit({ kind: 'remove', previous });
+  }
+
+  private emit(event: NoteEvent): void {
+    this.onEvent?.(event);
+    for (const watcher of this.watchers) watcher(event);
   }
 
   async close(): Promise<void> {
