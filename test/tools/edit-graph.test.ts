@@ -8,8 +8,10 @@ import {
   engineAbsent,
   errorText,
   openTestClient,
+  T0,
   type TestClient,
   tempDir,
+  testDir,
 } from '../support.js';
 
 interface Version {
@@ -372,3 +374,85 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('versions as stored', () => {
+  it('a bad versions value in memories.jsonl does not stop a start; what is readable is kept', async (ctx) => {
+    const dir = testDir(ctx);
+    const line = (id: string, versions: unknown) =>
+      JSON.stringify({ id, content: `memory ${id}`, created_at: T0, last_used: T0, versions });
+    fs.writeFileSync(
+      path.join(dir, 'memories.jsonl'),
+      `${[
+        line('m-garbage', 'not a list'),
+        line('m-mixed', [
+          { version: 2, content: 'second', tags: 'not a list', replaced_at: T0 + 2 },
+          { version: 'x', content: 'no number' },
+          { version: 1, content: 'first', tags: ['a'], entities: ['E'], meta: { k: 1 } },
+          null,
+        ]),
+      ].join('\n')}\n`,
+    );
+    const t = await openTestClient({}, { dir });
+    try {
+      const opened = await t.ok<{ memories: Opened[] }>('open_memories', {
+        memory_ids: ['m-garbage', 'm-mixed'],
+      });
+      assert.deepEqual(
+        opened.memories.map((m) => [m.id, m.version, m.versions]),
+        [
+          ['m-garbage', 1, []],
+          [
+            'm-mixed',
+            3,
+            [
+              {
+                version: 1,
+                content: 'first',
+                tags: ['a'],
+                entities: ['E'],
+                meta: { k: 1 },
+                replaced_at: 0,
+              },
+              {
+                version: 2,
+                content: 'second',
+                tags: [],
+                entities: [],
+                meta: {},
+                replaced_at: T0 + 2,
+              },
+            ],
+          ],
+        ],
+      );
+      const done = await t.ok<{ version: number }>('update_memory', {
+        memory_id: 'm-garbage',
+        content: 'memory m-garbage, changed',
+      });
+      assert.equal(done.version, 2);
+      // Written after the fields cortexgraph knows, as one more field of the line.
+      const stored = fs
+        .readFileSync(path.join(dir, 'memories.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((r) => r.id === 'm-garbage')
+        .at(-1) as Record<string, unknown>;
+      assert.equal(stored.content, 'memory m-garbage, changed');
+      assert.deepEqual(stored.versions, [
+        {
+          version: 1,
+          content: 'memory m-garbage',
+          tags: [],
+          entities: [],
+          meta: {},
+          replaced_at: t.clock.now,
+        },
+      ]);
+      const keys = Object.keys(stored);
+      assert.ok(keys.indexOf('versions') > keys.indexOf('cross_domain_count'), keys.join());
+    } finally {
+      await t.close();
+    }
+  });
+});
