@@ -97,7 +97,12 @@ export class Editing {
     const result = await this.ctx.engine.transact<Changed>(() => {
       note = undefined;
       const record = this.ctx.require(memoryId);
-      const changed = withNewVersion(record, next(record), this.ctx.clock());
+      const fields = next(record);
+      // Nothing new: no version is added, so calling it again does no more than once.
+      if (JSON.stringify(fields) === JSON.stringify(currentFields(record))) {
+        return { result: { memory_id: record.id, version: currentVersion(record) } };
+      }
+      const changed = withNewVersion(record, fields, this.ctx.clock());
       // The note is written under the store's lock, before the record: a failure to write it
       // leaves both as they were.
       if (vault && record.status === 'promoted') note = vault.writer.change(record, changed);

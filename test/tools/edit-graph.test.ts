@@ -73,6 +73,13 @@ for (const engine of ENGINES) {
         tags: ['work', 'meetings', 'work'],
       });
       assert.deepEqual(done, { memory_id: id, version: 2 });
+      // The same change again adds nothing.
+      const again = await t.ok<{ version: number }>('update_memory', {
+        memory_id: id,
+        content: 'The standup moved to 10:00.',
+        tags: ['work', 'meetings'],
+      });
+      assert.equal(again.version, 2);
       const now = await open(id);
       assert.equal(now.content, 'The standup moved to 10:00.');
       assert.deepEqual(now.meta.tags, ['work', 'meetings']);
