@@ -16,6 +16,15 @@ export const memoryRelation = z.object({
   metadata: z.record(z.string(), z.unknown()),
 });
 
+export const memoryVersion = z.object({
+  version: z.number(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  entities: z.array(z.string()),
+  meta: z.record(z.string(), z.unknown()),
+  replaced_at: z.number().describe('When it stopped being current (epoch seconds).'),
+});
+
 export const fullMemory = z.object({
   id: z.string(),
   content: z.string(),
@@ -39,6 +48,10 @@ export const fullMemory = z.object({
   score: z.number(),
   review_priority: z.number(),
   relations: z.array(memoryRelation),
+  version: z.number().describe('The number of the current state: 1 until it is first updated.'),
+  versions: z
+    .array(memoryVersion)
+    .describe('Earlier states, oldest first (update_memory keeps them); empty when never updated.'),
 });
 
 export const openMemoriesOutput = z.object({
@@ -53,7 +66,7 @@ export const openMemories: ToolContract<typeof openMemoriesInput, typeof openMem
   name: 'open_memories',
   title: 'Open memories in full',
   description:
-    'Returns whole memories by id: full content, metadata, current score and review priority, and their relations. ' +
+    'Returns whole memories by id: full content, metadata, current score and review priority, their relations, and their earlier versions. ' +
     'Opening does not reinforce.',
   input: openMemoriesInput,
   output: openMemoriesOutput,

@@ -1,7 +1,17 @@
 import { z } from 'zod';
-import { oneMemory, type ToolContract, writes } from './shared.js';
+import { memoryId, type ToolContract, writes } from './shared.js';
 
-export const restoreMemoryInput = oneMemory('restore');
+export const restoreMemoryInput = z.object({
+  memory_id: memoryId().describe('The memory to restore.'),
+  version: z
+    .number({ error: 'version must be a whole number, one of the versions open_memories lists' })
+    .int({ error: 'version must be a whole number, one of the versions open_memories lists' })
+    .min(1, { error: 'version must be at least 1 (the original)' })
+    .optional()
+    .describe(
+      'Bring back this earlier version of a live memory (open_memories lists them): its content, tags, entities and meta become current, and the current state is kept as a version.',
+    ),
+});
 
 export const restoreMemoryOutput = z.object({
   memory_id: z.string(),
@@ -12,6 +22,16 @@ export const restoreMemoryOutput = z.object({
     .string()
     .optional()
     .describe('The live memory that holds the same content; the restored one was merged into it.'),
+  version: z
+    .number()
+    .optional()
+    .describe('With version: the number of the state now current (it holds the restored one).'),
+  note: z
+    .object({ path: z.string(), body_updated: z.boolean() })
+    .optional()
+    .describe(
+      "With version, for a promoted memory: its note, and whether its text followed (not over a person's edit).",
+    ),
 });
 
 export type RestoreMemoryInput = z.infer<typeof restoreMemoryInput>;
@@ -22,7 +42,8 @@ export const restoreMemory: ToolContract<typeof restoreMemoryInput, typeof resto
   title: 'Restore a memory',
   description:
     'Brings back an archived memory, or one that gc or delete_memory forgot: as active, or as promoted when its note is still in the vault. ' +
-    'When a live memory holds the same content (it was saved again meanwhile), the restored one is merged into it (uses added) instead of coming back as a second copy.',
+    'When a live memory holds the same content (it was saved again meanwhile), the restored one is merged into it (uses added) instead of coming back as a second copy. ' +
+    'With version: brings back an earlier version of a live memory (see update_memory); its status stays as it is.',
   input: restoreMemoryInput,
   output: restoreMemoryOutput,
   annotations: writes({ idempotent: true }),

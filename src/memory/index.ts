@@ -1,7 +1,9 @@
 // The memory: its use cases over one shared context. What the MCP tools and the CLI call.
 import { Consolidation } from './consolidation.js';
 import type { MemoryContext } from './context.js';
+import { Editing } from './editing.js';
 import { Forgetting } from './forgetting.js';
+import { Graph } from './graph.js';
 import { Overview } from './overview.js';
 import { Promotion } from './promotion.js';
 import { Recall } from './recall.js';
@@ -10,7 +12,9 @@ import { Writing } from './writing.js';
 
 export interface Memory {
   writing: Writing;
+  editing: Editing;
   recall: Recall;
+  graph: Graph;
   forgetting: Forgetting;
   promotion: Promotion;
   consolidation: Consolidation;
@@ -24,7 +28,9 @@ export interface Memory {
 export function createMemory(ctx: MemoryContext): Memory {
   return {
     writing: new Writing(ctx),
+    editing: new Editing(ctx),
     recall: new Recall(ctx),
+    graph: new Graph(ctx),
     forgetting: new Forgetting(ctx),
     promotion: new Promotion(ctx),
     consolidation: new Consolidation(ctx),

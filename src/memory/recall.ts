@@ -22,6 +22,7 @@ import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
 import { ageDays, preview, round } from './present.js';
+import { currentVersion, versionsOf } from './versions.js';
 
 /**
  * Matches by meaning that a search ranks at least: the closest ones above the threshold. Past a
@@ -173,6 +174,15 @@ export class Recall {
           strength: relation.strength,
           created_at: relation.created_at,
           metadata: relation.metadata,
+        })),
+        version: currentVersion(record),
+        versions: versionsOf(record).map((v) => ({
+          version: v.version,
+          content: v.content,
+          tags: v.tags,
+          entities: v.entities,
+          meta: v.meta,
+          replaced_at: v.replaced_at,
         })),
       });
     }

@@ -1,6 +1,7 @@
 // Saving memories, using them, relating them.
 import { randomUUID } from 'node:crypto';
 import type { CreateRelationInput, CreateRelationOutput } from '../contract/create-relation.js';
+import type { DeleteRelationInput, DeleteRelationOutput } from '../contract/delete-relation.js';
 import type {
   ObserveMemoryUsageInput,
   ObserveMemoryUsageOutput,
@@ -190,6 +191,22 @@ export class Writing {
         metadata: input.metadata ?? {},
       };
       return { result: { relation_id: relation.id }, relations: [relation] };
+    });
+  }
+
+  /** Deletes one relation of this namespace; the memories it joined stay. */
+  async deleteRelation({ relation_id }: DeleteRelationInput): Promise<DeleteRelationOutput> {
+    return this.ctx.engine.transact(() => {
+      if (!this.ctx.engine.relations.has(relation_id)) {
+        throw new MemoryError(
+          `relation_id "${relation_id}" is not a known relation: find ids with open_memories or read_graph`,
+          'relation_id',
+        );
+      }
+      return {
+        result: { relation_id, deleted: true as const },
+        relationDeletes: [relation_id],
+      };
     });
   }
 }

@@ -31,6 +31,20 @@ export interface MemoryMeta {
   [OTHER_FIELDS]?: OtherFields;
 }
 
+/**
+ * An earlier state of a memory, kept when update_memory or restore_memory (with a version)
+ * changed it. `meta` is the free-form part (meta.extra); `replaced_at` is when it stopped being
+ * current.
+ */
+export interface MemoryVersion {
+  version: number;
+  content: string;
+  tags: string[];
+  entities: string[];
+  meta: Record<string, unknown>;
+  replaced_at: number;
+}
+
 export interface MemoryRecord {
   id: string;
   content: string;
@@ -47,6 +61,12 @@ export interface MemoryRecord {
   review_count: number;
   last_review_at: number | null;
   cross_domain_count: number;
+  /**
+   * Earlier states, oldest first; absent until the memory is first changed in place. Written
+   * after the fields cortexgraph knows (it keeps an unknown field as it is), and on PostgreSQL
+   * in the `other` column, so neither format changed for it.
+   */
+  versions?: MemoryVersion[];
   [OTHER_FIELDS]?: OtherFields;
 }
 
@@ -149,8 +169,8 @@ export const RELATION_FIELDS = [
   'metadata',
 ] as const;
 // Known, not kept among the other fields: `namespace` (the store reads it, and writes it back
-// itself).
-const MEMORY_KEYS = new Set<string>([...MEMORY_FIELDS, 'namespace']);
+// itself) and `versions` (optional, so not a column of its own on PostgreSQL).
+const MEMORY_KEYS = new Set<string>([...MEMORY_FIELDS, 'namespace', 'versions']);
 const META_KEYS = new Set<string>(['tags', 'source', 'context', 'extra']);
 const RELATION_KEYS = new Set<string>([...RELATION_FIELDS, 'namespace']);
 
@@ -231,8 +251,33 @@ export function toMemoryRecord(raw: unknown): MemoryRecord {
     last_review_at: raw.last_review_at == null ? null : epoch(raw.last_review_at, created),
     cross_domain_count: Math.max(0, Math.floor(finite(raw.cross_domain_count, 0))),
   };
+  const versions = toVersions(raw.versions);
+  if (versions.length > 0) record.versions = versions;
   withOther(record.meta, otherFields(meta, META_KEYS));
   return withOther(record, otherFields(raw, MEMORY_KEYS));
+}
+
+/**
+ * The stored versions that can be read, oldest first, one per number. A hand edit may leave
+ * anything here: what is not a version is dropped rather than stopping the start.
+ */
+function toVersions(raw: unknown): MemoryVersion[] {
+  if (!Array.isArray(raw)) return [];
+  const byNumber = new Map<number, MemoryVersion>();
+  for (const v of raw) {
+    if (!isObject(v) || typeof v.content !== 'string') continue;
+    if (typeof v.version !== 'number' || !Number.isSafeInteger(v.version) || v.version < 1)
+      continue;
+    byNumber.set(v.version, {
+      version: v.version,
+      content: v.content,
+      tags: strings(v.tags),
+      entities: strings(v.entities),
+      meta: isObject(v.meta) ? v.meta : {},
+      replaced_at: epoch(v.replaced_at, 0),
+    });
+  }
+  return [...byNumber.values()].sort((a, b) => a.version - b.version);
 }
 
 export function toRelationRecord(raw: unknown): RelationRecord {

@@ -183,6 +183,37 @@ export function updateOwnedProperties(
   return updated;
 }
 
+// The links section renderNote writes at the end of a body: a heading, then wikilinks. (Search
+// reads notes without it too: src/search/document.ts.)
+const RELATED = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)*\s*$/;
+
+/**
+ * The note with its body's text changed from `from` to `to`, when the body is still mnemo's:
+ * its text, the links section aside, is `from` (white space at the ends aside). The properties
+ * and the links section stay as they are. Undefined when a person edited the body (or the note
+ * cannot be read): it is then theirs, and left alone.
+ */
+export function replaceNoteBody(text: string, from: string, to: string): string | undefined {
+  const parsed = parseNote(text);
+  const match = FRONTMATTER.exec(text);
+  if (!parsed.valid || !match) return undefined;
+  const rest = text.slice(match[0].length);
+  const lead = /^\r?\n?/.exec(rest)?.[0] ?? '';
+  const body = rest.slice(lead.length);
+  const related = RELATED.exec(body)?.[0] ?? '';
+  const own = body.slice(0, body.length - related.length);
+  if (own.trim() !== from.trim()) return undefined;
+  const trailing = /\s*$/.exec(own)?.[0] ?? '';
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const ending = related === '' && trailing === '' ? eol : trailing;
+  const updated = `${match[0]}${lead}${to.trimEnd()}${ending}${related}`;
+  // Only a result whose properties read back the same is written.
+  const check = parseNote(updated);
+  if (!check.valid) return undefined;
+  if (JSON.stringify(check.properties) !== JSON.stringify(parsed.properties)) return undefined;
+  return updated;
+}
+
 /** A YAML scalar for a string or number, quoted when plain style would change its meaning. */
 function yamlScalar(value: string | number): string {
   if (typeof value === 'number') return String(value);

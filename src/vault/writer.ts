@@ -12,6 +12,7 @@ import {
   parseNote,
   type RelatedLink,
   renderNote,
+  replaceNoteBody,
   updateOwnedProperties,
 } from './note.js';
 import { checkFolderInVault, resolveInVault, toVaultPath, VaultPathError } from './paths.js';
@@ -30,6 +31,15 @@ export interface WrittenNote {
   text: string;
   /** True for a new note; false when an existing note of this memory had its properties updated. */
   created: boolean;
+}
+
+/** What became of a promoted memory's note when the memory changed (update_memory). */
+export interface ChangedNote {
+  path: string;
+  /** The note's text as it is now on disk. */
+  text: string;
+  /** False when the body was left as it was: a person edited it (or it cannot be read). */
+  bodyUpdated: boolean;
 }
 
 export interface VaultWriterOptions {
@@ -104,6 +114,29 @@ export class VaultWriter {
       }
     }
     throw new VaultWriteError(`no free note name for "${slug}" in ${folder}`);
+  }
+
+  /**
+   * Brings the note of a promoted memory in step with its change from `previous` to `next`:
+   * mnemo's own properties always (as `write` does), the body only while it still holds the
+   * previous content, so a person's edit is never overwritten. Undefined when the memory has no
+   * note in this vault.
+   */
+  change(previous: MemoryRecord, next: MemoryRecord): ChangedNote | undefined {
+    const absolute = this.findNoteOf(previous);
+    if (!absolute) return undefined;
+    const owned = this.updateProperties(absolute, next);
+    const text = replaceNoteBody(owned, previous.content, next.content);
+    const relative = toVaultPath(this.vault, absolute);
+    if (text === undefined) return { path: relative, text: owned, bodyUpdated: false };
+    if (text !== owned) {
+      try {
+        replaceFile(absolute, text, { hidden: true });
+      } catch (error) {
+        throw this.writeError(error, absolute);
+      }
+    }
+    return { path: relative, text, bodyUpdated: true };
   }
 
   /** This memory's note: at promoted_to, or wherever the vault index saw it last. */

@@ -32,7 +32,7 @@ for (const engine of ENGINES) {
 
     it('answers each with structuredContent of the documented shape', async () => {
       const { tools } = await c.client.listTools();
-      assert.equal(tools.length, 15);
+      assert.equal(tools.length, 18);
 
       const a = await c.ok<{ memory_id: string }>('save_memory', {
         content: 'Ralph the cat sleeps on the rug',

@@ -174,6 +174,8 @@ for (const engine of ENGINES) {
       await sameAsUnknown('archive_memory', (id) => ({ memory_id: id }));
       await sameAsUnknown('delete_memory', (id) => ({ memory_id: id }));
       await sameAsUnknown('restore_memory', (id) => ({ memory_id: id }));
+      await sameAsUnknown('restore_memory', (id) => ({ memory_id: id, version: 1 }));
+      await sameAsUnknown('update_memory', (id) => ({ memory_id: id, content: 'changed by b' }));
       await sameAsUnknown('promote_memory', (id) => ({
         memory_id: id,
         dry_run: false,

@@ -157,11 +157,13 @@ for (const engine of ENGINES) {
       const noted = await save('gulls nest on the cliff below the lighthouse');
       const gone = await save('the ferry timetable changes in october');
       for (let i = 0; i < 5; i++) await b.ok('touch_memory', { memory_id: keeper });
-      await b.ok('create_relation', {
+      const { relation_id: bRelation } = await b.ok<{ relation_id: string }>('create_relation', {
         from_memory_id: keeper,
         to_memory_id: noted,
         relation_type: 'related',
       });
+      // An earlier version: restore_memory of it is one more way in.
+      await b.ok('update_memory', { memory_id: twin, tags: ['sea'] });
       await b.ok('promote_memory', { memory_id: noted, dry_run: false, force: true });
       await b.ok('delete_memory', { memory_id: gone });
       const bIds = [faded, keeper, twin, noted, gone];
@@ -302,10 +304,17 @@ for (const engine of ENGINES) {
         ['archive_memory', (id) => ({ memory_id: id })],
         ['delete_memory', (id) => ({ memory_id: id })],
         ['restore_memory', (id) => ({ memory_id: id })],
+        ['restore_memory', (id) => ({ memory_id: id, version: 1 })],
+        ['update_memory', (id) => ({ memory_id: id, content: 'changed from a' })],
       ];
       for (const [name, args] of byId) {
         for (const id of bIds) await sameAsUnknown(name, args, id);
       }
+      await sameAsUnknown('delete_relation', (id) => ({ relation_id: id }), bRelation);
+      const graph = await ok<{ memories: unknown[]; relations: unknown[]; next_cursor: unknown }>(
+        'read_graph',
+      );
+      assert.deepEqual([graph.memories, graph.relations, graph.next_cursor], [[], [], null]);
 
       // a writes its own: the same text as b's is a memory of a's, near nothing of b's.
       wordsAreB = false;
@@ -334,6 +343,11 @@ for (const engine of ENGINES) {
       );
       const own = await ok<{ total: number; relations: number }>('memory_stats');
       assert.deepEqual([own.total, own.relations], [1, 0]);
+      const ownGraph = await ok<{ memories: { id: string }[] }>('read_graph', { limit: 200 });
+      assert.deepEqual(
+        ownGraph.memories.map((m) => m.id),
+        [copy.memory_id],
+      );
 
       // Every tool a is offered was called, and b is as it was: in what it answers and in storage.
       assert.deepEqual([...called].sort(), tools.map((tool) => tool.name).sort());
