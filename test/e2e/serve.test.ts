@@ -134,6 +134,57 @@ describe('mnemo serve', () => {
     await stopCleanly(child, exited, manifestFile, dir, 20);
   });
 
+  it('serves resources, completions and prompts over HTTP, and refuses what is not there', async () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+      env: env({ MNEMO_AUTH_TOKEN: TOKEN }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      child.on('exit', () => reject(new Error(`serve exited early: ${out}`)));
+    });
+    const client = new Client({ name: 'serve-resources', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    const saved = await client.callTool({
+      name: 'save_memory',
+      arguments: { content: 'the heron fishes at dawn by the weir' },
+    });
+    const id = (saved.structuredContent as { memory_id: string }).memory_id;
+    const caps = client.getServerCapabilities();
+    assert.ok(caps?.resources && caps.prompts, 'resources and prompts are offered');
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    assert.ok(uris.includes('mnemo://stats') && uris.includes(`mnemo://memory/${id}`), uris.join());
+    const memory = await client.readResource({ uri: `mnemo://memory/${id}` });
+    assert.match(JSON.stringify(memory.contents), /heron fishes at dawn/);
+    const completed = await client.complete({
+      ref: { type: 'ref/resource', uri: 'mnemo://memory/{id}' },
+      argument: { name: 'id', value: id.slice(0, 4) },
+    });
+    assert.ok(completed.completion.values.includes(id));
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['recall', 'review']);
+    const pack = await client.getPrompt({ name: 'recall', arguments: { topic: 'heron' } });
+    assert.match(JSON.stringify(pack.messages), /heron fishes at dawn/);
+    await assert.rejects(client.readResource({ uri: 'mnemo://memory/not-a-memory' }));
+    await assert.rejects(client.readResource({ uri: 'mnemo://nothing' }));
+    await client.close();
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+
   it('refuses a MNEMO_AUTH_TOKEN of 16 spaces instead of serving without auth', () => {
     const dir = makeTempDir();
     dirs.push(dir);
