@@ -233,6 +233,28 @@ describe('the review queue, subscriptions and the client log', () => {
     assert.ok((gc[0]?.data.memory_ids as string[] | undefined)?.includes(id));
     assert.ok(!JSON.stringify(messages).includes('wifi'), 'no content in the log');
   });
+
+  it('sends notifications/message on a promotion and on the note it writes to the vault', async () => {
+    const messages: { level: string; data: Record<string, unknown> }[] = [];
+    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      messages.push({ level: n.params.level, data: n.params.data as Record<string, unknown> });
+    });
+    await t.client.setLoggingLevel('info');
+    const id = await save(t, 'Use pnpm in the heron repo.');
+    for (let i = 0; i < 5; i++) await t.ok('touch_memory', { memory_id: id });
+    const { promoted } = await t.ok<{ promoted: { memory_id: string; path: string }[] }>(
+      'promote_memory',
+      { memory_id: id },
+    );
+    await t.client.ping();
+    const promotion = messages.find((m) => m.data.event === 'promotion');
+    assert.equal(promotion?.level, 'notice');
+    assert.deepEqual(promotion?.data.promoted, promoted);
+    const vault = messages.find((m) => m.data.event === 'vault');
+    assert.equal(vault?.data.path, promoted[0]?.path, 'the note written is a vault event');
+    // A note's path comes from its title, as in the vault; the content itself is not sent.
+    assert.ok(!JSON.stringify(messages).includes('Use pnpm in the heron repo'));
+  });
 });
 
 describe('context pack: resource and prompts', () => {
