@@ -44,6 +44,35 @@ async function stopCleanly(
   assert.equal(JSON.parse(stats.stdout).total, memories);
 }
 
+/**
+ * `mnemo serve --port 0` on `dir` with `extra` in its environment, and the /mcp URL it prints
+ * once it listens (rejected, with what it printed, if it exits first).
+ */
+function startServe(dir: string, extra: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+    env: env(extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    printed += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      printed += d.toString();
+      const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(printed);
+      if (m) resolve(m[1] as string);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${printed}`)));
+  });
+  // Awaited where it matters: an early exit must not be an unhandled rejection elsewhere.
+  url.catch(() => {});
+  return { child, exited, url, stderr: () => stderr };
+}
+
 describe('mnemo serve', () => {
   it('refuses a non-loopback address without a token, saying what to set', () => {
     const dir = makeTempDir();
@@ -88,23 +117,12 @@ describe('mnemo serve', () => {
   it('serves the tools with a token, and on SIGTERM drains, keeps every answered write, exits 0', async () => {
     const dir = makeTempDir();
     dirs.push(dir);
-    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
-      env: env({
-        MNEMO_AUTH_TOKEN: TOKEN,
-        MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com/',
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const serve = startServe(dir, {
+      MNEMO_AUTH_TOKEN: TOKEN,
+      MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com/',
     });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
-        if (m) resolve(m[1] as string);
-      });
-      child.on('exit', () => reject(new Error(`serve exited early: ${out}`)));
-    });
+    const { child, exited } = serve;
+    const url = await serve.url;
     const client = new Client({ name: 'serve-e2e', version: '1' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(url), {
@@ -137,20 +155,9 @@ describe('mnemo serve', () => {
   it('serves resources, completions and prompts over HTTP, and refuses what is not there', async () => {
     const dir = makeTempDir();
     dirs.push(dir);
-    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
-      env: env({ MNEMO_AUTH_TOKEN: TOKEN }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
-        if (m) resolve(m[1] as string);
-      });
-      child.on('exit', () => reject(new Error(`serve exited early: ${out}`)));
-    });
+    const serve = startServe(dir, { MNEMO_AUTH_TOKEN: TOKEN });
+    const { child, exited } = serve;
+    const url = await serve.url;
     const client = new Client({ name: 'serve-resources', version: '1' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(url), {
@@ -204,31 +211,16 @@ describe('mnemo serve', () => {
     const manifestFile = path.join(dir, 'gateway.json');
     const corrupt = '{"servers": [{"label": "other", "url": "https://other.example/mcp"';
     fs.writeFileSync(manifestFile, corrupt);
-    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
-      env: env({
-        MNEMO_AUTH_TOKEN: TOKEN,
-        MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com',
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const serve = startServe(dir, {
+      MNEMO_AUTH_TOKEN: TOKEN,
+      MNEMO_PUBLIC_URL: 'https://quiet-fox.trycloudflare.com',
     });
+    const { child, exited } = serve;
     // A failed assertion must not leave the server running.
     t.after(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
-        if (m) resolve(m[1] as string);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${out}${stderr}`)));
-    });
+    const url = await serve.url;
     assert.deepEqual(JSON.parse(fs.readFileSync(manifestFile, 'utf8')).servers, [
       {
         label: 'mnemo',
@@ -239,7 +231,8 @@ describe('mnemo serve', () => {
     const aside = fs.readdirSync(dir).filter((f) => f.startsWith('gateway.json.corrupt-'));
     assert.equal(aside.length, 1);
     assert.equal(fs.readFileSync(path.join(dir, aside[0] as string), 'utf8'), corrupt);
-    const warning = stderr
+    const warning = serve
+      .stderr()
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { msg: string; manifest?: string })
@@ -248,7 +241,7 @@ describe('mnemo serve', () => {
       warning?.msg ?? '',
       /was not a valid gateway\.json \(it is not JSON\): kept it as /,
     );
-    assert.ok(!stderr.includes(TOKEN), 'no token in the log');
+    assert.ok(!serve.stderr().includes(TOKEN), 'no token in the log');
 
     const res = await fetch(url, {
       method: 'POST',
@@ -292,19 +285,9 @@ describe('mnemo serve', () => {
     it(`${signal} while saves are in flight: every answered save is kept${signal === 'SIGTERM' ? ', exit 0' : ''}`, async () => {
       const dir = makeTempDir();
       dirs.push(dir);
-      const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
-        env: env({ MNEMO_AUTH_TOKEN: TOKEN }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      const url = await new Promise<string>((resolve) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
-          if (m) resolve(m[1] as string);
-        });
-      });
+      const serve = startServe(dir, { MNEMO_AUTH_TOKEN: TOKEN });
+      const { child, exited } = serve;
+      const url = await serve.url;
       const answered: string[] = [];
       let sent = 0;
       const save = async (i: number) => {
