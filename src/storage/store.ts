@@ -4,16 +4,12 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
-import {
-  DEFAULT_NAMESPACE,
-  type Mutation,
-  type PersistedPart,
-  type StoreListener,
-} from './engine.js';
+import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
 import { findForgotten } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, RawLine } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
+import { LogSidecar } from './log-sidecar.js';
 import type { LineRef, MemoryTable } from './memory-table.js';
 import { crossing, lineNamespace, NamespacedEngine, withNamespace } from './namespace-view.js';
 import {
@@ -24,15 +20,7 @@ import {
   toMemoryRecord,
   toRelationRecord,
 } from './records.js';
-import {
-  logTail,
-  packStrings,
-  readSidecar,
-  SIDECAR_FILE,
-  SidecarMismatch,
-  unpackStrings,
-  writeSidecar,
-} from './sidecar.js';
+import { SIDECAR_FILE } from './sidecar.js';
 
 export interface StoreOptions {
   dataDir: string;
@@ -85,10 +73,7 @@ export class JsonlStore extends NamespacedEngine {
   private readonly logger: Logger;
   private readonly clock: () => number;
   private readonly compactMinLines: number;
-  private readonly sidecarMinLines: number;
-  private readonly sidecarFile: string;
-  /** The log (inode, lines) the sidecar on disk was made from, once known. */
-  private sidecarAt: { ino: number; lines: number } | undefined;
+  private readonly sidecar: LogSidecar;
   private closed = false;
   /** Aborted by close(): a load waiting for the lock stops at once. */
   private readonly closing = new AbortController();
@@ -101,13 +86,18 @@ export class JsonlStore extends NamespacedEngine {
     this.logger = options.logger;
     this.clock = options.clock;
     this.compactMinLines = options.compactMinLines ?? 200;
-    this.sidecarMinLines = options.sidecarMinLines ?? 1000;
-    this.sidecarFile = path.join(this.dataDir, SIDECAR_FILE);
     // A torn tail is kept in quarantine before it is cut off, in every log but the quarantine.
     this.files = {
       memories: this.logFile(FILES.memories),
       relations: this.logFile(FILES.relations),
     };
+    this.sidecar = new LogSidecar(
+      path.join(this.dataDir, SIDECAR_FILE),
+      this.files.memories,
+      this.live,
+      this.logger,
+      options.sidecarMinLines ?? 1000,
+    );
     this.quarantineFile = new JsonlFile(path.join(this.dataDir, FILES.quarantine));
     this.forgottenFile = path.join(this.dataDir, FILES.forgotten);
     this.journal = new TransactionJournal(this.dataDir);
@@ -171,7 +161,7 @@ export class JsonlStore extends NamespacedEngine {
     // Not a byte before the caller has wired its server: the handshake must not wait.
     await setImmediate();
     try {
-      this.restoreSidecar();
+      this.sidecar.restore();
       while (this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
       for (;;) {
         try {
@@ -180,7 +170,9 @@ export class JsonlStore extends NamespacedEngine {
             this.catchUp(true);
           }, this.closing.signal);
           // After the calls that waited for the load have their answer.
-          setTimeout(() => this.saveSidecarIfBehind(0.1), 0).unref();
+          setTimeout(() => {
+            if (!this.closed) this.sidecar.saveIfBehind(0.1);
+          }, 0).unref();
           return;
         } catch (error) {
           if (error instanceof LockLostError) {
@@ -333,7 +325,7 @@ export class JsonlStore extends NamespacedEngine {
 
   close(): void {
     if (this.closed) return;
-    this.saveSidecarIfBehind(0);
+    this.sidecar.saveIfBehind(0);
     this.closed = true;
     this.closing.abort(new StoreError('the memory store is closed'));
     this.files.memories.close();
@@ -343,175 +335,6 @@ export class JsonlStore extends NamespacedEngine {
 
   private assertOpen(): void {
     if (this.closed) throw new StoreError('the memory store is closed');
-  }
-
-  /** What the sidecar depends on beyond the log: this layout and the listeners' own. */
-  private sidecarShape(): Record<string, unknown> {
-    const listeners = this.live.space(DEFAULT_NAMESPACE).listeners;
-    return { store: 2, listeners: listeners.map((l) => l.persistence?.shape ?? null) };
-  }
-
-  /**
-   * Starts from the sidecar when it matches the log (then only the lines after it are read):
-   * the memories by where their lines are, and the default namespace's listeners from their
-   * parts. Any mismatch is one log line, and the log is read whole as without one.
-   */
-  private restoreSidecar(): void {
-    const started = performance.now();
-    const memories = this.files.memories;
-    let content: ReturnType<typeof readSidecar>;
-    try {
-      content = readSidecar(this.sidecarFile, this.sidecarShape());
-      if (!content) {
-        if (fs.existsSync(this.files.memories.path)) {
-          this.logger.info(
-            { file: SIDECAR_FILE },
-            `no ${SIDECAR_FILE}: reading ${FILES.memories} whole, and writing it after`,
-          );
-        }
-        return;
-      }
-      const { size, lines, tail } = content.log;
-      if (!memories.resumeAt(size, lines, (fd) => logTail(fd, size) === tail)) {
-        throw new SidecarMismatch(`${FILES.memories} is not the log it was made from`);
-      }
-    } catch (error) {
-      if (!(error instanceof SidecarMismatch)) throw error;
-      this.logger.warn(
-        { file: SIDECAR_FILE, reason: error.message },
-        `${SIDECAR_FILE} is not used (${error.message}): reading ${FILES.memories} whole, and writing it again after`,
-      );
-      return;
-    }
-    try {
-      const c = content.columns;
-      const ids = unpackStrings(c['store.ids'] as Uint8Array, c['store.idEnds'] as Int32Array);
-      const nsOf = c['store.ns'] as Uint8Array;
-      const offsets = c['store.offsets'] as Float64Array;
-      const lengths = c['store.lengths'] as Int32Array;
-      const statuses = c['store.status'] as Uint8Array;
-      (content.meta.namespaces as string[]).forEach((ns, n) => {
-        const pick: number[] = [];
-        for (let i = 0; i < ids.length; i++) if (nsOf[i] === n) pick.push(i);
-        this.live.space(ns).memories.restoreRefs(ids, pick, offsets, lengths, statuses);
-      });
-      const idOf = (key: number) => ids[key] as string;
-      const parts = content.meta.listeners as (PersistedPart['meta'] | null)[];
-      const space = this.live.space(DEFAULT_NAMESPACE);
-      let indexes = 0;
-      space.listeners.forEach((listener, i) => {
-        const meta = parts[i];
-        const prefix = `l${i}.`;
-        const columns: PersistedPart['columns'] = {};
-        for (const [name, column] of Object.entries(c)) {
-          if (name.startsWith(prefix)) columns[name.slice(prefix.length)] = column;
-        }
-        const restored =
-          meta !== null &&
-          meta !== undefined &&
-          listener.persistence?.restore({ columns, meta }, idOf);
-        if (restored) indexes++;
-        else for (const record of space.memories.values()) listener.upsert(record, undefined);
-      });
-      this.sidecarAt = { ino: memories.inodeRead, lines: content.log.lines };
-      this.logger.info(
-        { memories: ids.length, indexes, ms: Math.round(performance.now() - started) },
-        `started from ${SIDECAR_FILE}`,
-      );
-    } catch (error) {
-      // A sidecar that passed its checks but cannot be used: start over from the log.
-      this.logger.warn(
-        { file: SIDECAR_FILE, err: (error as Error).message },
-        `${SIDECAR_FILE} could not be used: reading ${FILES.memories} whole`,
-      );
-      this.live.clearMemories();
-      memories.restart();
-    }
-  }
-
-  /**
-   * Writes the sidecar when the log has at least `share` of its lines (and `sidecarMinLines`)
-   * past the one on disk, or was compacted since. A failure is logged: it is only derived.
-   */
-  private saveSidecarIfBehind(share: number): void {
-    if (this.closed) return;
-    try {
-      const memories = this.files.memories;
-      if (memories.inodeRead === -1) return;
-      const at = this.sidecarAt;
-      const behind =
-        at === undefined || at.ino !== memories.inodeRead
-          ? memories.lineCount
-          : memories.lineCount - at.lines;
-      if (behind < Math.max(this.sidecarMinLines, share * memories.lineCount) || behind === 0) {
-        return;
-      }
-      this.saveSidecar();
-    } catch (error) {
-      this.logger.warn(
-        { file: SIDECAR_FILE, err: (error as Error).message },
-        `could not write ${SIDECAR_FILE}: the next start reads ${FILES.memories} whole`,
-      );
-    }
-  }
-
-  /** The sidecar of the log as read now: written atomically, beside it. */
-  private saveSidecar(): void {
-    const started = performance.now();
-    const memories = this.files.memories;
-    const ids: string[] = [];
-    const ns: number[] = [];
-    const offsets: number[] = [];
-    const lengths: number[] = [];
-    const statuses: number[] = [];
-    const keys = new Map<string, number>();
-    const namespaces: string[] = [];
-    for (const space of this.live.spaces()) {
-      const index = namespaces.length;
-      namespaces.push(space.name);
-      const whole = space.memories.everyRef((id, offset, length, status) => {
-        keys.set(id, ids.length);
-        ids.push(id);
-        ns.push(index);
-        offsets.push(offset);
-        lengths.push(length);
-        statuses.push(status);
-      });
-      if (!whole) return;
-    }
-    if (namespaces.length > 255) return;
-    const keyOf = (id: string) => keys.get(id) ?? -1;
-    const columns: Record<string, Uint8Array | Int32Array | Float64Array> = {};
-    const packed = packStrings(ids);
-    columns['store.ids'] = packed.bytes;
-    columns['store.idEnds'] = packed.ends;
-    columns['store.ns'] = Uint8Array.from(ns);
-    columns['store.offsets'] = Float64Array.from(offsets);
-    columns['store.lengths'] = Int32Array.from(lengths);
-    columns['store.status'] = Uint8Array.from(statuses);
-    const listenerMeta = this.live.space(DEFAULT_NAMESPACE).listeners.map((listener, i) => {
-      const part = listener.persistence?.save(keyOf);
-      if (!part) return null;
-      for (const [name, column] of Object.entries(part.columns)) columns[`l${i}.${name}`] = column;
-      return part.meta;
-    });
-    const size = memories.size();
-    const log = {
-      size,
-      lines: memories.lineCount,
-      tail: memories.withFd((fd) => logTail(fd, size)),
-    };
-    const bytes = writeSidecar(this.sidecarFile, {
-      log,
-      shape: this.sidecarShape(),
-      meta: { namespaces, listeners: listenerMeta },
-      columns,
-    });
-    this.sidecarAt = { ino: memories.inodeRead, lines: log.lines };
-    this.logger.info(
-      { memories: ids.length, bytes, ms: Math.round(performance.now() - started) },
-      `wrote ${SIDECAR_FILE}`,
-    );
   }
 
   private logFile(name: string): JsonlFile {

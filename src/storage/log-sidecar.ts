@@ -1,0 +1,205 @@
+// The sidecar of memories.jsonl (memories.idx, the format in sidecar.ts): what a start reads
+// instead of every line, and when it is written again. The store owns one.
+import fs from 'node:fs';
+import type { Logger } from 'pino';
+import { DEFAULT_NAMESPACE, type PersistedPart } from './engine.js';
+import type { JsonlFile } from './jsonl-file.js';
+import type { LiveRecords } from './live-records.js';
+import {
+  logTail,
+  packStrings,
+  readSidecar,
+  SIDECAR_FILE,
+  SidecarMismatch,
+  unpackStrings,
+  writeSidecar,
+} from './sidecar.js';
+
+const LOG = 'memories.jsonl';
+
+/**
+ * The sidecar of one data dir's memories.jsonl: its own columns (each memory's id, namespace,
+ * status and where its line is) and the parts of the default namespace's listeners that keep
+ * one (the words index).
+ */
+export class LogSidecar {
+  /** The log (inode, lines) the sidecar on disk was made from, once known. */
+  private at: { ino: number; lines: number } | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly log: JsonlFile,
+    private readonly live: LiveRecords,
+    private readonly logger: Logger,
+    /** Lines the log may have past the sidecar before it is written again. */
+    private readonly minLines: number,
+  ) {}
+
+  /** What the sidecar depends on beyond the log: this layout and the listeners' own. */
+  private shape(): Record<string, unknown> {
+    const listeners = this.live.space(DEFAULT_NAMESPACE).listeners;
+    return { store: 2, listeners: listeners.map((l) => l.persistence?.shape ?? null) };
+  }
+
+  /**
+   * Starts from the sidecar when it matches the log (then only the lines after it are read):
+   * the memories by where their lines are, and the default namespace's listeners from their
+   * parts. Any mismatch is one log line, and the log is read whole as without one.
+   */
+  restore(): void {
+    const started = performance.now();
+    const memories = this.log;
+    let content: ReturnType<typeof readSidecar>;
+    try {
+      content = readSidecar(this.file, this.shape());
+      if (!content) {
+        if (fs.existsSync(this.log.path)) {
+          this.logger.info(
+            { file: SIDECAR_FILE },
+            `no ${SIDECAR_FILE}: reading ${LOG} whole, and writing it after`,
+          );
+        }
+        return;
+      }
+      const { size, lines, tail } = content.log;
+      if (!memories.resumeAt(size, lines, (fd) => logTail(fd, size) === tail)) {
+        throw new SidecarMismatch(`${LOG} is not the log it was made from`);
+      }
+    } catch (error) {
+      if (!(error instanceof SidecarMismatch)) throw error;
+      this.logger.warn(
+        { file: SIDECAR_FILE, reason: error.message },
+        `${SIDECAR_FILE} is not used (${error.message}): reading ${LOG} whole, and writing it again after`,
+      );
+      return;
+    }
+    try {
+      const c = content.columns;
+      const ids = unpackStrings(c['store.ids'] as Uint8Array, c['store.idEnds'] as Int32Array);
+      const nsOf = c['store.ns'] as Uint8Array;
+      const offsets = c['store.offsets'] as Float64Array;
+      const lengths = c['store.lengths'] as Int32Array;
+      const statuses = c['store.status'] as Uint8Array;
+      (content.meta.namespaces as string[]).forEach((ns, n) => {
+        const pick: number[] = [];
+        for (let i = 0; i < ids.length; i++) if (nsOf[i] === n) pick.push(i);
+        this.live.space(ns).memories.restoreRefs(ids, pick, offsets, lengths, statuses);
+      });
+      const idOf = (key: number) => ids[key] as string;
+      const parts = content.meta.listeners as (PersistedPart['meta'] | null)[];
+      const space = this.live.space(DEFAULT_NAMESPACE);
+      let indexes = 0;
+      space.listeners.forEach((listener, i) => {
+        const meta = parts[i];
+        const prefix = `l${i}.`;
+        const columns: PersistedPart['columns'] = {};
+        for (const [name, column] of Object.entries(c)) {
+          if (name.startsWith(prefix)) columns[name.slice(prefix.length)] = column;
+        }
+        const restored =
+          meta !== null &&
+          meta !== undefined &&
+          listener.persistence?.restore({ columns, meta }, idOf);
+        if (restored) indexes++;
+        else for (const record of space.memories.values()) listener.upsert(record, undefined);
+      });
+      this.at = { ino: memories.inodeRead, lines: content.log.lines };
+      this.logger.info(
+        { memories: ids.length, indexes, ms: Math.round(performance.now() - started) },
+        `started from ${SIDECAR_FILE}`,
+      );
+    } catch (error) {
+      // A sidecar that passed its checks but cannot be used: start over from the log.
+      this.logger.warn(
+        { file: SIDECAR_FILE, err: (error as Error).message },
+        `${SIDECAR_FILE} could not be used: reading ${LOG} whole`,
+      );
+      this.live.clearMemories();
+      memories.restart();
+    }
+  }
+
+  /**
+   * Writes the sidecar when the log has at least `share` of its lines (and `sidecarMinLines`)
+   * past the one on disk, or was compacted since. A failure is logged: it is only derived.
+   */
+  saveIfBehind(share: number): void {
+    try {
+      const memories = this.log;
+      if (memories.inodeRead === -1) return;
+      const at = this.at;
+      const behind =
+        at === undefined || at.ino !== memories.inodeRead
+          ? memories.lineCount
+          : memories.lineCount - at.lines;
+      if (behind < Math.max(this.minLines, share * memories.lineCount) || behind === 0) {
+        return;
+      }
+      this.save();
+    } catch (error) {
+      this.logger.warn(
+        { file: SIDECAR_FILE, err: (error as Error).message },
+        `could not write ${SIDECAR_FILE}: the next start reads ${LOG} whole`,
+      );
+    }
+  }
+
+  /** The sidecar of the log as read now: written atomically, beside it. */
+  private save(): void {
+    const started = performance.now();
+    const memories = this.log;
+    const ids: string[] = [];
+    const ns: number[] = [];
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    const statuses: number[] = [];
+    const keys = new Map<string, number>();
+    const namespaces: string[] = [];
+    for (const space of this.live.spaces()) {
+      const index = namespaces.length;
+      namespaces.push(space.name);
+      const whole = space.memories.everyRef((id, offset, length, status) => {
+        keys.set(id, ids.length);
+        ids.push(id);
+        ns.push(index);
+        offsets.push(offset);
+        lengths.push(length);
+        statuses.push(status);
+      });
+      if (!whole) return;
+    }
+    if (namespaces.length > 255) return;
+    const keyOf = (id: string) => keys.get(id) ?? -1;
+    const columns: Record<string, Uint8Array | Int32Array | Float64Array> = {};
+    const packed = packStrings(ids);
+    columns['store.ids'] = packed.bytes;
+    columns['store.idEnds'] = packed.ends;
+    columns['store.ns'] = Uint8Array.from(ns);
+    columns['store.offsets'] = Float64Array.from(offsets);
+    columns['store.lengths'] = Int32Array.from(lengths);
+    columns['store.status'] = Uint8Array.from(statuses);
+    const listenerMeta = this.live.space(DEFAULT_NAMESPACE).listeners.map((listener, i) => {
+      const part = listener.persistence?.save(keyOf);
+      if (!part) return null;
+      for (const [name, column] of Object.entries(part.columns)) columns[`l${i}.${name}`] = column;
+      return part.meta;
+    });
+    const size = memories.size();
+    const log = {
+      size,
+      lines: memories.lineCount,
+      tail: memories.withFd((fd) => logTail(fd, size)),
+    };
+    const bytes = writeSidecar(this.file, {
+      log,
+      shape: this.shape(),
+      meta: { namespaces, listeners: listenerMeta },
+      columns,
+    });
+    this.at = { ino: memories.inodeRead, lines: log.lines };
+    this.logger.info(
+      { memories: ids.length, bytes, ms: Math.round(performance.now() - started) },
+      `wrote ${SIDECAR_FILE}`,
+    );
+  }
+}
