@@ -275,6 +275,28 @@ describe('exportMarkdown', () => {
     assert.match(third, /- \[\[the-kitten-sleeps-on-the-rug\|The kitten sleeps on the rug\]\]\n$/);
   });
 
+  it('reads back through the markdown source: same content and tags, links as relations', async () => {
+    const out = dir();
+    await exportMarkdown({ records: records(), relationsOf, outDir: out });
+    const entries = await collect(markdownSource.entries(out));
+    const byContent = new Map(memories(entries).map((m) => [m.content, m]));
+    for (const record of records()) {
+      const item = byContent.get(record.content);
+      assert.ok(item, record.content);
+      assert.deepEqual(item.tags ?? [], record.meta.tags);
+      assert.equal(item.created_at, record.created_at);
+    }
+    assert.deepEqual(
+      relations(entries)
+        .map((r) => `${r.fromKey} -> ${r.toKey}`)
+        .sort(),
+      [
+        'markdown:etc-passwd-not-a-path.md -> markdown:the-kitten-sleeps-on-the-rug.md',
+        'markdown:the-kitten-sleeps-on-the-rug.md -> markdown:etc-passwd-not-a-path.md',
+      ],
+    );
+  });
+
   it('exports again into an earlier export, and refuses any other non-empty folder', async () => {
     const out = dir();
     await exportMarkdown({ records: records(), relationsOf, outDir: out });

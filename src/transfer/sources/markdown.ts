@@ -179,7 +179,9 @@ export function readNote(relative: string, text: string, mtime: number): ReadNot
     };
   }
   const { properties } = parsed;
-  const body = parsed.body.trim();
+  // The links section mnemo's notes end with is relations, not text: it leaves the content.
+  const body = parsed.body.replace(RELATED_SECTION, '').trim();
+  const links = wikilinkTargets(withoutCode(parsed.body));
   const prose = withoutCode(body);
   const title = titleOf(properties, prose, relative);
   const content = body === '' ? title : firstLine(body) === title ? body : `${title}\n\n${body}`;
@@ -192,13 +194,16 @@ export function readNote(relative: string, text: string, mtime: number): ReadNot
     extra: { path: relative },
   };
   if (tags.length > 0) item.tags = tags;
-  return { item, links: wikilinkTargets(prose) };
+  return { item, links };
 }
 
 /** The key of the note at `relative`: `markdown:<relative path>`, with `/` between folders. */
 export function keyOf(relative: string): string {
   return `markdown:${relative}`;
 }
+
+// What renderNote writes at the end of a body: the heading, then one wikilink a line.
+const RELATED_SECTION = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)+\s*$/;
 
 function titleOf(properties: Record<string, unknown>, prose: string, relative: string): string {
   const title = properties.title;
