@@ -1,0 +1,244 @@
+// `mnemo import PATH --from cortexgraph`: a cortexgraph (mnemex) data dir.
+//
+// memories.jsonl and relations.jsonl are append-only logs: the last line for an id wins, and
+// `{"id","_deleted":true}` deletes. Each log is read twice, line by line: once to learn which
+// line is the last for each id (only id -> line number is kept), once to yield those lines. A
+// record is yielded whole (`record`), every field it holds kept, those mnemo does not use too.
+//
+// A promoted memory's note is looked for at its `promoted_to`: absolute, or relative to the
+// vault (when given) or else to the data dir and its parent folder. When no note is there the
+// memory is imported all the same, promoted_to as it was, and a refusal entry right after it
+// says so (`where`: the line, `why`: starts with "imported, but"): the summary then lists it for
+// the person to look at, though nothing was lost.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import {
+  isTombstone,
+  RecordError,
+  toMemoryRecord,
+  toRelationRecord,
+} from '../../storage/records.js';
+import type { ImportEntry, ImportSource } from '../types.js';
+import { ImportSourceError } from './source-error.js';
+
+export const CORTEXGRAPH_FILES = {
+  memories: 'memories.jsonl',
+  relations: 'relations.jsonl',
+} as const;
+
+export interface CortexgraphOptions {
+  /** The vault cortexgraph promoted into: where a relative promoted_to is looked for first. */
+  vault?: string;
+}
+
+/** A cortexgraph source; `vault` is where relative promoted_to paths are looked for first. */
+export function createCortexgraphSource(options: CortexgraphOptions = {}): ImportSource {
+  return {
+    format: 'cortexgraph',
+    entries: (dir) => cortexgraphEntries(dir, options),
+  };
+}
+
+export const cortexgraphSource: ImportSource = createCortexgraphSource();
+
+/** The key of the memory with this id: `cortexgraph:<id>`. */
+export function cortexgraphKey(id: string): string {
+  return `cortexgraph:${id}`;
+}
+
+async function* cortexgraphEntries(
+  root: string,
+  options: CortexgraphOptions,
+): AsyncGenerator<ImportEntry> {
+  const dir = path.resolve(root);
+  const memoriesFile = path.join(dir, CORTEXGRAPH_FILES.memories);
+  const relationsFile = path.join(dir, CORTEXGRAPH_FILES.relations);
+  await checkDataDir(dir, memoriesFile, relationsFile);
+
+  const imported = new Set<string>();
+  if (await exists(memoriesFile)) {
+    const last = await lastLines(memoriesFile);
+    for await (const { number, line } of lines(memoriesFile)) {
+      const where = `${memoriesFile}:${number}`;
+      const raw = parse(line);
+      if (raw === undefined) {
+        yield { kind: 'refused', where, why: 'not a JSON line (cut short, or edited by hand)' };
+        continue;
+      }
+      if (isTombstone(raw)) continue;
+      const id = (raw as { id?: unknown }).id;
+      if (typeof id !== 'string' || last.get(id) !== number) {
+        if (typeof id !== 'string') yield { kind: 'refused', where, why: 'no string "id"' };
+        continue;
+      }
+      let content: string;
+      try {
+        content = toMemoryRecord(raw).content;
+      } catch (error) {
+        yield { kind: 'refused', where, why: reason(error) };
+        continue;
+      }
+      imported.add(id);
+      yield {
+        kind: 'memory',
+        key: cortexgraphKey(id),
+        content,
+        record: raw as Record<string, unknown>,
+      };
+      const promotedTo = (raw as { promoted_to?: unknown }).promoted_to;
+      if (typeof promotedTo === 'string' && promotedTo !== '') {
+        const note = await findNote(promotedTo, dir, options.vault);
+        if (note === undefined) {
+          yield {
+            kind: 'refused',
+            where,
+            why: `imported, but its promoted note ${promotedTo} is not there (looked in ${lookIn(promotedTo, dir, options.vault).join(', ')}): promoted_to is kept as it was`,
+          };
+        }
+      }
+    }
+  }
+
+  if (await exists(relationsFile)) {
+    const last = await lastLines(relationsFile);
+    for await (const { number, line } of lines(relationsFile)) {
+      const where = `${relationsFile}:${number}`;
+      const raw = parse(line);
+      if (raw === undefined) {
+        yield { kind: 'refused', where, why: 'not a JSON line (cut short, or edited by hand)' };
+        continue;
+      }
+      if (isTombstone(raw)) continue;
+      const id = (raw as { id?: unknown }).id;
+      if (typeof id !== 'string' || last.get(id) !== number) {
+        if (typeof id !== 'string') yield { kind: 'refused', where, why: 'no string "id"' };
+        continue;
+      }
+      let relation: ReturnType<typeof toRelationRecord>;
+      try {
+        relation = toRelationRecord(raw);
+      } catch (error) {
+        yield { kind: 'refused', where, why: reason(error) };
+        continue;
+      }
+      const missing = [relation.from_memory_id, relation.to_memory_id].find(
+        (end) => !imported.has(end),
+      );
+      if (missing !== undefined) {
+        yield {
+          kind: 'refused',
+          where,
+          why: `relation ${id}: memory ${missing} is not among the imported memories (deleted, or refused above)`,
+        };
+        continue;
+      }
+      yield {
+        kind: 'relation',
+        fromKey: cortexgraphKey(relation.from_memory_id),
+        toKey: cortexgraphKey(relation.to_memory_id),
+        relation_type: relation.relation_type,
+        strength: relation.strength,
+        metadata: relation.metadata,
+        record: raw as Record<string, unknown>,
+      };
+    }
+  }
+}
+
+async function checkDataDir(dir: string, memories: string, relations: string): Promise<void> {
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(dir);
+  } catch (error) {
+    throw new ImportSourceError(
+      `--from cortexgraph: cannot read ${dir} (${codeOf(error)}): give cortexgraph's data dir, the folder that holds memories.jsonl (by default ~/.config/cortexgraph/jsonl)`,
+    );
+  }
+  if (!stat.isDirectory()) {
+    throw new ImportSourceError(
+      `--from cortexgraph: ${dir} is not a folder: give cortexgraph's data dir, the folder that holds memories.jsonl, not the file itself`,
+    );
+  }
+  if (!(await exists(memories)) && !(await exists(relations))) {
+    throw new ImportSourceError(
+      `--from cortexgraph: ${dir} holds neither memories.jsonl nor relations.jsonl: give cortexgraph's data dir (by default ~/.config/cortexgraph/jsonl, or its CORTEXGRAPH_STORAGE_PATH)`,
+    );
+  }
+}
+
+/** Each id's last line number in a log (a tombstone's line too: then nothing is yielded). */
+async function lastLines(file: string): Promise<Map<string, number>> {
+  const last = new Map<string, number>();
+  for await (const { number, line } of lines(file)) {
+    const raw = parse(line);
+    const id = (raw as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'string') last.set(id, number);
+  }
+  return last;
+}
+
+/** The non-blank lines of a file, numbered from 1, read as a stream. */
+async function* lines(file: string): AsyncGenerator<{ number: number; line: string }> {
+  const input = fs.createReadStream(file, { encoding: 'utf8' });
+  const reader = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let number = 0;
+  try {
+    for await (const line of reader) {
+      number++;
+      if (line.trim() !== '') yield { number, line };
+    }
+  } finally {
+    reader.close();
+    input.destroy();
+  }
+}
+
+function parse(line: string): unknown {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a promoted note may be: the absolute path, or the relative one in each base folder. */
+function lookIn(promotedTo: string, dir: string, vault: string | undefined): string[] {
+  if (path.isAbsolute(promotedTo)) return [promotedTo];
+  const bases = [...(vault ? [path.resolve(vault)] : []), dir, path.dirname(dir)];
+  return [...new Set(bases.map((base) => path.resolve(base, promotedTo)))];
+}
+
+async function findNote(
+  promotedTo: string,
+  dir: string,
+  vault: string | undefined,
+): Promise<string | undefined> {
+  for (const candidate of lookIn(promotedTo, dir, vault)) {
+    try {
+      if ((await fs.promises.stat(candidate)).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.promises.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function reason(error: unknown): string {
+  return error instanceof RecordError ? error.message : String(error);
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String(error);
+}

@@ -1,0 +1,324 @@
+// `mnemo import PATH --from markdown`: a basic-memory project or any Obsidian vault folder.
+//
+// Each note (`*.md`, recursively) becomes one memory; wikilinks between imported notes become
+// `related` relations, yielded after every memory. Notes are read one at a time: what is kept
+// across the walk is only each note's key and the targets of its links, never its text.
+//
+// Link resolution follows Obsidian: `[[Note]]` names a note by its file name, case-insensitively,
+// wherever it is; `[[folder/Note]]` names the note whose path ends with `folder/Note.md`. When
+// several notes match, the first by path (relative paths compared as strings) wins, so the
+// result does not depend on the order the file system lists a folder in. Links to no imported
+// note (an image, a note not written yet) are dropped.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { noteTags, parseNote } from '../../vault/note.js';
+import { isInside } from '../../vault/paths.js';
+import { firstLine } from '../../vault/slug.js';
+import type { ImportEntry, ImportItem, ImportRefusal, ImportSource } from '../types.js';
+import { ImportSourceError } from './source-error.js';
+
+/** A note as read from disk: the memory it becomes and the targets its wikilinks name. */
+export interface ReadNote {
+  item: ImportItem;
+  links: string[];
+}
+
+export const markdownSource: ImportSource = {
+  format: 'markdown',
+  entries: markdownEntries,
+};
+
+async function* markdownEntries(root: string): AsyncGenerator<ImportEntry> {
+  const folder = path.resolve(root);
+  await checkFolder(folder);
+  const realRoot = await fs.promises.realpath(folder);
+  // name (lower case, no `.md`) -> relative paths; path (lower case, no `.md`) -> key
+  const byName = new Map<string, string[]>();
+  const linksOf: { key: string; relative: string; links: string[] }[] = [];
+
+  for await (const found of walk(folder, realRoot)) {
+    if (found.kind === 'refused') {
+      yield found;
+      continue;
+    }
+    const { relative, absolute } = found;
+    let read: ReadNote | ImportRefusal;
+    try {
+      const [text, stat] = await Promise.all([
+        fs.promises.readFile(absolute, 'utf8'),
+        fs.promises.stat(absolute),
+      ]);
+      read = readNote(relative, text, Math.floor(stat.mtimeMs / 1000));
+    } catch (error) {
+      read = { kind: 'refused', where: relative, why: `cannot be read (${describe(error)})` };
+    }
+    if ('kind' in read) {
+      yield read;
+      continue;
+    }
+    const name = noteName(relative);
+    const list = byName.get(name);
+    if (list) list.push(relative);
+    else byName.set(name, [relative]);
+    if (read.links.length > 0) linksOf.push({ key: read.item.key, relative, links: read.links });
+    yield read.item;
+  }
+
+  for (const list of byName.values()) list.sort(byPath);
+  for (const note of linksOf) {
+    const seen = new Set<string>();
+    for (const link of note.links) {
+      const target = resolveLink(link, byName);
+      if (target === undefined || target === note.relative) continue;
+      const toKey = keyOf(target);
+      if (seen.has(toKey)) continue;
+      seen.add(toKey);
+      yield { kind: 'relation', fromKey: note.key, toKey, relation_type: 'related' };
+    }
+  }
+}
+
+async function checkFolder(folder: string): Promise<void> {
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(folder);
+  } catch (error) {
+    throw new ImportSourceError(
+      `--from markdown: cannot read ${folder} (${describe(error)}): give the folder of a basic-memory project or an Obsidian vault`,
+    );
+  }
+  if (!stat.isDirectory()) {
+    throw new ImportSourceError(
+      `--from markdown: ${folder} is not a folder: give the folder of a basic-memory project or an Obsidian vault (the one that holds the .md notes), not a single file`,
+    );
+  }
+}
+
+type Found = { kind: 'note'; relative: string; absolute: string } | ImportRefusal;
+
+/**
+ * The notes under `folder`, depth first, each folder's entries in name order. Hidden entries
+ * (`.obsidian`, `.trash`, dot files) are skipped; a link is followed only when it leads to a
+ * place inside the folder (each real folder once, so a link loop ends), and named as refused
+ * when it leads out.
+ */
+async function* walk(folder: string, realRoot: string): AsyncGenerator<Found> {
+  const visited = new Set<string>([realRoot]);
+  const pending: string[] = [''];
+  while (pending.length > 0) {
+    const dirRel = pending.shift() as string;
+    let names: fs.Dirent[];
+    try {
+      names = await fs.promises.readdir(path.join(folder, dirRel), { withFileTypes: true });
+    } catch (error) {
+      yield {
+        kind: 'refused',
+        where: `${dirRel}/`,
+        why: `folder cannot be read (${describe(error)})`,
+      };
+      continue;
+    }
+    names.sort((a, b) => byPath(a.name, b.name));
+    const subfolders: string[] = [];
+    for (const entry of names) {
+      if (entry.name.startsWith('.')) continue;
+      const relative = dirRel ? `${dirRel}/${entry.name}` : entry.name;
+      const absolute = path.join(folder, relative);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        let real: string;
+        try {
+          real = await fs.promises.realpath(absolute);
+        } catch {
+          if (isMarkdown(entry.name)) {
+            yield { kind: 'refused', where: relative, why: 'a link to nothing' };
+          }
+          continue;
+        }
+        if (!isInside(realRoot, real)) {
+          yield {
+            kind: 'refused',
+            where: relative,
+            why: `a link out of the folder (to ${real}): not followed`,
+          };
+          continue;
+        }
+        const stat = await fs.promises.stat(real);
+        isDir = stat.isDirectory();
+        isFile = stat.isFile();
+      }
+      if (isDir) {
+        // Each real folder once, whichever name reached it first: a link loop ends.
+        const real = await fs.promises.realpath(absolute);
+        if (visited.has(real)) continue;
+        visited.add(real);
+        subfolders.push(relative);
+      }
+      if (!isDir && isFile && isMarkdown(entry.name)) yield { kind: 'note', relative, absolute };
+    }
+    // Depth first: this folder's subfolders before the rest of the queue.
+    pending.unshift(...subfolders);
+  }
+}
+
+/**
+ * One note's memory: the title (the `title` property, else the first `# heading`, else the file
+ * name) and the body; tags from the `tags` property and simple `#tags` in the body; created_at
+ * from `created`, `date` or `created_at` (ISO date or epoch), else `mtime`. Refused when the
+ * properties are not valid YAML.
+ */
+export function readNote(relative: string, text: string, mtime: number): ReadNote | ImportRefusal {
+  const parsed = parseNote(text);
+  if (!parsed.valid) {
+    return {
+      kind: 'refused',
+      where: relative,
+      why: 'its properties (the frontmatter between the --- lines) are not valid YAML: fix them, or move the note out of the folder',
+    };
+  }
+  const { properties } = parsed;
+  // The links section mnemo's notes end with is relations, not text: it leaves the content.
+  const body = parsed.body.replace(RELATED_SECTION, '').trim();
+  const links = wikilinkTargets(withoutCode(parsed.body));
+  const prose = withoutCode(body);
+  const title = titleOf(properties, prose, relative);
+  const content = body === '' ? title : firstLine(body) === title ? body : `${title}\n\n${body}`;
+  const tags = unique([...noteTags(properties), ...bodyTags(prose)]);
+  const item: ImportItem = {
+    kind: 'memory',
+    key: keyOf(relative),
+    content,
+    created_at: createdAt(properties) ?? mtime,
+    extra: { path: relative },
+  };
+  if (tags.length > 0) item.tags = tags;
+  return { item, links };
+}
+
+/** The key of the note at `relative`: `markdown:<relative path>`, with `/` between folders. */
+export function keyOf(relative: string): string {
+  return `markdown:${relative}`;
+}
+
+// What renderNote writes at the end of a body: the heading, then one wikilink a line.
+const RELATED_SECTION = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)+\s*$/;
+
+function titleOf(properties: Record<string, unknown>, prose: string, relative: string): string {
+  const title = properties.title;
+  if (typeof title === 'string' && title.trim()) return title.trim();
+  if (typeof title === 'number') return String(title);
+  const heading = /^#[ \t]+(.+?)[ \t#]*$/m.exec(prose)?.[1];
+  if (heading) return heading.trim();
+  return path.posix.basename(relative).replace(/\.md$/i, '');
+}
+
+function createdAt(properties: Record<string, unknown>): number | undefined {
+  for (const key of ['created', 'date', 'created_at']) {
+    const seconds = toEpoch(properties[key]);
+    if (seconds !== undefined) return seconds;
+  }
+  return undefined;
+}
+
+/**
+ * Epoch seconds of a property value: a YAML date (a Date), a number (seconds, or milliseconds
+ * when it is too large to be seconds) or a string (a number, or an ISO date; one without a zone
+ * is local time, as Obsidian writes them).
+ */
+export function toEpoch(value: unknown): number | undefined {
+  if (value instanceof Date) {
+    const ms = value.getTime();
+    return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  }
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+    return Math.floor(value > 1e11 ? value / 1000 : value);
+  }
+  if (typeof value === 'string' && value.trim()) {
+    const s = value.trim();
+    if (/^\d+(\.\d+)?$/.test(s)) return toEpoch(Number(s));
+    const ms = Date.parse(s);
+    return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  }
+  return undefined;
+}
+
+/** The text without fenced code blocks and inline code: no links or tags are read from code. */
+function withoutCode(text: string): string {
+  return text
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?(^\1[^\n]*$|(?![\s\S]))/gm, '')
+    .replace(/`[^`\n]*`/g, '');
+}
+
+/**
+ * `#tags` in the body: `#` after a space or a line's start, then letters, digits, `_`, `-`, `/`,
+ * with at least one that is not a digit (Obsidian's rule: `#1984` is no tag). A heading's `# `
+ * has a space after it, so it is none.
+ */
+export function bodyTags(prose: string): string[] {
+  const tags: string[] = [];
+  for (const match of prose.matchAll(/(?:^|[\s(])#([\p{L}\p{N}_/-]+)/gu)) {
+    const tag = (match[1] as string).replace(/\/+$/, '');
+    if (/[^\d]/.test(tag)) tags.push(tag);
+  }
+  return tags;
+}
+
+/**
+ * The notes `[[...]]` links name: `[[Note]]`, `[[Note|alias]]`, `[[folder/Note]]`,
+ * `[[Note#heading]]`, `![[Note]]` (an embed), without heading, block and alias; `.md` dropped.
+ */
+export function wikilinkTargets(prose: string): string[] {
+  const targets: string[] = [];
+  for (const match of prose.matchAll(/!?\[\[([^\]\n]+?)\]\]/g)) {
+    const target = (match[1] as string)
+      .split('|')[0]
+      ?.split('#')[0]
+      ?.split('^')[0]
+      ?.trim()
+      .replace(/\\$/, '')
+      .replace(/\.md$/i, '');
+    if (target) targets.push(target);
+  }
+  return targets;
+}
+
+/** The imported note a link names, as Obsidian resolves it (see the top of this file). */
+function resolveLink(link: string, byName: Map<string, string[]>): string | undefined {
+  const parts = link
+    .toLowerCase()
+    .split('/')
+    .filter((p) => p && p !== '.');
+  const name = parts.at(-1);
+  if (name === undefined) return undefined;
+  const candidates = byName.get(name);
+  if (!candidates) return undefined;
+  if (parts.length === 1) return candidates[0];
+  const suffix = parts.join('/');
+  return candidates.find((relative) => {
+    const lower = relative.toLowerCase().replace(/\.md$/, '');
+    return lower === suffix || lower.endsWith(`/${suffix}`);
+  });
+}
+
+function noteName(relative: string): string {
+  return path.posix.basename(relative).replace(/\.md$/i, '').toLowerCase();
+}
+
+function isMarkdown(name: string): boolean {
+  return /\.md$/i.test(name);
+}
+
+function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function unique(list: string[]): string[] {
+  return [...new Set(list)];
+}
+
+function describe(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ?? (error instanceof Error ? error.message : String(error));
+}
