@@ -28,6 +28,8 @@ function parseFlags(argv: string[]) {
       namespace: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      format: { type: 'string' },
+      out: { type: 'string' },
       host: { type: 'string' },
       tunnel: { type: 'boolean' },
       port: { type: 'string' },
@@ -57,6 +59,8 @@ export interface CommandContext {
   flags: Flags;
   /** Writes one line to stdout. */
   out(line: string): void;
+  /** stdout itself, for a command that streams a large output (export). */
+  stdout: NodeJS.WritableStream;
   /** Where progress goes, off stdout. */
   stderr: NodeJS.WritableStream;
   /** The process's stop signals, for the commands that serve until asked to stop. */

@@ -33,6 +33,13 @@ Usage:
                               postgres:// URL) or back (made if missing); safe to run again.
                               --namespace: the data dir's default namespace is NAME there
 
+  mnemo import PATH --from server-memory|markdown|cortexgraph|mnemo [--dry-run]
+                              bring memories in from another memory server's file or folder
+                              (or a mnemo export); safe to run again: what is there is skipped
+  mnemo export [--format mnemo|markdown|server-memory] [--out PATH]
+                              write the namespace's memories out (default: mnemo's own JSONL,
+                              to stdout); markdown: a note a memory into the folder --out
+
 Options (every command):
   --data-dir DIR              data folder (default $MNEMO_DATA_DIR, else $XDG_DATA_HOME/mnemo,
                               else ~/.local/share/mnemo)
@@ -146,6 +153,22 @@ const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number 
     },
   ],
   [
+    'import',
+    {
+      run: lazy(() => import('./commands/import.js').then((m) => m.runImport)),
+      flags: ['from', 'namespace', 'database-url', 'dry-run'],
+      words: 1,
+    },
+  ],
+  [
+    'export',
+    {
+      run: lazy(() => import('./commands/export.js').then((m) => m.runExport)),
+      flags: ['format', 'out', 'namespace', 'database-url'],
+      words: 0,
+    },
+  ],
+  [
     'migrate',
     {
       run: lazy(() => import('./commands/migrate.js').then((m) => m.runMigrate)),
@@ -225,7 +248,15 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       databaseUrl: flags['database-url'],
     },
   });
-  return await command({ config, args, flags, out, stderr: io.stderr, signals: io.signals });
+  return await command({
+    config,
+    args,
+    flags,
+    out,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    signals: io.signals,
+  });
 }
 
 /**

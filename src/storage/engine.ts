@@ -90,6 +90,17 @@ export interface StorageEngine {
   /** The last copy of a memory that gc or delete forgot, for restore. */
   findForgotten(id: string): Promise<MemoryRecord | undefined>;
   /**
+   * The last forgotten copy of each memory of this namespace that is not live again, oldest
+   * first: what an export carries beside the live memories.
+   */
+  forgottenRecords(): Promise<MemoryRecord[]>;
+  /**
+   * The namespace that holds live memory `id`, whichever it is; undefined when none does. For
+   * the person's tools (import), never for an agent's call: a record id names one memory across
+   * every namespace, so a write of an id another namespace holds is refused.
+   */
+  namespaceOfMemory(id: string): string | undefined;
+  /**
    * Bytes each part of the store takes, by name: the files' sizes while the store holds one
    * namespace, else what this namespace's live records take in them.
    */

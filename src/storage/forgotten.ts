@@ -42,6 +42,36 @@ export function findForgotten(
 }
 
 /**
+ * The last copy of each memory of namespace `ns` in the forgotten file whose id `isLive` does not
+ * name, in the order they were last forgotten. Unreadable lines are left out (findForgotten
+ * reports them when a restore reads the file).
+ */
+export function forgottenIn(
+  file: string,
+  ns: string,
+  isLive: (id: string) => boolean,
+): MemoryRecord[] {
+  const last = new Map<string, unknown>();
+  for (const line of readAllLines(file).values) {
+    const id = (line as { id?: unknown }).id;
+    if (typeof id !== 'string' || isLive(id)) continue;
+    if (((line as { namespace?: unknown }).namespace ?? DEFAULT_NAMESPACE) !== ns) continue;
+    last.delete(id);
+    last.set(id, line);
+  }
+  const records: MemoryRecord[] = [];
+  for (const line of last.values()) {
+    const { forgotten_at: _at, namespace: _ns, ...record } = line as Record<string, unknown>;
+    try {
+      records.push(toMemoryRecord(record));
+    } catch {
+      // Not a memory: nothing to carry.
+    }
+  }
+  return records;
+}
+
+/**
  * The record at the end of a line an append was glued onto (the fragment of a write cut short,
  * which older versions did not cut off first): mnemo writes `id` first.
  */

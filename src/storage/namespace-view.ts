@@ -23,6 +23,7 @@ export interface NamespaceHost {
   readonly live: LiveRecords;
   namespace(name: string): StorageEngine;
   findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined>;
+  forgottenIn(ns: string): Promise<MemoryRecord[]>;
   sizesIn(ns: string): Promise<Record<string, number>>;
   refresh(): Promise<void>;
   transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
@@ -61,6 +62,14 @@ export class NamespaceView implements StorageEngine {
 
   findForgotten(id: string): Promise<MemoryRecord | undefined> {
     return this.host.findForgottenIn(this.namespaceName, id);
+  }
+
+  forgottenRecords(): Promise<MemoryRecord[]> {
+    return this.host.forgottenIn(this.namespaceName);
+  }
+
+  namespaceOfMemory(id: string): string | undefined {
+    return this.host.live.namespaceOfMemory(id);
   }
 
   sizes(): Promise<Record<string, number>> {
@@ -110,6 +119,7 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   abstract readonly ready: Promise<void>;
   abstract readonly loaded: Promise<void>;
   abstract findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined>;
+  abstract forgottenIn(ns: string): Promise<MemoryRecord[]>;
   abstract sizesIn(ns: string): Promise<Record<string, number>>;
   abstract refresh(): Promise<void>;
   abstract transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
@@ -141,6 +151,14 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
 
   findForgotten(id: string): Promise<MemoryRecord | undefined> {
     return this.findForgottenIn(DEFAULT_NAMESPACE, id);
+  }
+
+  forgottenRecords(): Promise<MemoryRecord[]> {
+    return this.forgottenIn(DEFAULT_NAMESPACE);
+  }
+
+  namespaceOfMemory(id: string): string | undefined {
+    return this.live.namespaceOfMemory(id);
   }
 
   sizes(): Promise<Record<string, number>> {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
-import { findForgotten } from './forgotten.js';
+import { findForgotten, forgottenIn } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, RawLine } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
@@ -278,6 +278,10 @@ export class JsonlStore extends NamespacedEngine {
    */
   async findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined> {
     return findForgotten(this.forgottenFile, ns, id, this.logger);
+  }
+
+  async forgottenIn(ns: string): Promise<MemoryRecord[]> {
+    return forgottenIn(this.forgottenFile, ns, (id) => this.live.namespaceOfMemory(id) === ns);
   }
 
   /**

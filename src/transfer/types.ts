@@ -58,6 +58,12 @@ export interface ImportRelation {
   record?: Record<string, unknown>;
 }
 
+/** A forgotten copy (a mnemo export's), kept so that restore_memory can bring it back. */
+export interface ImportForgotten {
+  kind: 'forgotten';
+  record: Record<string, unknown>;
+}
+
 /** Something the source could not turn into an item: the summary lists it with its reason. */
 export interface ImportRefusal {
   kind: 'refused';
@@ -66,7 +72,7 @@ export interface ImportRefusal {
   why: string;
 }
 
-export type ImportEntry = ImportItem | ImportRelation | ImportRefusal;
+export type ImportEntry = ImportItem | ImportRelation | ImportForgotten | ImportRefusal;
 
 /**
  * A source: reads `path` as its format says, streaming (constant memory for a large file),
@@ -85,9 +91,13 @@ export interface ImportSummary {
   source: string;
   namespace: string;
   dry_run: boolean;
+  /** Entries the source gave: memories, relations, forgotten copies, refusals. */
   read: number;
+  /** Memories written (with --dry-run: that would be). */
   imported: number;
   relations: number;
+  forgotten: number;
+  /** Memories, relations and forgotten copies already there (an earlier run of this import). */
   skipped_existing: number;
   refused: { where: string; why: string }[];
 }

@@ -208,6 +208,17 @@ export class PostgresStore extends NamespacedEngine {
     return found ? toMemoryRecord(found) : undefined;
   }
 
+  async forgottenIn(ns: string): Promise<MemoryRecord[]> {
+    // Each id's last copy, oldest first.
+    const rows = await this.query<{ id: string; record: Row }>(
+      `SELECT id, record FROM (SELECT DISTINCT ON (id) id, record, seq FROM mnemo_forgotten
+       WHERE namespace = $1 ORDER BY id, seq DESC) last ORDER BY seq`,
+      [ns],
+    );
+    const live = this.live.space(ns).memories;
+    return rows.filter((row) => !live.has(row.id)).map((row) => toMemoryRecord(row.record));
+  }
+
   /** The bytes this namespace's rows take in each table (another namespace's never counted). */
   async sizesIn(ns: string): Promise<Record<string, number>> {
     const out: Record<string, number> = {};

@@ -13,7 +13,6 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import {
   isTombstone,
   RecordError,
@@ -21,6 +20,7 @@ import {
   toRelationRecord,
 } from '../../storage/records.js';
 import type { ImportEntry, ImportSource } from '../types.js';
+import { lines } from './lines.js';
 import { ImportSourceError } from './source-error.js';
 
 export const CORTEXGRAPH_FILES = {
@@ -177,22 +177,6 @@ async function lastLines(file: string): Promise<Map<string, number>> {
     if (typeof id === 'string') last.set(id, number);
   }
   return last;
-}
-
-/** The non-blank lines of a file, numbered from 1, read as a stream. */
-async function* lines(file: string): AsyncGenerator<{ number: number; line: string }> {
-  const input = fs.createReadStream(file, { encoding: 'utf8' });
-  const reader = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  let number = 0;
-  try {
-    for await (const line of reader) {
-      number++;
-      if (line.trim() !== '') yield { number, line };
-    }
-  } finally {
-    reader.close();
-    input.destroy();
-  }
 }
 
 function parse(line: string): unknown {
