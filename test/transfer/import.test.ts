@@ -1,0 +1,316 @@
+// mnemo import and export against both engines: what the importer writes from each source, that a
+// second run adds nothing, that a dry run writes nothing, that an import stopped part way is
+// finished by the next run, and the round trips (mnemo -> export -> import, server-memory file ->
+// import -> export).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { serverMemoryExportLines } from '../../src/transfer/export-server-memory.js';
+import { derivedId, importInto } from '../../src/transfer/import.js';
+import { mnemoExportLines, mnemoSource } from '../../src/transfer/mnemo-format.js';
+import { serverMemorySource } from '../../src/transfer/sources/server-memory.js';
+import type { ImportEntry, ImportSource } from '../../src/transfer/types.js';
+import { writeLinesToFile } from '../../src/transfer/write-lines.js';
+import { ENGINES, engineAbsent, openTestClient, T0, tempDir } from '../support.js';
+
+async function collect(lines: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of lines) out.push(line);
+  return out;
+}
+
+const GRAPH = [
+  {
+    type: 'entity',
+    name: 'Alice',
+    entityType: 'person',
+    observations: ['Alice likes green tea', 'Alice works on the billing team'],
+  },
+  { type: 'entity', name: 'Acme', entityType: 'Company Org', observations: ['Acme sells anvils'] },
+  { type: 'entity', name: 'Lonely', entityType: 'thing', observations: [] },
+  { type: 'relation', from: 'Alice', to: 'Acme', relationType: 'works_at' },
+  { type: 'relation', from: 'Lonely', to: 'Alice', relationType: 'knows' },
+];
+
+function writeGraph(dir: string, rows: unknown[] = GRAPH): string {
+  const file = path.join(dir, 'memory.jsonl');
+  fs.writeFileSync(file, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return file;
+}
+
+/** A source that yields `count` memories, then fails as a disk or a parser might. */
+function failingSource(count: number, failAfter: number | undefined): ImportSource {
+  return {
+    format: 'markdown',
+    async *entries(): AsyncGenerator<ImportEntry> {
+      for (let i = 0; i < count; i++) {
+        if (i === failAfter) throw new Error('the source broke');
+        yield { kind: 'memory', key: `note-${i}.md`, content: `note number ${i} about anvils` };
+      }
+    },
+  };
+}
+
+for (const engine of ENGINES) {
+  describe(`mnemo import and export (${engine})`, { skip: await engineAbsent(engine) }, () => {
+    it('imports a server-memory graph: observations as memories, entity and type, relations between first memories', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const file = writeGraph(m.dir);
+      const summary = await importInto({
+        engine: m.store,
+        source: serverMemorySource,
+        path: file,
+        clock: m.clock.read,
+      });
+      assert.equal(summary.imported, 4);
+      assert.equal(summary.relations, 2);
+      assert.deepEqual(summary.refused, []);
+      const records = [...m.store.memories.values()];
+      const tea = records.find((r) => r.content === 'Alice likes green tea');
+      assert.ok(tea);
+      assert.deepEqual(tea.entities, ['Alice']);
+      assert.deepEqual(tea.meta.tags, ['person']);
+      assert.equal(tea.created_at, m.clock.now);
+      const acme = records.find((r) => r.content === 'Acme sells anvils');
+      assert.deepEqual(acme?.meta.tags, ['Company-Org']);
+      const lonely = records.find((r) => r.entities[0] === 'Lonely');
+      assert.equal(lonely?.content, 'Lonely (thing)');
+      const worksAt = [...m.store.relations.values()].find(
+        (r) => r.metadata.relationType === 'works_at',
+      );
+      assert.equal(worksAt?.from_memory_id, tea.id, 'the entity’s first observation stands for it');
+      assert.equal(worksAt?.to_memory_id, acme?.id);
+      assert.equal(worksAt?.relation_type, 'related');
+      const found = await m.ok<{ results: { memory_id: string }[] }>('search_memory', {
+        query: 'green tea',
+      });
+      assert.equal(found.results[0]?.memory_id, tea.id);
+    });
+
+    it('runs twice without adding anything, and a dry run writes nothing', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const file = writeGraph(m.dir);
+      const options = { engine: m.store, source: serverMemorySource, path: file };
+      const dry = await importInto({ ...options, clock: m.clock.read, dryRun: true });
+      assert.equal(dry.imported, 4);
+      assert.equal(dry.relations, 2);
+      assert.equal(m.store.memories.size, 0, 'a dry run writes nothing');
+      await importInto({ ...options, clock: m.clock.read });
+      m.clock.now += 3600;
+      const again = await importInto({ ...options, clock: m.clock.read });
+      assert.equal(again.imported, 0);
+      assert.equal(again.relations, 0);
+      assert.equal(again.skipped_existing, 6);
+      assert.equal(m.store.memories.size, 4);
+      assert.equal(m.store.relations.size, 2);
+      const record = [...m.store.memories.values()][0];
+      assert.equal(
+        (record?.meta.extra.imported_from as { format: string }).format,
+        'server-memory',
+      );
+    });
+
+    it('an import that fails part way keeps whole batches, and the next run finishes the rest', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      await assert.rejects(
+        importInto({
+          engine: m.store,
+          source: failingSource(250, 130),
+          path: '-',
+          clock: m.clock.read,
+          batchSize: 50,
+        }),
+        /the source broke/,
+      );
+      assert.equal(m.store.memories.size, 100, 'two whole batches of 50, nothing of the third');
+      const rest = await importInto({
+        engine: m.store,
+        source: failingSource(250, undefined),
+        path: '-',
+        clock: m.clock.read,
+        batchSize: 50,
+      });
+      assert.equal(rest.imported, 150);
+      assert.equal(rest.skipped_existing, 100);
+      assert.equal(m.store.memories.size, 250);
+      assert.ok(m.store.memories.has(derivedId('markdown', 'note-0.md')));
+    });
+
+    it('server-memory file -> import -> export as server-memory gives the same entities and observations', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const file = writeGraph(m.dir);
+      await importInto({
+        engine: m.store,
+        source: serverMemorySource,
+        path: file,
+        clock: m.clock.read,
+      });
+      const exported = (await collect(serverMemoryExportLines(m.store))).map((l) => JSON.parse(l));
+      assert.deepEqual(exported, GRAPH);
+    });
+
+    it('mnemo -> export -> import into an empty store gives the same memories, relations, forgotten copies and scores', async (t) => {
+      const a = await openTestClient({}, { engine });
+      t.after(() => a.close());
+      const ids: string[] = [];
+      for (const content of [
+        'the deploy runs on Fridays',
+        'the staging database is called cobalt',
+        'Ana reviews every migration',
+      ]) {
+        const saved = await a.ok<{ memory_id: string }>('save_memory', {
+          content,
+          tags: ['ops'],
+          entities: ['Ana'],
+          meta: { ticket: 42 },
+        });
+        ids.push(saved.memory_id);
+        a.clock.now += 3600;
+      }
+      const [deploy, cobalt, ana] = ids as [string, string, string];
+      await a.ok('touch_memory', { memory_id: cobalt });
+      await a.ok('create_relation', {
+        from_memory_id: deploy,
+        to_memory_id: cobalt,
+        relation_type: 'supports',
+      });
+      await a.ok('update_memory', { memory_id: deploy, content: 'the deploy runs on Thursdays' });
+      await a.ok('delete_memory', { memory_id: ana });
+      const file = path.join(tempDir('mnemo-export-'), 'export.jsonl');
+      t.after(() => fs.rmSync(path.dirname(file), { recursive: true, force: true }));
+      await writeLinesToFile(file, mnemoExportLines(a.store, a.clock.now));
+
+      const b = await openTestClient({}, { engine });
+      t.after(() => b.close());
+      b.clock.now = a.clock.now;
+      const summary = await importInto({
+        engine: b.store,
+        source: mnemoSource,
+        path: file,
+        clock: b.clock.read,
+      });
+      assert.deepEqual(
+        { imported: summary.imported, relations: summary.relations, forgotten: summary.forgotten },
+        { imported: 2, relations: 1, forgotten: 1 },
+      );
+      for (const id of [deploy, cobalt]) {
+        assert.deepEqual(b.store.memories.get(id), a.store.memories.get(id), id);
+      }
+      assert.deepEqual([...b.store.relations.values()], [...a.store.relations.values()]);
+      const scores = async (c: typeof a) =>
+        (
+          await c.ok<{ results: { memory_id: string; score: number }[] }>('search_memory', {
+            query: 'deploy staging database',
+          })
+        ).results.map((r) => [r.memory_id, r.score]);
+      assert.deepEqual(await scores(b), await scores(a));
+      const restored = await b.ok<{ status: string }>('restore_memory', { memory_id: ana });
+      assert.equal(restored.status, 'active');
+      assert.equal(b.store.memories.get(ana)?.content, 'Ana reviews every migration');
+
+      const again = await importInto({
+        engine: b.store,
+        source: mnemoSource,
+        path: file,
+        clock: b.clock.read,
+      });
+      assert.equal(again.imported + again.relations + again.forgotten, 0);
+    });
+
+    it('refuses a memory whose id another namespace holds, naming it, and imports the rest', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const saved = await m.ok<{ memory_id: string }>('save_memory', {
+        content: 'only in default',
+      });
+      const file = path.join(m.dir, 'export.jsonl');
+      await writeLinesToFile(file, mnemoExportLines(m.store, T0));
+      const work = m.store.namespace('work');
+      const summary = await importInto({
+        engine: work,
+        source: mnemoSource,
+        path: file,
+        clock: m.clock.read,
+      });
+      assert.equal(summary.imported, 0);
+      assert.match(summary.refused[0]?.why ?? '', /held by namespace "default"/);
+      assert.equal(work.memories.has(saved.memory_id), false);
+    });
+  });
+}
+
+describe('bad input to an import', () => {
+  it('a file that is not what --from says is refused, naming the file and the fix', async (t) => {
+    const m = await openTestClient();
+    t.after(() => m.close());
+    const elsewhere = tempDir('mnemo-import-');
+    t.after(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    const file = path.join(elsewhere, 'memories.jsonl');
+    fs.writeFileSync(file, `${JSON.stringify({ id: 'x', content: 'a memory' })}\n`);
+    const options = { engine: m.store, path: file, clock: m.clock.read };
+    await assert.rejects(importInto({ ...options, source: serverMemorySource }), (error: Error) => {
+      assert.match(error.message, /is not a server-memory file/);
+      assert.match(error.message, /--from cortexgraph/);
+      return true;
+    });
+    await assert.rejects(
+      importInto({ ...options, source: mnemoSource }),
+      /is not a mnemo export.*--from cortexgraph/,
+    );
+    await assert.rejects(
+      importInto({ ...options, path: path.join(m.dir, 'nothing'), source: serverMemorySource }),
+      /cannot read .*nothing \(ENOENT\)/,
+    );
+    assert.equal(m.store.memories.size, 0);
+  });
+
+  it('reads the older one-document shape, and names each line it refuses', async (t) => {
+    const m = await openTestClient();
+    t.after(() => m.close());
+    const doc = path.join(m.dir, 'memory.json');
+    fs.writeFileSync(
+      doc,
+      JSON.stringify(
+        {
+          entities: [
+            { name: 'Bob', entityType: 'person', observations: ['Bob plays the cello'] },
+            { entityType: 'nameless' },
+          ],
+          relations: [{ from: 'Bob', to: 'Carol', relationType: 'knows' }],
+        },
+        null,
+        2,
+      ),
+    );
+    const summary = await importInto({
+      engine: m.store,
+      source: serverMemorySource,
+      path: doc,
+      clock: m.clock.read,
+    });
+    assert.equal(summary.imported, 1);
+    assert.deepEqual(
+      summary.refused.map((r) => r.why),
+      [
+        'an entity without a "name"',
+        'relation Bob -knows-> Carol: entity "Carol" is not in the file',
+      ],
+    );
+    const file = writeGraph(m.dir, [GRAPH[0], 'not json at all', { type: 'other' }]);
+    const lines = await importInto({
+      engine: m.store,
+      source: serverMemorySource,
+      path: file,
+      clock: m.clock.read,
+    });
+    assert.deepEqual(
+      lines.refused.map((r) => r.where),
+      [`${file}:2`, `${file}:3`],
+    );
+  });
+});
