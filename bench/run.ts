@@ -1,4 +1,4 @@
-// npm run bench [-- --sizes 1000,100000,1000000 --json FILE --ops 200 --parts stores,vault,semantic
+// npm run bench [-- --sizes 1000,100000,1000000 --json FILE --ops 200 --parts stores,vault,semantic,import
 //   --servers mnemo,server-memory]
 // mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (README, Benchmarks).
 import fs from 'node:fs';
@@ -19,6 +19,7 @@ import {
   targetsList,
 } from './lib/report.js';
 import { writeMnemoStore, writeServerMemoryStore } from './lib/stores.js';
+import { type ImportBenchResult, importBench, importReport } from './import.js';
 import { type SemanticBenchResult, semanticBench, semanticReport } from './semantic.js';
 import { type VaultBenchResult, vaultBench, vaultReport } from './vault.js';
 
@@ -30,6 +31,8 @@ const PEER_SLOW_SIZE = 100_000;
 /** Above this, server-memory is not run: at a million it takes minutes a call and runs out of heap. */
 const PEER_MAX_SIZE = 100_000;
 const PEER_SLOW_OPS = 20;
+/** Observations in the server-memory file the import part reads. */
+const IMPORT_OBSERVATIONS = 100_000;
 
 type ToolCall = [tool: string, args: Record<string, unknown>];
 
@@ -157,14 +160,14 @@ function options() {
       sizes: { type: 'string', default: '1000,10000,100000' },
       json: { type: 'string' },
       ops: { type: 'string', default: '200' },
-      parts: { type: 'string', default: 'stores,vault,semantic' },
+      parts: { type: 'string', default: 'stores,vault,semantic,import' },
       // server-memory rereads its whole file on each call: at a million memories, minutes.
       servers: { type: 'string', default: 'mnemo,server-memory' },
     },
   });
   const parts = new Set(values.parts.split(',').map((s) => s.trim()));
-  if ([...parts].some((p) => !['stores', 'vault', 'semantic'].includes(p))) {
-    throw new Error('--parts takes stores, vault, semantic or several, e.g. --parts vault');
+  if ([...parts].some((p) => !['stores', 'vault', 'semantic', 'import'].includes(p))) {
+    throw new Error('--parts takes stores, vault, semantic, import or several, e.g. --parts vault');
   }
   const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
   const ops = Number(values.ops);
@@ -242,10 +245,16 @@ async function main(): Promise<void> {
     console.log(`\n${semanticReport(semantic)}`);
   }
 
+  let transfer: ImportBenchResult | undefined;
+  if (parts.has('import')) {
+    transfer = await importBench(vocabulary, IMPORT_OBSERVATIONS);
+    console.log(`\n${importReport(transfer)}`);
+  }
+
   const seconds = (performance.now() - started) / 1000;
   console.log(`\nFull bench: ${seconds.toFixed(0)} s.`);
   if (json) {
-    const report = { machine: m, sizes, ops, results, targets, vault, semantic, seconds };
+    const report = { machine: m, sizes, ops, results, targets, vault, semantic, transfer, seconds };
     fs.writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
   }
 }

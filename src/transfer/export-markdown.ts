@@ -56,7 +56,12 @@ export async function exportMarkdown(options: ExportMarkdownOptions): Promise<{ 
   for await (const record of options.records) {
     const name = freeName(outDir, slugify(record.content), taken, earlierNotes);
     taken.add(name.toLowerCase());
-    const text = renderNote(propertiesOf(record), record.content, []);
+    const { promoted, ...properties } = propertiesOf(record);
+    const text = renderNote(
+      record.status === 'promoted' ? { ...properties, promoted } : properties,
+      record.content,
+      [],
+    );
     write(outDir, name, text);
     notes.set(record.id, { path: name, title: noteTitle(record.content) });
     if (options.relationsOf(record.id).length > 0) linked.push(record.id);

@@ -2,7 +2,8 @@
 // storage engine (JSONL or PostgreSQL), idempotently and in batches.
 //
 // Idempotent: a memory's id is the one its record holds (mnemo, cortexgraph), else one derived
-// from the source's key (a hash of format and key, UUID-shaped), so a second run finds every
+// from the source's key (a hash of namespace, format and key, UUID-shaped: the same folder
+// imported into two namespaces makes two memories), so a second run finds every
 // memory of the first by its id and adds nothing; relations likewise. Each imported memory keeps
 // `meta.extra.imported_from` ({format, key}), except from a mnemo export, which comes back as it
 // was.
@@ -111,7 +112,7 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
         refuse(entry.where, entry.why);
         break;
       case 'memory': {
-        const made = memoryOf(entry, source.format, options.clock());
+        const made = memoryOf(entry, source.format, engine.namespaceName, options.clock());
         if (typeof made === 'string') {
           refuse(entry.key, made);
           break;
@@ -134,8 +135,8 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
       case 'relation': {
         const made = relationOf(
           entry,
-          derivedId(source.format, entry.fromKey),
-          derivedId(source.format, entry.toKey),
+          derivedId(engine.namespaceName, source.format, entry.fromKey),
+          derivedId(engine.namespaceName, source.format, entry.toKey),
           options.clock(),
         );
         if (typeof made === 'string') {
@@ -221,7 +222,12 @@ function count(summary: ImportSummary, batch: Batch, lateMemories: number, lateR
 }
 
 /** The record an item becomes, or why it cannot be imported. */
-function memoryOf(item: ImportItem, format: string, now: number): MemoryRecord | string {
+function memoryOf(
+  item: ImportItem,
+  format: string,
+  namespace: string,
+  now: number,
+): MemoryRecord | string {
   const origin = format === 'mnemo' ? {} : { imported_from: { format, key: item.key } };
   if (item.record) {
     let record: MemoryRecord;
@@ -245,7 +251,7 @@ function memoryOf(item: ImportItem, format: string, now: number): MemoryRecord |
   const created = item.created_at ?? now;
   // A memory that comes with no record of its use starts fresh: used at the import, else a
   // note written years ago would be forgotten by the first gc.
-  return newMemoryRecord(derivedId(format, item.key), item.content, created, {
+  return newMemoryRecord(derivedId(namespace, format, item.key), item.content, created, {
     meta: {
       tags: tags.slice(0, MAX_TAGS),
       source: item.source ?? null,

@@ -8,7 +8,8 @@ export interface NoteProperties {
   memory_id: string;
   tags: string[];
   created: string;
-  promoted: string;
+  /** Left out of an exported note of a memory that was never promoted. */
+  promoted?: string;
   last_used: string;
   use_count: number;
   strength: number;
@@ -99,6 +100,7 @@ export function renderNote(
   }
   const data: Record<string, unknown> = { ...properties };
   if (data.source === undefined) delete data.source;
+  if (data.promoted === undefined) delete data.promoted;
   // A file object, not a string: gray-matter would read a body that starts with `---` as
   // frontmatter.
   return matter().stringify({ content: `${body}\n` }, data, DUMP);

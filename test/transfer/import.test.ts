@@ -137,7 +137,7 @@ for (const engine of ENGINES) {
       assert.equal(rest.imported, 150);
       assert.equal(rest.skipped_existing, 100);
       assert.equal(m.store.memories.size, 250);
-      assert.ok(m.store.memories.has(derivedId('markdown', 'note-0.md')));
+      assert.ok(m.store.memories.has(derivedId('default', 'markdown', 'note-0.md')));
     });
 
     it('server-memory file -> import -> export as server-memory gives the same entities and observations', async (t) => {
@@ -220,6 +220,25 @@ for (const engine of ENGINES) {
         clock: b.clock.read,
       });
       assert.equal(again.imported + again.relations + again.forgotten, 0);
+    });
+
+    it('imports one file into two namespaces as two sets of memories, each seen by its own only', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const file = writeGraph(m.dir);
+      for (const ns of ['default', 'work']) {
+        const summary = await importInto({
+          engine: m.store.namespace(ns),
+          source: serverMemorySource,
+          path: file,
+          clock: m.clock.read,
+        });
+        assert.deepEqual([summary.imported, summary.refused.length], [4, 0], ns);
+      }
+      const work = m.store.namespace('work');
+      assert.equal(work.memories.size, 4);
+      assert.equal(m.store.memories.size, 4);
+      for (const id of work.memories.keys()) assert.equal(m.store.memories.has(id), false);
     });
 
     it('refuses a memory whose id another namespace holds, naming it, and imports the rest', async (t) => {

@@ -264,10 +264,13 @@ describe('exportMarkdown', () => {
       first,
       /## Related\n- \[\[etc-passwd-not-a-path\|\.\.\/\.\.\/etc\/passwd: not a path\]\]\n$/,
     );
-    // The same text the vault writer's renderNote makes with the links at once.
+    // The same text the vault writer's renderNote makes with the links at once, without the
+    // `promoted` property of a memory that was not promoted.
+    assert.doesNotMatch(first, /^promoted:/m);
+    const { promoted: _, ...properties } = propertiesOf(records()[0] as MemoryRecord);
     assert.equal(
       first,
-      renderNote(propertiesOf(records()[0] as MemoryRecord), records()[0]?.content ?? '', [
+      renderNote(properties, records()[0]?.content ?? '', [
         { path: 'etc-passwd-not-a-path.md', title: '../../etc/passwd: not a path' },
       ]),
     );
