@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type ImportBenchResult, importBench, importReport } from './import.js';
 import type { ServerSpec } from './lib/client.js';
 import { ServerSession } from './lib/client.js';
 import { buildVocabulary, ContentGenerator } from './lib/content.js';
@@ -19,7 +20,6 @@ import {
   targetsList,
 } from './lib/report.js';
 import { writeMnemoStore, writeServerMemoryStore } from './lib/stores.js';
-import { type ImportBenchResult, importBench, importReport } from './import.js';
 import { type SemanticBenchResult, semanticBench, semanticReport } from './semantic.js';
 import { type VaultBenchResult, vaultBench, vaultReport } from './vault.js';
 
