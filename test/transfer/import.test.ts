@@ -107,9 +107,15 @@ for (const engine of ENGINES) {
       assert.equal(m.store.memories.size, 4);
       assert.equal(m.store.relations.size, 2);
       const record = [...m.store.memories.values()][0];
-      assert.equal(
-        (record?.meta.extra.imported_from as { format: string }).format,
-        'server-memory',
+      assert.deepEqual(record?.meta.extra.imported_from, {
+        format: 'server-memory',
+        key:
+          record?.meta.extra.imported_from &&
+          (record.meta.extra.imported_from as { key: string }).key,
+      });
+      assert.match(
+        String((record?.meta.extra.imported_from as { key?: string })?.key),
+        /^server-memory:/,
       );
     });
 
