@@ -40,6 +40,8 @@ export interface ImportOptions {
   batchSize?: number;
   /** Told how far it got, after each batch. */
   onProgress?(summary: Readonly<ImportSummary>): void;
+  /** Told how many bytes of the source were read, of how many (file sources only). */
+  onRead?(done: number, total: number): void;
 }
 
 const BATCH = 500;
@@ -105,7 +107,7 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
     options.onProgress?.(summary);
   };
 
-  for await (const entry of source.entries(options.path)) {
+  for await (const entry of source.entries(options.path, options.onRead)) {
     summary.read++;
     switch (entry.kind) {
       case 'refused':

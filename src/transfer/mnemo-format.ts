@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import type { StorageEngine } from '../storage/engine.js';
 import { storedShape } from '../storage/records.js';
-import { lines } from './sources/lines.js';
+import { lines, ReadProgress, type ReadReport } from './sources/lines.js';
 import { ImportSourceError } from './sources/source-error.js';
 import type { ImportEntry, ImportSource } from './types.js';
 
@@ -61,12 +61,12 @@ export const mnemoSource: ImportSource = {
 /** The key of the memory with this id. */
 const keyOf = (id: unknown) => `mnemo:${String(id)}`;
 
-async function* mnemoEntries(file: string): AsyncGenerator<ImportEntry> {
+async function* mnemoEntries(file: string, report?: ReadReport): AsyncGenerator<ImportEntry> {
   let first = true;
   let numbered: AsyncGenerator<{ number: number; line: string }>;
   try {
     await checkReadable(file);
-    numbered = lines(file);
+    numbered = lines(file, ReadProgress.of([file], report));
   } catch (error) {
     throw error instanceof ImportSourceError ? error : sourceError(file, error);
   }

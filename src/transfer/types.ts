@@ -82,7 +82,8 @@ export type ImportEntry = ImportItem | ImportRelation | ImportForgotten | Import
  */
 export interface ImportSource {
   format: ImportFormat;
-  entries(path: string): AsyncIterable<ImportEntry>;
+  /** `report`, when given, is told how many bytes of the source have been read, of how many. */
+  entries(path: string, report?: (done: number, total: number) => void): AsyncIterable<ImportEntry>;
 }
 
 /** How an import went: what the CLI prints, and --json. */

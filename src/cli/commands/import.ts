@@ -3,7 +3,7 @@ import { importInto } from '../../transfer/import.js';
 import { IMPORT_SOURCES } from '../../transfer/sources/index.js';
 import { IMPORT_FORMATS, type ImportFormat, type ImportSummary } from '../../transfer/types.js';
 import { type CommandContext, UsageError } from '../command.js';
-import { json } from '../format.js';
+import { json, progressBar } from '../format.js';
 import { clockFor, withMemory } from '../runtime.js';
 
 /** Refusals listed one by one; past that, a count. */
@@ -45,6 +45,7 @@ export async function runImport({
       dryRun,
       clock: clockFor(config),
       onProgress: progress.update,
+      onRead: progress.read,
     });
     progress.done();
     if (flags.json) {
@@ -72,13 +73,29 @@ function describe(s: ImportSummary): string[] {
   return lines;
 }
 
-/** A line redrawn on a terminal as batches are written; nothing elsewhere (a log, CI). */
+/**
+ * On a terminal: a bar over the source's bytes (a file source), else a line of counts redrawn
+ * after each batch (a folder of notes). Nothing elsewhere (a log, CI).
+ */
 function importProgress(stream: NodeJS.WritableStream) {
   const tty = (stream as NodeJS.WriteStream).isTTY === true;
+  const bar = progressBar(stream, 'importing (kB read)');
+  let byBytes = false;
+  let shown = -1;
   let drawn = false;
   return {
+    read(done: number, total: number) {
+      if (!tty || total === 0) return;
+      byBytes = true;
+      // Redrawn at each thousandth, not at each line.
+      const permille = Math.floor((done / total) * 1000);
+      if (permille === shown) return;
+      shown = permille;
+      bar.update(Math.round(done / 1024), Math.round(total / 1024));
+      drawn = true;
+    },
     update(s: Readonly<ImportSummary>) {
-      if (!tty) return;
+      if (!tty || byBytes) return;
       stream.write(
         `\rimporting: ${s.read} read, ${s.imported} memories and ${s.relations} relations ${s.dry_run ? 'to write' : 'written'}, ${s.skipped_existing} already there, ${s.refused.length} refused`,
       );

@@ -20,7 +20,7 @@ import {
   toRelationRecord,
 } from '../../storage/records.js';
 import type { ImportEntry, ImportSource } from '../types.js';
-import { lines } from './lines.js';
+import { lines, ReadProgress, type ReadReport } from './lines.js';
 import { ImportSourceError } from './source-error.js';
 
 export const CORTEXGRAPH_FILES = {
@@ -37,7 +37,7 @@ export interface CortexgraphOptions {
 export function createCortexgraphSource(options: CortexgraphOptions = {}): ImportSource {
   return {
     format: 'cortexgraph',
-    entries: (dir) => cortexgraphEntries(dir, options),
+    entries: (dir, report) => cortexgraphEntries(dir, options, report),
   };
 }
 
@@ -51,16 +51,19 @@ export function cortexgraphKey(id: string): string {
 async function* cortexgraphEntries(
   root: string,
   options: CortexgraphOptions,
+  report?: ReadReport,
 ): AsyncGenerator<ImportEntry> {
   const dir = path.resolve(root);
   const memoriesFile = path.join(dir, CORTEXGRAPH_FILES.memories);
   const relationsFile = path.join(dir, CORTEXGRAPH_FILES.relations);
   await checkDataDir(dir, memoriesFile, relationsFile);
+  // Each log is read twice: once for each id's last line, once for the lines themselves.
+  const progress = ReadProgress.of([memoriesFile, relationsFile], report, 2);
 
   const imported = new Set<string>();
   if (await exists(memoriesFile)) {
-    const last = await lastLines(memoriesFile);
-    for await (const { number, line } of lines(memoriesFile)) {
+    const last = await lastLines(memoriesFile, progress);
+    for await (const { number, line } of lines(memoriesFile, progress)) {
       const where = `${memoriesFile}:${number}`;
       const raw = parse(line);
       if (raw === undefined) {
@@ -102,8 +105,8 @@ async function* cortexgraphEntries(
   }
 
   if (await exists(relationsFile)) {
-    const last = await lastLines(relationsFile);
-    for await (const { number, line } of lines(relationsFile)) {
+    const last = await lastLines(relationsFile, progress);
+    for await (const { number, line } of lines(relationsFile, progress)) {
       const where = `${relationsFile}:${number}`;
       const raw = parse(line);
       if (raw === undefined) {
@@ -169,9 +172,9 @@ async function checkDataDir(dir: string, memories: string, relations: string): P
 }
 
 /** Each id's last line number in a log (a tombstone's line too: then nothing is yielded). */
-async function lastLines(file: string): Promise<Map<string, number>> {
+async function lastLines(file: string, progress: ReadProgress): Promise<Map<string, number>> {
   const last = new Map<string, number>();
-  for await (const { number, line } of lines(file)) {
+  for await (const { number, line } of lines(file, progress)) {
     const raw = parse(line);
     const id = (raw as { id?: unknown } | undefined)?.id;
     if (typeof id === 'string') last.set(id, number);

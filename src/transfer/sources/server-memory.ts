@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { ImportEntry, ImportItem, ImportRelation, ImportSource } from '../types.js';
-import { lines } from './lines.js';
+import { lines, ReadProgress, type ReadReport } from './lines.js';
 import { ImportSourceError } from './source-error.js';
 
 export const serverMemorySource: ImportSource = {
@@ -69,8 +69,12 @@ export function entityTypeTag(entityType: string): string | undefined {
   return tag === '' ? undefined : tag;
 }
 
-async function* serverMemoryEntries(file: string): AsyncGenerator<ImportEntry> {
+async function* serverMemoryEntries(
+  file: string,
+  report?: ReadReport,
+): AsyncGenerator<ImportEntry> {
   await checkFile(file);
+  const progress = ReadProgress.of([file], report);
   // name -> the key of the memory that stands for it
   const heads = new Map<string, string>();
   const pending: { relation: Relation; where: string }[] = [];
@@ -111,7 +115,7 @@ async function* serverMemoryEntries(file: string): AsyncGenerator<ImportEntry> {
       else yield* onRelation(checked, where);
     }
   } else {
-    for await (const { number, line } of lines(file)) {
+    for await (const { number, line } of lines(file, progress)) {
       const where = `${file}:${number}`;
       let value: unknown;
       try {
