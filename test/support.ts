@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -247,4 +248,16 @@ export function recordingLogger() {
     { write: (line: string) => void entries.push(JSON.parse(line) as LogEntry) },
   );
   return { logger, entries: () => entries, warnings: () => entries.filter((e) => e.level === 40) };
+}
+
+/** A stream that keeps what is written to it: a command's stdout or stderr in a test. */
+export function sink(): Writable & { text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return Object.assign(stream, { text: () => text });
 }

@@ -15,20 +15,8 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src/storage/postgres/schema.js
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { FILES, JsonlStore } from '../../src/storage/store.js';
 import { CLI_PATH } from '../e2e/helpers.js';
-import { T0, testDir } from '../support.js';
+import { sink, T0, testDir } from '../support.js';
 import { databaseAbsent, pgSchema, TEST_DATABASE_URL, withSchema } from '../support-pg.js';
-
-/** A stream that keeps what is written to it. */
-function sink(): Writable & { text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => text });
-}
 
 const quiet = { MNEMO_LOG_LEVEL: 'silent', MNEMO_EMBEDDINGS: 'off' };
 

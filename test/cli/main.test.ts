@@ -18,18 +18,7 @@ import { HttpError } from '../../src/transport/http.js';
 import { VaultPathError } from '../../src/vault/paths.js';
 import { VaultWriteError } from '../../src/vault/writer.js';
 import { makeTempDir, removeDir } from '../e2e/helpers.js';
-
-/** A stream that keeps what is written to it. */
-function sink(): Writable & { text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => text });
-}
+import { sink } from '../support.js';
 
 function reported(error: unknown, env: Record<string, string> = {}) {
   const stderr = sink();

@@ -9,18 +9,7 @@ import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { main } from '../../src/cli/main.js';
-import { T0, testDir } from '../support.js';
-
-function sink(): Writable & { text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => text });
-}
+import { sink, T0, testDir } from '../support.js';
 
 async function run(dataDir: string, argv: string[]) {
   const stdout = sink();
