@@ -46,8 +46,12 @@ export function topN(
     }
   };
   for (let i = 0; i < ranks.length; i++) {
+    const rank = ranks[i] as number;
+    // Full, and not above the least kept (a later index loses a tie): nothing to make or ask,
+    // as for most rows of a large index.
+    if (heap.length === n && !(rank > (heap[0] as Ranked).rank)) continue;
     if (keep && !keep(i)) continue;
-    const item = { index: i, rank: ranks[i] as number };
+    const item = { index: i, rank };
     if (heap.length < n) {
       heap.push(item);
       up(heap.length - 1);
