@@ -32,7 +32,6 @@ Usage:
                               copy the memories of a data dir into PostgreSQL (A a folder, B a
                               postgres:// URL) or back (made if missing); safe to run again.
                               --namespace: the data dir's default namespace is NAME there
-
   mnemo import PATH --from server-memory|markdown|cortexgraph|mnemo [--dry-run]
                               bring memories in from another memory server's file or folder
                               (or a mnemo export); safe to run again: what is there is skipped
