@@ -25,29 +25,49 @@ export function seedDataDir(dir: string, now = T0): void {
   const tags = (t: string[]) => ({ meta: { tags: t, source: null, context: null, extra: {} } });
   const records = [
     // Score ~0.04 now: gc forgets it.
-    newMemoryRecord(IDS.wifi, 'The cabin wifi password is taped inside the fuse box', now - 60 * DAY, {
-      last_used: now - 60 * DAY,
-      ...tags(['home']),
-    }),
+    newMemoryRecord(
+      IDS.wifi,
+      'The cabin wifi password is taped inside the fuse box',
+      now - 60 * DAY,
+      {
+        last_used: now - 60 * DAY,
+        ...tags(['home']),
+      },
+    ),
     newMemoryRecord(IDS.cat, 'Ralph is the family cat and sleeps on the red rug', now - 10 * DAY, {
       last_used: now - 2 * DAY,
       use_count: 3,
       ...tags(['home', 'pets']),
     }),
     // Score ~0.25: in the danger zone (0.15 to 0.35).
-    newMemoryRecord(IDS.review, 'The dentist appointment moved to Thursday mornings', now - 9 * DAY, {
-      last_used: now - 8.6 * DAY,
-    }),
+    newMemoryRecord(
+      IDS.review,
+      'The dentist appointment moved to Thursday mornings',
+      now - 9 * DAY,
+      {
+        last_used: now - 8.6 * DAY,
+      },
+    ),
     // Five uses within two days of creation: a promotion candidate.
-    newMemoryRecord(IDS.promote, 'Deploys go out from the release branch after the smoke tests', now - 2 * DAY, {
-      last_used: now - 3600,
-      use_count: 6,
-      ...tags(['work']),
-    }),
+    newMemoryRecord(
+      IDS.promote,
+      'Deploys go out from the release branch after the smoke tests',
+      now - 2 * DAY,
+      {
+        last_used: now - 3600,
+        use_count: 6,
+        ...tags(['work']),
+      },
+    ),
     // Score ~0.12 now, under 0.05 a month later: gc forgets it then.
-    newMemoryRecord(IDS.later, 'The bike lock code is the year the house was built', now - 20 * DAY, {
-      last_used: now - 20 * DAY,
-    }),
+    newMemoryRecord(
+      IDS.later,
+      'The bike lock code is the year the house was built',
+      now - 20 * DAY,
+      {
+        last_used: now - 20 * DAY,
+      },
+    ),
     newMemoryRecord(IDS.img, XSS_IMG, now - DAY, { last_used: now - DAY }),
     newMemoryRecord(IDS.link, XSS_LINK, now - DAY, { last_used: now - DAY }),
   ];
