@@ -36,7 +36,7 @@ export function curvePlot(target: HTMLElement, curve: Curve): uPlot {
   const opts: uPlot.Options = {
     width: Math.max(280, target.clientWidth),
     height: 320,
-    scales: { x: { time: true }, y: { range: [0, top] } },
+    scales: { x: { time: true }, y: { range: [0, top * 1.08] } },
     axes: [{}, { label: 'score', size: 50 }],
     series: [
       { label: 'time' },

@@ -38,7 +38,7 @@ export function MemoriesPage({ session }: { session: Session }) {
       <h1>Memories</h1>
       <search>
         <form
-          class="filters"
+          class="filters list-filters"
           onSubmit={(e) => {
             e.preventDefault();
             apply({});
@@ -90,6 +90,7 @@ export function MemoriesPage({ session }: { session: Session }) {
               <option value="use_count">uses</option>
             </select>
           </label>
+          <button type="submit">Search</button>
         </form>
       </search>
       <Problem message={error} />
