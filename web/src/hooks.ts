@@ -9,7 +9,8 @@ export interface Loaded<T> {
 }
 
 export function useApi<T>(path: string | null): Loaded<T> {
-  const [data, setData] = useState<T | null>(null);
+  // An answer is kept with the path it answers: another path's never shows while one loads.
+  const [answer, setAnswer] = useState<{ path: string; data: T } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [round, setRound] = useState(0);
   useEffect(() => {
@@ -17,10 +18,10 @@ export function useApi<T>(path: string | null): Loaded<T> {
     let live = true;
     setError(null);
     api<T>(path).then(
-      (d) => live && setData(d),
+      (data) => live && setAnswer({ path, data }),
       (e: Error) => {
         if (!live) return;
-        setData(null);
+        setAnswer(null);
         setError(e.message);
       },
     );
@@ -29,7 +30,7 @@ export function useApi<T>(path: string | null): Loaded<T> {
     };
   }, [path, round]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
-  return { data, error, reload };
+  return { data: answer && answer.path === path ? answer.data : null, error, reload };
 }
 
 /** Asks the person first, then runs `act`; says how it went. */
