@@ -91,7 +91,7 @@ describe('the page API', () => {
 
   it('refuses another origin (403) and sends no CORS header', async () => {
     for (const headers of [
-      { origin: 'http://evil.example' },
+      { origin: 'http://evil.example' } as Record<string, string>,
       { origin: 'http://localhost:1' },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
