@@ -203,6 +203,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       const held = namespacesOf(res.locals.holder as string | undefined, deps);
       if (guarded && held === undefined) throw unauthorized();
       res.locals.namespace = chosenNamespace(req, held);
+      res.locals.namespaces = held;
       if (req.method !== 'GET' && !req.is('application/json')) {
         throw new HttpError(415, 'send the body as JSON (Content-Type: application/json)');
       }

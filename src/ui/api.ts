@@ -28,8 +28,11 @@ export function uiApi(deps: UiApiDeps): express.Router {
 
   api.get('/session', (_req, res) => {
     const memory = memoryOf(res);
+    const held = res.locals.namespaces as readonly string[] | 'any' | undefined;
     res.json({
       namespace: memory.overview.namespace,
+      // The namespaces the page may switch to: its token's, or any (null) without a token.
+      namespaces: Array.isArray(held) ? held : null,
       now: memory.now(),
       decay: deps.curve.decay,
       thresholds: thresholdsOf(deps.curve),

@@ -234,10 +234,10 @@ describe('the page API with a token file', () => {
           ...(namespace ? { 'x-mnemo-namespace': namespace } : {}),
         },
       });
-    assert.equal(
-      ((await (await session(OTHER)).json()) as { namespace: string }).namespace,
+    assert.deepEqual(await (await session(OTHER)).json().then((b) => [b.namespace, b.namespaces]), [
       'team',
-    );
+      ['team'],
+    ]);
     assert.equal((await session(OTHER, 'default')).status, 403);
     assert.equal((await session(TOKEN, 'team')).status, 403);
     const team = (await (

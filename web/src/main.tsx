@@ -63,13 +63,53 @@ function TokenForm({ onSaved, wrong }: { onSaved(): void; wrong: boolean }) {
   );
 }
 
+/** The namespace this tab looks at: one of its token's, or any name without a token. */
+function NamespacePicker({ info, onPicked }: { info: Session; onPicked(): void }) {
+  const pick = (name: string) => {
+    session.setNamespace(name.trim() || null);
+    onPicked();
+  };
+  if (info.namespaces !== null && info.namespaces.length <= 1) {
+    return <small>{info.namespace}</small>;
+  }
+  return (
+    <span class="namespace">
+      {info.namespaces === null ? (
+        <input
+          name="namespace"
+          aria-label="Namespace"
+          value={info.namespace}
+          onChange={(e) => pick(e.currentTarget.value)}
+        />
+      ) : (
+        <select
+          name="namespace"
+          aria-label="Namespace"
+          value={info.namespace}
+          onChange={(e) => pick(e.currentTarget.value)}
+        >
+          {info.namespaces.map((name) => (
+            <option key={name}>{name}</option>
+          ))}
+        </select>
+      )}
+    </span>
+  );
+}
+
 function App() {
   const route = useRoute();
   const [info, setInfo] = useState<Session | null>(null);
   const [problem, setProblem] = useState<ApiError | null>(null);
-  const load = useCallback(() => {
+  const load: () => void = useCallback(() => {
     setProblem(null);
     api<Session>('/session').then(setInfo, (error: ApiError) => {
+      // A namespace this token does not hold (another token's): back to the token's own.
+      if (error.status === 403 && session.namespace()) {
+        session.setNamespace(null);
+        load();
+        return;
+      }
       setInfo(null);
       setProblem(error);
     });
@@ -103,8 +143,12 @@ function App() {
           <ul>
             <li>
               <strong>mnemo</strong>
-              {info ? <small> · {info.namespace}</small> : null}
             </li>
+            {info ? (
+              <li>
+                <NamespacePicker info={info} onPicked={load} />
+              </li>
+            ) : null}
           </ul>
           <ul>
             {PAGES.map(([name, label]) => (

@@ -8,6 +8,8 @@ export interface Thresholds {
 
 export interface Session {
   namespace: string;
+  /** The token's namespaces; null: any (a server without a token). */
+  namespaces: string[] | null;
   now: number;
   thresholds: Thresholds;
   decay: { model: string; halfLifeDays: number; beta: number };
