@@ -234,10 +234,11 @@ describe('the page API with a token file', () => {
           ...(namespace ? { 'x-mnemo-namespace': namespace } : {}),
         },
       });
-    assert.deepEqual(await (await session(OTHER)).json().then((b) => [b.namespace, b.namespaces]), [
-      'team',
-      ['team'],
-    ]);
+    const own = (await (await session(OTHER)).json()) as {
+      namespace: string;
+      namespaces: string[];
+    };
+    assert.deepEqual([own.namespace, own.namespaces], ['team', ['team']]);
     assert.equal((await session(OTHER, 'default')).status, 403);
     assert.equal((await session(TOKEN, 'team')).status, 403);
     const team = (await (
