@@ -10,6 +10,8 @@ const MAX_DAYS = 365;
 
 export function ForgettingPage({ session }: { session: Session }) {
   const [days, setDays] = useState(0);
+  // What the slider shows while it moves; the preview is asked for where it is let go.
+  const [sliding, setSliding] = useState<number | null>(null);
   const at = session.now + days * DAY;
   const { data, error, reload } = useApi<{ at: number; total: number; rows: GcRow[] }>(
     `/gc?at=${at}`,
@@ -57,14 +59,18 @@ export function ForgettingPage({ session }: { session: Session }) {
           />
         </label>
         <label class="wide">
-          Days from now: {days}
+          Days from now: {sliding ?? days}
           <input
             type="range"
             name="days"
             min={0}
             max={MAX_DAYS}
-            value={days}
-            onInput={(e) => setDays(Number(e.currentTarget.value))}
+            value={sliding ?? days}
+            onInput={(e) => setSliding(Number(e.currentTarget.value))}
+            onChange={(e) => {
+              setSliding(null);
+              setDays(Number(e.currentTarget.value));
+            }}
           />
         </label>
       </div>
