@@ -77,7 +77,7 @@ try {
     headless: true,
     args: ['--no-sandbox', '--disable-background-networking'],
   });
-  const firstLoads: { ms: number; bytes: number }[] = [];
+  const firstLoads: { ms: number; inPage: number; bytes: number }[] = [];
   for (let i = 0; i < loads; i++) {
     // A fresh profile each time: nothing cached.
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
@@ -91,7 +91,10 @@ try {
     const started = performance.now();
     await page.goto(`${base}/ui#token=${TOKEN}`);
     await page.locator('#memories tbody tr').nth(49).waitFor();
-    firstLoads.push({ ms: performance.now() - started, bytes });
+    const ms = performance.now() - started;
+    // The page's own clock: from the start of its navigation, the browser's start-up aside.
+    const inPage = Number(await page.evaluate('performance.now()'));
+    firstLoads.push({ ms, inPage, bytes });
     await context.close();
   }
   await browser.close();
@@ -106,7 +109,7 @@ try {
     searches.push((await timed(`/memories?q=${encodeURIComponent(queries[i] as string)}`)).ms);
     curves.push((await timed(`/memories/${ids[i % ids.length]}`)).ms);
   }
-  const first = firstLoads[0] as { ms: number; bytes: number };
+  const first = firstLoads[0] as { ms: number; inPage: number; bytes: number };
   const loadTimes = summarize(firstLoads.map((l) => l.ms));
   const m = machine();
   const r = (x: number) => Math.round(x * 10) / 10;
@@ -118,6 +121,7 @@ try {
       '|---|---|',
       `| first load to the list on screen, the first after the start | ${r(first.ms)} ms |`,
       `| first load to the list on screen, p50 of ${loads} (a fresh profile each) | ${r(loadTimes.p50)} ms |`,
+      `| the same, by the page's clock (from its navigation start), p50 | ${r(summarize(firstLoads.map((l) => l.inPage)).p50)} ms |`,
       `| bytes transferred by a first load | ${Math.round(first.bytes / 1024)} KiB |`,
       `| API p50, the list (50 by score) | ${r(summarize(lists).p50)} ms |`,
       `| API p50, a search of the list | ${r(summarize(searches).p50)} ms |`,

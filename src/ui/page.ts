@@ -36,6 +36,11 @@ const HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+const ASSET_TYPES: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+
 /**
  * GET /ui (the page) and /ui/assets/* (its script and styles). The page holds no data, so it
  * needs no token: its script asks the API with one.
@@ -56,6 +61,20 @@ export function uiPage(dir = webDir()): express.Router {
       return;
     }
     res.set('Cache-Control', 'no-cache').sendFile(index);
+  });
+  // The script and the styles as the build compressed them, to a browser that takes gzip.
+  router.get('/assets/:name', (req, res, next) => {
+    const name = req.params.name;
+    const type = ASSET_TYPES[name];
+    const packed = `${dir}assets/${name}.gz`;
+    if (!type || !req.acceptsEncodings('gzip') || !fs.existsSync(packed)) {
+      next();
+      return;
+    }
+    res
+      .set({ 'Content-Encoding': 'gzip', 'Content-Type': type, Vary: 'Accept-Encoding' })
+      .set('Cache-Control', 'public, max-age=3600')
+      .sendFile(packed);
   });
   router.use('/assets', express.static(`${dir}assets`, { index: false, maxAge: '1h' }));
   return router;

@@ -69,9 +69,12 @@ describe('the page API', () => {
     assert.equal(res.headers.get('x-frame-options'), 'DENY');
     const html = await res.text();
     assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script');
+    // fetch takes gzip: the build's compressed copy, unpacked on the way in.
     const script = await fetch(`${url}/ui/assets/app.js`);
     assert.equal(script.status, 200);
     assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    assert.equal(script.headers.get('content-encoding'), 'gzip');
+    assert.match(await script.text(), /uPlot|preact|createElement/);
   });
 
   it('answers 401 without the token, with a wrong one, and with one in the query string', async () => {
