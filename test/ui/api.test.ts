@@ -198,6 +198,20 @@ describe('the page API', () => {
     );
     const promotion = await json<{ rows: { memory_id: string; reason: string }[] }>('/promotion');
     assert.ok(promotion.rows.some((r) => r.memory_id === IDS.promote && r.reason.length > 0));
+    const promoted = (await post(`/memories/${IDS.promote}/promote`)) as {
+      promoted: { memory_id: string; path: string }[];
+    };
+    assert.deepEqual(
+      promoted.promoted.map((p) => p.memory_id),
+      [IDS.promote],
+    );
+    const note = await json<{ memory: { status: string; promoted_to: string } }>(
+      `/memories/${IDS.promote}`,
+    );
+    assert.deepEqual(
+      [note.memory.status, note.memory.promoted_to],
+      ['promoted', promoted.promoted[0]?.path],
+    );
     const touched = await post(`/memories/${IDS.review}/touch`);
     assert.equal(touched.use_count, 1);
     assert.equal((await post(`/memories/${IDS.cat}/archive`)).status, 'archived');
