@@ -131,6 +131,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
           page: uiPage(),
           api: uiApi({
             memoryFor: (namespace) => memory.memoryFor(namespace),
+            vaultDir: config.vaultDir,
             curve: {
               decay: {
                 model: config.decayModel,

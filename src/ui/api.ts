@@ -1,6 +1,7 @@
 // The JSON the web page reads and the actions it asks for, under /ui/api. Each route is a few
 // lines over a use case of the memory; auth, the namespace and the origin are checked before
 // (src/transport/http.ts), and errors go to the one HTTP error mapper there.
+import path from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { BROWSE_SORTS, type BrowseSort } from '../memory/browsing.js';
 import type { Memory } from '../memory/index.js';
@@ -13,6 +14,8 @@ export interface UiApiDeps {
   /** The use cases of namespace `name` (OpenedMemory.memoryFor). */
   memoryFor(name: string): Memory;
   curve: CurveSettings;
+  /** The vault's folder, for a promoted memory's `obsidian://` link; none without a vault. */
+  vaultDir?: string | undefined;
 }
 
 const PAGE_SIZE = 50;
@@ -98,7 +101,11 @@ export function uiApi(deps: UiApiDeps): express.Router {
     const { memories } = await memory.recall.open({ memory_ids: [id] });
     const found = memories[0];
     if (!found) throw new UserError(`no memory "${id}": it may have been forgotten (see gc)`);
-    res.json({ memory: found, curve: scoreCurve(found, memory.now(), deps.curve) });
+    const note =
+      found.promoted_to && deps.vaultDir !== undefined
+        ? `obsidian://open?path=${encodeURIComponent(path.join(deps.vaultDir, found.promoted_to))}`
+        : null;
+    res.json({ memory: found, note_url: note, curve: scoreCurve(found, memory.now(), deps.curve) });
   });
 
   const action =

@@ -205,9 +205,11 @@ describe('the page API', () => {
       promoted.promoted.map((p) => p.memory_id),
       [IDS.promote],
     );
-    const note = await json<{ memory: { status: string; promoted_to: string } }>(
-      `/memories/${IDS.promote}`,
-    );
+    const note = await json<{
+      memory: { status: string; promoted_to: string };
+      note_url: string;
+    }>(`/memories/${IDS.promote}`);
+    assert.match(note.note_url, /^obsidian:\/\/open\?path=%2F.*\.md$/);
     assert.deepEqual(
       [note.memory.status, note.memory.promoted_to],
       ['promoted', promoted.promoted[0]?.path],

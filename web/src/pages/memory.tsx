@@ -48,9 +48,11 @@ function Plot({ curve }: { curve: Curve }) {
 }
 
 export function MemoryPage({ id, session }: { id: string; session: Session }) {
-  const { data, error, reload } = useApi<{ memory: FullMemory; curve: Curve }>(
-    `/memories/${encodeURIComponent(id)}`,
-  );
+  const { data, error, reload } = useApi<{
+    memory: FullMemory;
+    curve: Curve;
+    note_url: string | null;
+  }>(`/memories/${encodeURIComponent(id)}`);
   const [notice, setNotice] = useState<string | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const gone = error !== null && /no memory/.test(error);
@@ -89,7 +91,13 @@ export function MemoryPage({ id, session }: { id: string; session: Session }) {
       )}
       {!data && !error ? <Busy /> : null}
       {data ? (
-        <Details memory={data.memory} curve={data.curve} session={session} act={act} />
+        <Details
+          memory={data.memory}
+          curve={data.curve}
+          noteUrl={data.note_url}
+          session={session}
+          act={act}
+        />
       ) : null}
     </section>
   );
@@ -98,6 +106,7 @@ export function MemoryPage({ id, session }: { id: string; session: Session }) {
 function Details(props: {
   memory: FullMemory;
   curve: Curve;
+  noteUrl: string | null;
   session: Session;
   act(name: string, question: string): void;
 }) {
@@ -161,7 +170,17 @@ function Details(props: {
           </tr>
           <tr>
             <th scope="row">Note</th>
-            <td>{m.promoted_to ? <code>{m.promoted_to}</code> : 'not promoted'}</td>
+            <td>
+              {m.promoted_to === null ? (
+                'not promoted'
+              ) : props.noteUrl?.startsWith('obsidian://') ? (
+                <a href={props.noteUrl} id="note-link">
+                  {m.promoted_to}
+                </a>
+              ) : (
+                <code>{m.promoted_to}</code>
+              )}
+            </td>
           </tr>
           {m.meta.source ? (
             <tr>
