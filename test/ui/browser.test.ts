@@ -193,5 +193,6 @@ describe('the web page in Chromium', { skip }, () => {
     await open(`memory/${IDS.cat}`);
     await page.locator('#curve[data-drawn="true"]').waitFor();
     assert.ok(Number(await page.evaluate('document.documentElement.scrollWidth')) <= 390);
+    await shot('memory-390');
   });
 });

@@ -57,3 +57,19 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
   }
   return data as T;
 }
+
+const early = new Map<string, Promise<unknown>>();
+
+/** Asks for `path` at once, before the component that shows it is drawn (the first list). */
+export function prefetch(path: string): void {
+  const answer = api(path);
+  answer.catch(() => {});
+  early.set(path, answer);
+}
+
+/** What `path` answers: an early answer once, if it was asked for and came back well. */
+export function fetchOnce<T>(path: string): Promise<T> {
+  const answer = early.get(path);
+  early.delete(path);
+  return answer ? (answer as Promise<T>).catch(() => api<T>(path)) : api<T>(path);
+}

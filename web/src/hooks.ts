@@ -1,6 +1,6 @@
 // Loading an API answer into a component, with its error, and loading it again on demand.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { fetchOnce } from './api.js';
 
 export interface Loaded<T> {
   data: T | null;
@@ -17,7 +17,7 @@ export function useApi<T>(path: string | null): Loaded<T> {
     if (path === null) return;
     let live = true;
     setError(null);
-    api<T>(path).then(
+    fetchOnce<T>(path).then(
       (data) => live && setAnswer({ path, data }),
       (e: Error) => {
         if (!live) return;

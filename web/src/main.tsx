@@ -1,7 +1,7 @@
 // The page: a token if the server wants one, a bar of links, and the page the address names.
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { type ApiError, adoptTokenFromFragment, api, session } from './api.js';
+import { type ApiError, adoptTokenFromFragment, api, prefetch, session } from './api.js';
 import { ForgettingPage } from './pages/forgetting.js';
 import { MemoriesPage } from './pages/memories.js';
 import { MemoryPage } from './pages/memory.js';
@@ -181,6 +181,8 @@ function App() {
 }
 
 adoptTokenFromFragment();
+// The first list is asked for beside /session, not after it: the key is what MemoriesPage asks.
+if ((location.hash.replace(/^#\/?/, '') || 'memories') === 'memories') prefetch('/memories?');
 const root = document.getElementById('app');
 if (root) {
   root.textContent = '';

@@ -28,8 +28,9 @@ export function curvePlot(target: HTMLElement, curve: Curve): uPlot {
     ctx.lineTo(u.bbox.left + u.bbox.width, y);
     ctx.stroke();
     ctx.font = `${11 * devicePixelRatio}px sans-serif`;
-    // uPlot leaves the y axis's alignment (right) on the context.
+    // uPlot leaves the y axis's alignment (right, middle) on the context.
     ctx.textAlign = 'left';
+    ctx.textBaseline = 'alphabetic';
     ctx.fillText(label, u.bbox.left + 4 * devicePixelRatio, y - 4 * devicePixelRatio);
     ctx.restore();
   };
@@ -64,6 +65,7 @@ export function curvePlot(target: HTMLElement, curve: Curve): uPlot {
           ctx.save();
           ctx.font = `${11 * devicePixelRatio}px sans-serif`;
           ctx.textAlign = 'left';
+          ctx.textBaseline = 'alphabetic';
           ctx.fillStyle = '#b45309';
           ctx.fillText(
             `review ${th.dangerMin}–${th.dangerMax}`,
