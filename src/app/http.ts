@@ -9,6 +9,8 @@ import { createServer } from '../server.js';
 import { hostName, isLoopbackAddress } from '../transport/hosts.js';
 import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
 import { parseTokenFile, type TokenGrant } from '../transport/tokens.js';
+import { uiApi } from '../ui/api.js';
+import { uiPage } from '../ui/page.js';
 import { VERSION } from '../version.js';
 import { type OpenedMemory, openMemory } from './memory.js';
 
@@ -125,6 +127,23 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
             anchorFile: config.anchorFile,
             notifications: false,
           }),
+        ui: {
+          page: uiPage(),
+          api: uiApi({
+            memoryFor: (namespace) => memory.memoryFor(namespace),
+            vaultDir: config.vaultDir,
+            curve: {
+              decay: {
+                model: config.decayModel,
+                halfLifeDays: config.halfLifeDays,
+                beta: config.beta,
+              },
+              dangerZone: { min: config.dangerZoneMin, max: config.dangerZoneMax },
+              forgetThreshold: config.forgetThreshold,
+              promoteThreshold: config.promoteThreshold,
+            },
+          }),
+        },
         authToken: config.authToken,
         tokens,
         allowedHosts,

@@ -11,6 +11,8 @@ Usage:
   mnemo serve [--host H] [--port P] [--tunnel]
                               serve them over streamable HTTP at POST /mcp (default
                               127.0.0.1:7744), behind MNEMO_AUTH_TOKEN; GET /health
+  mnemo ui [--port P]         the web page to look at the memory, on loopback only; prints its
+                              address (GET /ui on mnemo serve too)
   mnemo gc [--dry-run | --apply] [--archive] [--limit N] [--at DATE]
                               list the memories that have faded below the forget threshold;
                               a dry run unless --apply (forgotten memories stay recoverable)
@@ -84,6 +86,14 @@ const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number 
     {
       run: lazy(() => import('./commands/serve.js').then((m) => m.runServe)),
       flags: ['host', 'port', 'tunnel', 'database-url'],
+      words: 0,
+    },
+  ],
+  [
+    'ui',
+    {
+      run: lazy(() => import('./commands/ui.js').then((m) => m.runUi)),
+      flags: ['port', 'database-url'],
       words: 0,
     },
   ],

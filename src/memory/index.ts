@@ -1,4 +1,5 @@
 // The memory: its use cases over one shared context. What the MCP tools and the CLI call.
+import { Browsing } from './browsing.js';
 import { Consolidation } from './consolidation.js';
 import type { MemoryContext } from './context.js';
 import { Editing } from './editing.js';
@@ -21,8 +22,15 @@ export interface Memory {
   stats: Stats;
   /** What resources and prompts browse: memories by score, the review queue, notes, the anchor. */
   overview: Overview;
+  /** Lists for a person to look through: memories by a column, the spread of scores. */
+  browsing: Browsing;
   /** The memory's clock: the wall clock, or the instant a command was told to act at. */
   now(): number;
+  /**
+   * The same memory seen at instant `at` (epoch seconds), as `--at` sees it: what gc would
+   * forget by then. Only previews should be asked of it; it writes as if it were then.
+   */
+  at(at: number): Memory;
 }
 
 export function createMemory(ctx: MemoryContext): Memory {
@@ -36,6 +44,8 @@ export function createMemory(ctx: MemoryContext): Memory {
     consolidation: new Consolidation(ctx),
     stats: new Stats(ctx),
     overview: new Overview(ctx),
+    browsing: new Browsing(ctx),
     now: ctx.clock,
+    at: (at) => createMemory({ ...ctx, clock: () => at }),
   };
 }

@@ -44,6 +44,11 @@ export interface HttpDeps {
   health(): Record<string, unknown>;
   /** Calls a minute allowed per token (per address without one); 0 turns the limit off. */
   rateLimitPerMinute?: number;
+  /**
+   * The web page at GET /ui and the JSON it reads at /ui/api: the API behind the same tokens and
+   * namespaces as /mcp, and only for the page's own origin.
+   */
+  ui?: { page: express.Router; api: express.Router };
   /** The upstreams of the gateway, each at POST /mcp/<label>. */
   gateway?: {
     has(label: string): boolean;
@@ -126,9 +131,18 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // for MNEMO_AUTH_TOKEN, 'grant:<n>' for the nth of the token file, 'upstream:<label>' for
   // that upstream's own), or undefined.
   app.use('/mcp', (req, res, next) => {
-    res.locals.holder = tokenHolder(req, deps);
+    res.locals.holder = tokenHolder(req, deps, true);
     next();
   });
+
+  // The page's API: its own origin only (no CORS), then the token and namespace as for /mcp.
+  if (deps.ui) {
+    app.use('/ui/api', (req, res, next) => {
+      refuseOtherOrigins(req);
+      res.locals.holder = tokenHolder(req, deps, false);
+      next();
+    });
+  }
 
   // Per verified token, so one leaked tunnel URL cannot flood the store; everything else (no
   // token, a wrong one) per client address. The keys are labels and addresses: what a caller
@@ -136,7 +150,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   const perMinute = deps.rateLimitPerMinute ?? 600;
   if (perMinute > 0) {
     app.use(
-      '/mcp',
+      deps.ui ? ['/mcp', '/ui/api'] : '/mcp',
       rateLimit({
         windowMs: 60_000,
         limit: perMinute,
@@ -183,6 +197,25 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     }
     await serveOnce(pool, req, res);
   });
+
+  if (deps.ui) {
+    app.use('/ui/api', (req, res, next) => {
+      const held = namespacesOf(res.locals.holder as string | undefined, deps);
+      if (guarded && held === undefined) throw unauthorized();
+      res.locals.namespace = chosenNamespace(req, held);
+      res.locals.namespaces = held;
+      if (req.method !== 'GET' && !req.is('application/json')) {
+        throw new HttpError(415, 'send the body as JSON (Content-Type: application/json)');
+      }
+      res.set('Cache-Control', 'no-store');
+      next();
+    });
+    app.use('/ui/api', jsonBody(deps.bodyLimit), deps.ui.api);
+    app.use('/ui/api', () => {
+      throw new HttpError(404, 'not found: no such route of the page API');
+    });
+    app.use('/ui', deps.ui.page);
+  }
 
   // The namespace of the call: the one asked for, if its token holds it, else the token's first.
   app.use('/mcp', (req, res, next) => {
@@ -244,18 +277,41 @@ const unauthorized = () =>
   });
 
 /**
+ * A browser call from any origin but the page's own: 403. A browser says where a call comes from
+ * (Origin, Sec-Fetch-Site); a page elsewhere cannot act with the person's session, and no CORS
+ * header ever lets it read an answer.
+ */
+function refuseOtherOrigins(req: Request): void {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw new HttpError(403, 'the page API answers its own page only (Sec-Fetch-Site)');
+  }
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  if (host === undefined || host !== req.headers.host) {
+    throw new HttpError(403, 'the page API answers its own page only: this Origin is another');
+  }
+}
+
+/**
  * The label of the configured token a /mcp request presents: 'mnemo' for the global one,
  * 'upstream:<label>' for the own token of the upstream whose route it calls; undefined for no
  * token or a wrong one. Every token accepted on the route is compared, so the timing does not
  * tell which one matched.
  */
-function tokenHolder(req: Request, deps: HttpDeps): string | undefined {
+function tokenHolder(req: Request, deps: HttpDeps, mcp: boolean): string | undefined {
   const accepted: [string, string][] = [];
   if (deps.authToken !== undefined) accepted.push(['mnemo', deps.authToken]);
   (deps.tokens ?? []).forEach((grant, i) => {
     accepted.push([`grant:${i}`, grant.token]);
   });
-  const label = routeLabel(req.path);
+  const label = mcp ? routeLabel(req.path) : undefined;
   const own =
     label !== undefined && deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
   if (own !== undefined) accepted.push([`upstream:${label}`, own]);

@@ -1,3 +1,4 @@
+import type { Config } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import type { CommandContext } from '../command.js';
 import { clockFor } from '../runtime.js';
@@ -16,6 +17,16 @@ export async function runServe({ config, flags, out, signals }: CommandContext):
   });
   const { url } = await app.start();
   out(`mnemo serve: ${url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
+  out(`mnemo serve: the web page at ${pageUrl(url, config)}`);
   await serveUntilStopped(app, signals, logger);
   return 0;
+}
+
+/**
+ * The page's address, with MNEMO_AUTH_TOKEN in the fragment when there is one: a fragment never
+ * reaches a server (nor a log), and the page moves it to the tab's session storage.
+ */
+export function pageUrl(url: string, config: Pick<Config, 'authToken'>): string {
+  const token = config.authToken;
+  return `${url}/ui${token === undefined ? '' : `#token=${encodeURIComponent(token)}`}`;
 }

@@ -1,0 +1,235 @@
+// The JSON the web page reads and the actions it asks for, under /ui/api. Each route is a few
+// lines over a use case of the memory; auth, the namespace and the origin are checked before
+// (src/transport/http.ts), and errors go to the one HTTP error mapper there.
+import path from 'node:path';
+import express, { type Request, type Response } from 'express';
+import { BROWSE_SORTS, type BrowseSort } from '../memory/browsing.js';
+import type { Memory } from '../memory/index.js';
+import { oneLine, preview } from '../memory/present.js';
+import { UserError } from '../platform/errors.js';
+import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
+import { type CurveSettings, PROJECTED_DAYS, scoreCurve, thresholdsOf } from './curve.js';
+
+export interface UiApiDeps {
+  /** The use cases of namespace `name` (OpenedMemory.memoryFor). */
+  memoryFor(name: string): Memory;
+  curve: CurveSettings;
+  /** The vault's folder, for a promoted memory's `obsidian://` link; none without a vault. */
+  vaultDir?: string | undefined;
+}
+
+const PAGE_SIZE = 50;
+/** The most rows a gc preview or a queue sends: the counts say how many there are in all. */
+const SHOWN = 500;
+const LIST_PREVIEW = 240;
+const OVERVIEW_DAYS = 30;
+
+/** The router of /ui/api; `res.locals.namespace` is set by the caller's auth. */
+export function uiApi(deps: UiApiDeps): express.Router {
+  const api = express.Router();
+  const memoryOf = (res: Response) => deps.memoryFor(res.locals.namespace as string);
+
+  api.get('/session', (_req, res) => {
+    const memory = memoryOf(res);
+    const held = res.locals.namespaces as readonly string[] | 'any' | undefined;
+    res.json({
+      namespace: memory.overview.namespace,
+      // The namespaces the page may switch to: its token's, or any (null) without a token.
+      namespaces: Array.isArray(held) ? held : null,
+      now: memory.now(),
+      decay: deps.curve.decay,
+      thresholds: thresholdsOf(deps.curve),
+      projected_days: PROJECTED_DAYS,
+    });
+  });
+
+  api.get('/memories', async (req, res) => {
+    const memory = memoryOf(res);
+    const query = text(req, 'q');
+    const tags = list(text(req, 'tags'));
+    const status = text(req, 'status');
+    const statuses: MemoryStatus[] = status ? [statusOf(status)] : ['active', 'promoted'];
+    const page = whole(req, 'page', 1);
+    const sort = sortOf(text(req, 'sort'), query !== '');
+    if (query !== '') {
+      // The ranking of search_memory, review candidates left out: the page lists, not reminds.
+      const found = await memory.recall.search({
+        query,
+        tags,
+        status: statuses,
+        page,
+        page_size: PAGE_SIZE,
+        include_review_candidates: false,
+        preview_length: LIST_PREVIEW,
+      });
+      const rows = found.results.map((hit) => ({
+        id: hit.memory_id,
+        preview: hit.content,
+        tags: hit.tags,
+        score: hit.score,
+        relevance: hit.relevance,
+        use_count: hit.use_count,
+        last_used: hit.last_used,
+        review_priority: hit.review_priority,
+      }));
+      if (sort !== 'rank') rows.sort((a, b) => b[sort] - a[sort]);
+      res.json({ total: found.total, page, page_size: PAGE_SIZE, sort, rows });
+      return;
+    }
+    const found = await memory.browsing.list({
+      statuses,
+      tags,
+      sort: sort === 'rank' ? 'score' : sort,
+      offset: (page - 1) * PAGE_SIZE,
+      limit: PAGE_SIZE,
+    });
+    res.json({
+      total: found.total,
+      page,
+      page_size: PAGE_SIZE,
+      sort,
+      rows: found.rows.map(({ record, score }) => ({
+        ...row(record, score),
+        preview: preview(record.content, LIST_PREVIEW),
+      })),
+    });
+  });
+
+  api.get('/memories/:id', async (req, res) => {
+    const memory = memoryOf(res);
+    const id = req.params.id as string;
+    const { memories } = await memory.recall.open({ memory_ids: [id] });
+    const found = memories[0];
+    if (!found) throw new UserError(`no memory "${id}": it may have been forgotten (see gc)`);
+    const note =
+      found.promoted_to && deps.vaultDir !== undefined
+        ? `obsidian://open?path=${encodeURIComponent(path.join(deps.vaultDir, found.promoted_to))}`
+        : null;
+    res.json({ memory: found, note_url: note, curve: scoreCurve(found, memory.now(), deps.curve) });
+  });
+
+  const action =
+    (run: (memory: Memory, id: string) => Promise<unknown>) =>
+    async (req: Request, res: Response) => {
+      res.json(await run(memoryOf(res), req.params.id as string));
+    };
+  api.post(
+    '/memories/:id/touch',
+    action((m, id) => m.writing.touch({ memory_id: id })),
+  );
+  api.post(
+    '/memories/:id/archive',
+    action((m, id) => m.forgetting.archive({ memory_id: id })),
+  );
+  api.post(
+    '/memories/:id/restore',
+    action((m, id) => m.forgetting.restore({ memory_id: id })),
+  );
+  api.post(
+    '/memories/:id/delete',
+    action((m, id) => m.forgetting.delete({ memory_id: id })),
+  );
+  api.post(
+    '/memories/:id/promote',
+    action((m, id) => m.promotion.promote({ memory_id: id })),
+  );
+
+  api.get('/review', async (_req, res) => {
+    const queue = await memoryOf(res).overview.reviewQueue(SHOWN);
+    res.json({
+      rows: queue.map((item) => ({
+        ...row(item.record, item.score),
+        preview: oneLine(item.record.content),
+        review_priority: item.review_priority,
+      })),
+    });
+  });
+
+  // What gc would forget at the instant asked for (`--at`); nothing changes.
+  api.get('/gc', async (req, res) => {
+    const memory = memoryOf(res);
+    const at = whole(req, 'at', memory.now());
+    const candidates = await memory.at(at).forgetting.gcCandidates();
+    res.json({ at, total: candidates.length, rows: candidates.slice(0, SHOWN) });
+  });
+
+  // gc itself runs now, never at another instant: the page previews first, then asks for this.
+  api.post('/gc', async (req, res) => {
+    const body = (req.body ?? {}) as { archive?: unknown };
+    const result = await memoryOf(res).forgetting.gc({
+      dry_run: false,
+      archive_instead: body.archive === true,
+    });
+    res.json({ ...result, candidates: result.candidates.slice(0, SHOWN) });
+  });
+
+  api.get('/promotion', async (_req, res) => {
+    const candidates = await memoryOf(res).promotion.candidates();
+    res.json({ total: candidates.length, rows: candidates.slice(0, SHOWN) });
+  });
+
+  api.get('/overview', async (_req, res) => {
+    const memory = memoryOf(res);
+    const [stats, spread] = await Promise.all([
+      memory.stats.summary(),
+      memory.browsing.distribution(OVERVIEW_DAYS),
+    ]);
+    res.json({ now: memory.now(), stats, ...spread });
+  });
+  return api;
+}
+
+function row(record: MemoryRecord, score: number) {
+  return {
+    id: record.id,
+    tags: record.meta.tags,
+    status: record.status,
+    score,
+    use_count: record.use_count,
+    last_used: record.last_used,
+    created_at: record.created_at,
+  };
+}
+
+function text(req: Request, name: string): string {
+  const value = req.query[name];
+  if (value === undefined) return '';
+  if (typeof value !== 'string') throw new UserError(`give ?${name}= once`);
+  return value.trim();
+}
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+
+function whole(req: Request, name: string, fallback: number): number {
+  const value = text(req, name);
+  if (value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < (name === 'at' ? 0 : 1)) {
+    throw new UserError(
+      name === 'at'
+        ? `?at= must be epoch seconds (got "${value}")`
+        : `?${name}= must be a whole number of 1 or more (got "${value}")`,
+    );
+  }
+  return n;
+}
+
+function statusOf(value: string): MemoryStatus {
+  if (!(MEMORY_STATUSES as readonly string[]).includes(value)) {
+    throw new UserError(`?status= must be one of ${MEMORY_STATUSES.join(', ')} (got "${value}")`);
+  }
+  return value as MemoryStatus;
+}
+
+/** The order asked for; 'rank' (search's own) only means something with a query. */
+function sortOf(value: string, searching: boolean): BrowseSort | 'rank' {
+  if (value === '') return searching ? 'rank' : 'score';
+  if (value === 'rank' || (BROWSE_SORTS as readonly string[]).includes(value)) {
+    return value as BrowseSort | 'rank';
+  }
+  throw new UserError(`?sort= must be one of rank, ${BROWSE_SORTS.join(', ')} (got "${value}")`);
+}

@@ -1,0 +1,62 @@
+// `mnemo ui` and `mnemo serve` print the page's address, with the token in the fragment.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { after, describe, it } from 'node:test';
+import { CLI_PATH, makeTempDir, removeDir } from '../e2e/helpers.js';
+
+const TOKEN = 'cli-ui-token-0123456789';
+
+/** Starts a command and resolves with the first line matching `pattern`. */
+function firstLine(args: string[], env: Record<string, string>, pattern: RegExp) {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    env: { PATH: process.env.PATH ?? '', MNEMO_EMBEDDINGS: 'off', MNEMO_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const line = new Promise<string>((resolve, reject) => {
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      printed += chunk.toString('utf8');
+      const m = pattern.exec(printed);
+      if (m) resolve(m[0]);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${printed}`)));
+  });
+  return { child, line };
+}
+
+const stopped = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.on('exit', resolve);
+    child.kill('SIGTERM');
+  });
+
+describe('the page address', () => {
+  const dir = makeTempDir();
+  after(() => removeDir(dir));
+
+  it('mnemo ui listens on loopback whatever MNEMO_HTTP_HOST says, and prints #token=', async () => {
+    const { child, line } = firstLine(
+      ['ui', '--port', '0', '--data-dir', dir],
+      { MNEMO_AUTH_TOKEN: TOKEN, MNEMO_HTTP_HOST: '0.0.0.0' },
+      /mnemo ui: \S+/,
+    );
+    const printed = await line;
+    assert.match(printed, new RegExp(`^mnemo ui: http://127\\.0\\.0\\.1:\\d+/ui#token=${TOKEN}$`));
+    const page = await fetch(printed.slice('mnemo ui: '.length));
+    assert.equal(page.status, 200);
+    assert.equal(await stopped(child), 0);
+  });
+
+  it('mnemo serve prints the page too; without a token, no fragment', async () => {
+    const { child, line } = firstLine(
+      ['serve', '--port', '0', '--data-dir', dir],
+      {},
+      /the web page at \S+/,
+    );
+    const printed = await line;
+    assert.match(printed, /the web page at http:\/\/127\.0\.0\.1:\d+\/ui$/);
+    // Answering shows the start is complete: the stop signal is its to handle from then on.
+    assert.equal((await fetch(printed.slice('the web page at '.length))).status, 200);
+    assert.equal(await stopped(child), 0);
+  });
+});

@@ -1,0 +1,83 @@
+// The shapes of the API's answers (src/ui/api.ts), as far as the page reads them.
+export interface Thresholds {
+  forget: number;
+  dangerMin: number;
+  dangerMax: number;
+  promote: number;
+}
+
+export interface Session {
+  namespace: string;
+  /** The token's namespaces; null: any (a server without a token). */
+  namespaces: string[] | null;
+  now: number;
+  thresholds: Thresholds;
+  decay: { model: string; halfLifeDays: number; beta: number };
+  projected_days: number;
+}
+
+export interface Row {
+  id: string;
+  preview: string;
+  tags: string[];
+  status?: string;
+  score: number;
+  relevance?: number;
+  use_count: number;
+  last_used: number;
+  review_priority?: number;
+}
+
+export interface Curve {
+  now: number;
+  t: number[];
+  past: (number | null)[];
+  future: (number | null)[];
+  uses: number[];
+  usesSpread: boolean;
+  thresholds: Thresholds;
+  forgetAt: number | null;
+}
+
+export interface FullMemory {
+  id: string;
+  content: string;
+  meta: { tags: string[]; source: string | null; context: string | null };
+  entities: string[];
+  created_at: number;
+  last_used: number;
+  use_count: number;
+  strength: number;
+  status: string;
+  promoted_at: number | null;
+  promoted_to: string | null;
+  review_count: number;
+  score: number;
+  review_priority: number;
+  relations: {
+    id: string;
+    from_memory_id: string;
+    to_memory_id: string;
+    relation_type: string;
+    strength: number;
+  }[];
+  version: number;
+}
+
+export interface GcRow {
+  memory_id: string;
+  score: number;
+  age_days: number;
+  last_used: number;
+  use_count: number;
+  preview: string;
+}
+
+export interface PromotionRow {
+  memory_id: string;
+  score: number;
+  use_count: number;
+  age_days: number;
+  reason: string;
+  preview: string;
+}
