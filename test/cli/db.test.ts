@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { UsageError } from '../../src/cli/command.js';
