@@ -405,7 +405,7 @@ for (const engine of ENGINES) {
 }
 
 describe('namespaces over HTTP without a token (a loopback server)', () => {
-  it('any namespace by name, the default one without; a bad name is a 400', async () => {
+  it('the default namespace only: another name is a 403 saying how, a bad name a 400', async () => {
     const t = await openTestMemory();
     const app = createHttpApp({
       createMcpServer: (namespace) =>
@@ -418,7 +418,20 @@ describe('namespaces over HTTP without a token (a loopback server)', () => {
     const server = await listen(app, '127.0.0.1', 0);
     try {
       assert.equal((await post(`${server.url}/mcp`, {})).status, 200);
-      assert.equal((await post(`${server.url}/mcp?namespace=x`, {})).status, 200);
+      assert.equal((await post(`${server.url}/mcp?namespace=default`, {})).status, 200);
+      assert.equal(
+        (await post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'default' })).status,
+        200,
+      );
+      // Anyone on the machine can call a loopback server: no namespace is opened, or made, by name.
+      for (const asked of [
+        post(`${server.url}/mcp?namespace=x`, {}),
+        post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'work' }),
+      ]) {
+        const answer = await asked;
+        assert.equal(answer.status, 403);
+        assert.match(JSON.parse(answer.body).error.message, /default namespace only.*MNEMO_TOKENS/);
+      }
       assert.equal((await post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'Bad!' })).status, 400);
     } finally {
       await server.close(100);
