@@ -6,6 +6,7 @@ import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';
 import { QuickTunnel } from '../gateway/tunnel.js';
 import { createServer } from '../server.js';
+import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 import { hostName, isLoopbackAddress } from '../transport/hosts.js';
 import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
 import { parseTokenFile, type TokenGrant } from '../transport/tokens.js';
@@ -133,11 +134,17 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
         logger,
         health: () => {
           const loaded = memory.readiness.state().store === 'ready';
+          // /health asks for no token, so it counts only what a caller without one may read: the
+          // default namespace of a server without tokens. Behind a token it counts nothing (a
+          // token's own namespace is counted by memory_stats).
+          const counted = tokens === undefined && config.authToken === undefined;
           return {
             status: 'ok',
             version: VERSION,
             store: loaded ? 'ready' : 'loading',
-            memories: loaded ? memory.store.memories.size : null,
+            ...(counted
+              ? { memories: loaded ? memory.storeOf(DEFAULT_NAMESPACE).memories.size : null }
+              : {}),
             upstreams: upstreams?.health() ?? [],
           };
         },
