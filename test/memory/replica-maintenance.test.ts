@@ -103,7 +103,7 @@ describe('maintenance on two replicas at once (PostgreSQL)', () => {
     assert.deepEqual(promoted, [...ids].sort(), 'every candidate promoted, none twice');
     assert.equal(fromA.promoted_count + fromB.promoted_count, 6);
     for (const id of ids) {
-      const notes = [...notesOf(r.a.vault, id), ...notesOf(r.b.vault, id)];
+      const notes: string[] = [...notesOf(r.a.vault, id), ...notesOf(r.b.vault, id)];
       assert.equal(notes.length, 1, `one note of ${id}: ${notes.join(', ')}`);
     }
   });

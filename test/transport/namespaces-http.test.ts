@@ -379,7 +379,11 @@ for (const engine of ENGINES) {
       // b itself reads, lists and completes them (else the test proves nothing).
       await b.client.readResource({ uri: `mnemo://memory/${quince}` });
       assert.match(
-        (await b.client.readResource({ uri: `mnemo://vault/${note}` })).contents[0]?.text as string,
+        (
+          (await b.client.readResource({ uri: `mnemo://vault/${note}` })).contents[0] as {
+            text: string;
+          }
+        ).text,
         /quince/,
       );
       const bListed = JSON.stringify(await b.client.listResources());
@@ -417,7 +421,8 @@ for (const engine of ENGINES) {
       clean('resources/list', listed);
       assert.equal(listed.nextCursor, undefined);
       const stats = JSON.parse(
-        (await a.client.readResource({ uri: 'mnemo://stats' })).contents[0]?.text as string,
+        ((await a.client.readResource({ uri: 'mnemo://stats' })).contents[0] as { text: string })
+          .text,
       ) as { total: number };
       clean('mnemo://stats', stats);
       const review = await a.client.readResource({ uri: 'mnemo://review' });
