@@ -472,15 +472,25 @@ for (const engine of ENGINES) {
           );
         }
       }
-      for (const value of ['', 'mnemo/', 'mnemo/b/', note.slice(0, -3)]) {
-        clean(
-          'complete path',
-          await a.client.complete({
-            ref: { type: 'ref/resource', uri: 'mnemo://vault/{+path}' },
-            argument: { name: 'path', value },
-          }),
-        );
+      // Neither a nor the default token's namespace (whose notes are the vault's but for the
+      // other namespaces' folders) completes a note of b's folder.
+      const d = await connect(DEFAULT_TOKEN);
+      for (const client of [a.client, d.client]) {
+        for (const value of ['', 'mnemo/', 'mnemo/b/', note.slice(0, -3)]) {
+          clean(
+            'complete path',
+            await client.complete({
+              ref: { type: 'ref/resource', uri: 'mnemo://vault/{+path}' },
+              argument: { name: 'path', value },
+            }),
+          );
+        }
       }
+      clean('resources/list (default)', await d.client.listResources());
+      assert.equal(
+        await outcome(d.client.readResource({ uri: `mnemo://vault/${note}` }), note),
+        await outcome(d.client.readResource({ uri: `mnemo://vault/${missing}` }), missing),
+      );
     });
 
     it('a token picks among its namespaces by header or query; its first by default', async () => {
