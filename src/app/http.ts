@@ -7,6 +7,7 @@ import { createGateway, type Gateway } from '../gateway/proxy.js';
 import { QuickTunnel } from '../gateway/tunnel.js';
 import { createServer } from '../server.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
+import { tokenMatches } from '../transport/auth.js';
 import { hostName, isLoopbackAddress } from '../transport/hosts.js';
 import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
 import { parseTokenFile, type TokenGrant } from '../transport/tokens.js';
@@ -98,6 +99,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       const servers =
         config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
       const tokens = config.tokensFile === undefined ? undefined : loadTokenFile(config.tokensFile);
+      refuseSharedToken(config, tokens);
       const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
       opened = memory;
       // A database that cannot be used stops the start with its one line (the CLI exits 1).
@@ -184,6 +186,20 @@ function refuseUnsafe(config: Config, withTunnel: boolean): void {
   if (!isLoopbackAddress(config.httpHost) && noToken) {
     throw new ConfigError(
       `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32) or MNEMO_TOKENS, or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
+    );
+  }
+}
+
+/**
+ * A token both MNEMO_AUTH_TOKEN and a line of the token file name would hold the default
+ * namespace only (MNEMO_AUTH_TOKEN's meaning wins), never the line's: refused, naming neither.
+ */
+function refuseSharedToken(config: Config, tokens: readonly TokenGrant[] | undefined): void {
+  const global = config.authToken;
+  if (global === undefined || tokens === undefined) return;
+  if (tokens.some((grant) => tokenMatches(grant.token, global))) {
+    throw new ConfigError(
+      `a token of MNEMO_TOKENS (${config.tokensFile}) is MNEMO_AUTH_TOKEN too, which holds the default namespace only: give that line a token of its own (openssl rand -hex 32), or add default to its namespaces and unset MNEMO_AUTH_TOKEN`,
     );
   }
 }

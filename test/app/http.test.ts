@@ -131,6 +131,20 @@ describe('the HTTP app (mnemo serve)', () => {
     }
   });
 
+  it('refuses a token file that gives MNEMO_AUTH_TOKEN namespaces too, naming neither token', async () => {
+    const parent = tempDir();
+    dirs.push(parent);
+    const tokensFile = path.join(parent, 'tokens');
+    fs.writeFileSync(tokensFile, `token-of-a-0123456789abcdef a\n${TOKEN} b\n`);
+    const { app } = serveApp({ MNEMO_AUTH_TOKEN: TOKEN, MNEMO_TOKENS: tokensFile });
+    await assert.rejects(app.start(), (error: Error) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /a token of MNEMO_TOKENS \(.*\) is MNEMO_AUTH_TOKEN too/);
+      assert.ok(!error.message.includes(TOKEN) && !error.message.includes('token-of-a'));
+      return true;
+    });
+  });
+
   it('a port in use rejects start with what to do, and leaves nothing open', async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
