@@ -159,6 +159,13 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       }
       const url = running.url;
       logger.info({ url, auth: config.authToken !== undefined }, 'mnemo serve listening');
+      if (config.namespace !== DEFAULT_NAMESPACE) {
+        // Set for stdio and the commands, perhaps by a shared environment: say it is not used.
+        logger.warn(
+          { namespace: config.namespace },
+          'MNEMO_NAMESPACE is not used by mnemo serve: each request gets its namespace from its token (MNEMO_TOKENS); without a token it is default',
+        );
+      }
       try {
         if (publicUrl !== undefined) await publish(publicUrl, undefined);
         if (deps.tunnel) tunnel = startTunnel(new URL(url).port);

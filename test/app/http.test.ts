@@ -120,12 +120,18 @@ describe('the HTTP app (mnemo serve)', () => {
       await guarded.app.stop();
     }
 
-    // Without a token the server holds the default namespace alone, whatever MNEMO_NAMESPACE says.
-    const open = serveApp({ MNEMO_NAMESPACE: 'work' });
+    // Without a token the server holds the default namespace alone, whatever MNEMO_NAMESPACE says
+    // (and the log says it is not used).
+    const { logger, lines } = capturingLogger();
+    const open = serveApp({ MNEMO_NAMESPACE: 'work' }, logger);
     const started = await open.app.start();
     try {
       assert.equal((await save(started.url, {}, 'kept in default')).status, 200);
       assert.equal((await health(started.url)).memories, 1);
+      const unused = lines.filter((l) =>
+        /MNEMO_NAMESPACE is not used by mnemo serve/.test(String(l.msg)),
+      );
+      assert.equal(unused.length, 1);
     } finally {
       await open.app.stop();
     }
