@@ -6,6 +6,8 @@ import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';
 import { QuickTunnel } from '../gateway/tunnel.js';
 import { createServer } from '../server.js';
+import { DEFAULT_NAMESPACE } from '../storage/engine.js';
+import { tokenMatches } from '../transport/auth.js';
 import { hostName, isLoopbackAddress } from '../transport/hosts.js';
 import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
 import { parseTokenFile, type TokenGrant } from '../transport/tokens.js';
@@ -99,6 +101,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       const servers =
         config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
       const tokens = config.tokensFile === undefined ? undefined : loadTokenFile(config.tokensFile);
+      refuseSharedToken(config, tokens);
       const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
       opened = memory;
       // A database that cannot be used stops the start with its one line (the CLI exits 1).
@@ -152,11 +155,17 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
         logger,
         health: () => {
           const loaded = memory.readiness.state().store === 'ready';
+          // /health asks for no token, so it counts only what a caller without one may read: the
+          // default namespace of a server without tokens. Behind a token it counts nothing (a
+          // token's own namespace is counted by memory_stats).
+          const counted = tokens === undefined && config.authToken === undefined;
           return {
             status: 'ok',
             version: VERSION,
             store: loaded ? 'ready' : 'loading',
-            memories: loaded ? memory.store.memories.size : null,
+            ...(counted
+              ? { memories: loaded ? memory.storeOf(DEFAULT_NAMESPACE).memories.size : null }
+              : {}),
             upstreams: upstreams?.health() ?? [],
           };
         },
@@ -169,6 +178,13 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       }
       const url = running.url;
       logger.info({ url, auth: config.authToken !== undefined }, 'mnemo serve listening');
+      if (config.namespace !== DEFAULT_NAMESPACE) {
+        // Set for stdio and the commands, perhaps by a shared environment: say it is not used.
+        logger.warn(
+          { namespace: config.namespace },
+          'MNEMO_NAMESPACE is not used by mnemo serve: each request gets its namespace from its token (MNEMO_TOKENS); without a token it is default',
+        );
+      }
       try {
         if (publicUrl !== undefined) await publish(publicUrl, undefined);
         if (deps.tunnel) tunnel = startTunnel(new URL(url).port);
@@ -196,6 +212,20 @@ function refuseUnsafe(config: Config, withTunnel: boolean): void {
   if (!isLoopbackAddress(config.httpHost) && noToken) {
     throw new ConfigError(
       `refusing to listen on ${config.httpHost} without a token: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32) or MNEMO_TOKENS, or listen on 127.0.0.1 (MNEMO_HTTP_HOST)`,
+    );
+  }
+}
+
+/**
+ * A token both MNEMO_AUTH_TOKEN and a line of the token file name would hold the default
+ * namespace only (MNEMO_AUTH_TOKEN's meaning wins), never the line's: refused, naming neither.
+ */
+function refuseSharedToken(config: Config, tokens: readonly TokenGrant[] | undefined): void {
+  const global = config.authToken;
+  if (global === undefined || tokens === undefined) return;
+  if (tokens.some((grant) => tokenMatches(grant.token, global))) {
+    throw new ConfigError(
+      `a token of MNEMO_TOKENS (${config.tokensFile}) is MNEMO_AUTH_TOKEN too, which holds the default namespace only: give that line a token of its own (openssl rand -hex 32), or add default to its namespaces and unset MNEMO_AUTH_TOKEN`,
     );
   }
 }

@@ -56,6 +56,10 @@ export interface OpenedMemory {
   connected: Promise<void>;
   /** The storage engine's view of the namespace of the config, for counts (the start log). */
   store: StorageEngine;
+  /** The storage engine's view of namespace `name`, for counts (`mnemo serve`'s /health). */
+  storeOf(name: string): StorageEngine;
+  /** The names of the namespaces that hold a live memory or relation (`mnemo reindex`). */
+  namespaces(): string[];
   /** The memories' embeddings (`mnemo reindex` computes them all). */
   semantic: SemanticIndex;
   /** The index of the vault's notes, and what keeps memories in step with them. */
@@ -241,6 +245,8 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     readiness,
     connected: store instanceof PostgresStore ? store.connected : Promise.resolve(),
     store: store.namespace(config.namespace),
+    storeOf: (name) => store.namespace(name),
+    namespaces: () => store.live.namespaces(),
     semantic,
     notes,
     noteSync,

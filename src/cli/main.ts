@@ -25,8 +25,8 @@ Usage:
                               each qualifies; a dry run unless --apply writes their notes
   mnemo vault init [DIR]      make an Obsidian vault from the template (default the vault of
                               MNEMO_VAULT_DIR, else <data dir>/vault); an existing one is kept
-  mnemo reindex [--all]       compute the embeddings that are missing (MNEMO_EMBEDDINGS), with
-                              a progress bar; --all computes every one again
+  mnemo reindex [--all]       compute the embeddings that are missing (MNEMO_EMBEDDINGS) in
+                              every namespace, with a progress bar; --all computes every one again
   mnemo db migrate            apply the pending migrations of mnemo's tables to the PostgreSQL
                               database of MNEMO_DATABASE_URL (mnemo applies them at start too)
   mnemo db status             the schema's version there, and the migrations still to apply

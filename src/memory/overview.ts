@@ -182,7 +182,7 @@ class MissingFile extends Error {}
 
 function noNote(relative: string): MemoryError {
   return new MemoryError(
-    `no note "${relative}" in the vault: list them with resources/list`,
+    `no note "${relative}" in the vault: complete mnemo://vault/{+path} (completion/complete) for the notes' paths`,
     'path',
   );
 }

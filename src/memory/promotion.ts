@@ -80,6 +80,11 @@ export class Promotion {
       candidates = this.collectCandidates();
     }
     const summary = { candidates_found: candidates.length, candidates, dry_run: dryRun };
+    const pickedActive = new Set(
+      candidates
+        .filter((c) => ctx.engine.memories.get(c.memory_id)?.status === 'active')
+        .map((c) => c.memory_id),
+    );
     if (dryRun) return { ...summary, promoted_count: 0, promoted: [], failed: [] };
     const vault = ctx.vault;
     if (!vault) {
@@ -108,6 +113,10 @@ export class Promotion {
       for (const candidate of candidates) {
         const record = ctx.engine.memories.get(candidate.memory_id);
         if (!record || record.status === 'archived') continue;
+        // Picked while active, promoted since by another process (a replica running the same
+        // promotion): it has its note already, so it is not promoted twice. A memory asked for
+        // by id while promoted is written again, as asked.
+        if (record.status === 'promoted' && pickedActive.has(record.id)) continue;
         const next: MemoryRecord = {
           ...record,
           status: 'promoted',

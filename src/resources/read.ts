@@ -75,6 +75,10 @@ export function parseUri(uri: string): Target {
       if (key !== 'topic' && key !== 'max_tokens') {
         throw invalid(`mnemo://context takes topic and max_tokens, not "${key}"`);
       }
+      // Which of two would be meant is a guess: say so rather than take the first.
+      if (query.getAll(key).length > 1) {
+        throw invalid(`mnemo://context takes ${key} once, not ${query.getAll(key).length} times`);
+      }
     }
     const topic = query.get('topic') ?? undefined;
     const max = query.get('max_tokens');

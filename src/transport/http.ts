@@ -322,17 +322,18 @@ function tokenHolder(req: Request, deps: HttpDeps, mcp: boolean): string | undef
 
 /**
  * The namespaces the holder of a request may use: MNEMO_AUTH_TOKEN the default one, a token of
- * the file its own; every one when no token is configured (a loopback server without auth);
- * undefined when a token is needed and none matched.
+ * the file its own; the default one alone when no token is configured (a loopback server
+ * without auth: anyone on the machine may call it, so it must not open, or make, a namespace
+ * by name); undefined when a token is needed and none matched.
  */
 function namespacesOf(
   holder: string | undefined,
   deps: HttpDeps,
-): readonly string[] | 'any' | undefined {
+): readonly string[] | 'tokenless' | undefined {
   if (holder === 'mnemo') return [DEFAULT_NAMESPACE];
   const grant = holder?.startsWith('grant:') ? deps.tokens?.[Number(holder.slice(6))] : undefined;
   if (grant) return grant.namespaces;
-  if (deps.authToken === undefined && (deps.tokens ?? []).length === 0) return 'any';
+  if (deps.authToken === undefined && (deps.tokens ?? []).length === 0) return 'tokenless';
   return undefined;
 }
 
@@ -341,9 +342,10 @@ const NAMESPACE_HEADER = 'x-mnemo-namespace';
 /**
  * The namespace a request asks for (the X-Mnemo-Namespace header, else `?namespace=`), checked
  * against what its token holds. A namespace the token does not hold answers 403 with the same
- * words whether it exists or not: nothing here looks at the store.
+ * words whether it exists or not: nothing here looks at the store. Without any token only the
+ * default namespace is served; another name answers 403 saying how to serve it.
  */
-function chosenNamespace(req: Request, held: readonly string[] | 'any' | undefined): string {
+function chosenNamespace(req: Request, held: readonly string[] | 'tokenless' | undefined): string {
   const header = req.headers[NAMESPACE_HEADER];
   const query = req.query.namespace;
   if (held === undefined) throw unauthorized();
@@ -353,13 +355,19 @@ function chosenNamespace(req: Request, held: readonly string[] | 'any' | undefin
   const asked =
     typeof header === 'string' ? header.trim() : typeof query === 'string' ? query : undefined;
   if (asked === undefined || asked === '') {
-    return held === 'any' ? DEFAULT_NAMESPACE : (held[0] as string);
+    return held === 'tokenless' ? DEFAULT_NAMESPACE : (held[0] as string);
   }
-  if (held === 'any') {
+  if (held === 'tokenless') {
     if (!isNamespace(asked)) {
       throw new HttpError(
         400,
         `"${asked}" is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source}) in X-Mnemo-Namespace or ?namespace=`,
+      );
+    }
+    if (asked !== DEFAULT_NAMESPACE) {
+      throw new HttpError(
+        403,
+        `without a token mnemo serve holds the ${DEFAULT_NAMESPACE} namespace only: give tokens their namespaces in a token file (MNEMO_TOKENS), or use mnemo stdio with MNEMO_NAMESPACE`,
       );
     }
     return asked;

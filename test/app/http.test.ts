@@ -78,6 +78,79 @@ describe('the HTTP app (mnemo serve)', () => {
     }
   });
 
+  it('/health counts only what a caller without a token may read: nothing behind a token', async () => {
+    const save = (url: string, headers: Record<string, string>, content: string) =>
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'save_memory', arguments: { content } },
+        }),
+      });
+    const health = async (url: string) =>
+      (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
+
+    // Behind tokens: memories of the default namespace and of a, and /health counts neither.
+    const parent = tempDir();
+    dirs.push(parent);
+    const tokensFile = path.join(parent, 'tokens');
+    fs.writeFileSync(tokensFile, 'token-of-a-0123456789abcdef a\n');
+    const guarded = serveApp({ MNEMO_AUTH_TOKEN: TOKEN, MNEMO_TOKENS: tokensFile });
+    const { url } = await guarded.app.start();
+    try {
+      const a = { authorization: 'Bearer token-of-a-0123456789abcdef' };
+      assert.equal(
+        (await save(url, { authorization: `Bearer ${TOKEN}` }, 'kept in default')).status,
+        200,
+      );
+      assert.equal((await save(url, a, 'kept in a')).status, 200);
+      assert.equal((await save(url, a, 'also kept in a')).status, 200);
+      const answer = await health(url);
+      assert.equal(answer.status, 'ok');
+      assert.ok(!('memories' in answer), JSON.stringify(answer));
+      assert.ok(!JSON.stringify(answer).includes('"a"'), JSON.stringify(answer));
+    } finally {
+      await guarded.app.stop();
+    }
+
+    // Without a token the server holds the default namespace alone, whatever MNEMO_NAMESPACE says
+    // (and the log says it is not used).
+    const { logger, lines } = capturingLogger();
+    const open = serveApp({ MNEMO_NAMESPACE: 'work' }, logger);
+    const started = await open.app.start();
+    try {
+      assert.equal((await save(started.url, {}, 'kept in default')).status, 200);
+      assert.equal((await health(started.url)).memories, 1);
+      const unused = lines.filter((l) =>
+        /MNEMO_NAMESPACE is not used by mnemo serve/.test(String(l.msg)),
+      );
+      assert.equal(unused.length, 1);
+    } finally {
+      await open.app.stop();
+    }
+  });
+
+  it('refuses a token file that gives MNEMO_AUTH_TOKEN namespaces too, naming neither token', async () => {
+    const parent = tempDir();
+    dirs.push(parent);
+    const tokensFile = path.join(parent, 'tokens');
+    fs.writeFileSync(tokensFile, `token-of-a-0123456789abcdef a\n${TOKEN} b\n`);
+    const { app } = serveApp({ MNEMO_AUTH_TOKEN: TOKEN, MNEMO_TOKENS: tokensFile });
+    await assert.rejects(app.start(), (error: Error) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /a token of MNEMO_TOKENS \(.*\) is MNEMO_AUTH_TOKEN too/);
+      assert.ok(!error.message.includes(TOKEN) && !error.message.includes('token-of-a'));
+      return true;
+    });
+  });
+
   it('a port in use rejects start with what to do, and leaves nothing open', async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

@@ -120,6 +120,35 @@ describe('mnemo reindex', () => {
     assert.deepEqual([...ids].sort(), ['m0', 'm1', 'm2']);
   });
 
+  it('embeds the memories of every namespace, and says how many namespaces', () => {
+    const multi = temp('mnemo-reindex-');
+    const lines = CONTENTS.map((content, i) => {
+      const record = newMemoryRecord(`m${i}`, content, T0);
+      // m0 in the default namespace (no field), m1 in a, m2 in b.
+      return JSON.stringify(i === 0 ? record : { ...record, namespace: i === 1 ? 'a' : 'b' });
+    });
+    fs.writeFileSync(path.join(multi, 'memories.jsonl'), `${lines.join('\n')}\n`);
+    const run = mnemo(['reindex', '--data-dir', multi], 'static');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Embedded 3 of 3 memories in 3 namespaces with /m);
+    assert.deepEqual(
+      vectorLines(multi)
+        .map((l) => l.id)
+        .sort(),
+      ['m0', 'm1', 'm2'],
+    );
+    const again = mnemo(['reindex', '--all', '--data-dir', multi, '--json'], 'static');
+    assert.equal(again.code, 0, again.stderr);
+    const result = JSON.parse(again.stdout) as Record<string, unknown>;
+    assert.deepEqual([result.embedded, result.total, result.namespaces], [3, 3, 3]);
+    const ids = new Set(vectorLines(multi).map((l) => l.id));
+    assert.deepEqual([...ids].sort(), ['m0', 'm1', 'm2']);
+    // It is not one namespace's command: --namespace is refused, naming it.
+    const scoped = mnemo(['reindex', '--namespace', 'a', '--data-dir', multi], 'static');
+    assert.equal(scoped.code, 2);
+    assert.match(scoped.stderr, /reindex does not take --namespace/);
+  });
+
   it('with MNEMO_EMBEDDINGS=off it fails, naming the setting', () => {
     const run = mnemo(['reindex', '--data-dir', dir], 'off');
     assert.equal(run.code, 1);

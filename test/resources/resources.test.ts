@@ -97,6 +97,16 @@ describe('resources', () => {
       /max_tokens/,
     );
     await rejects(t.client.readResource({ uri: 'mnemo://context?x=1' }), -32602, /not "x"/);
+    await rejects(
+      t.client.readResource({ uri: 'mnemo://context?topic=a&topic=b' }),
+      -32602,
+      /takes topic once, not 2 times/,
+    );
+    await rejects(
+      t.client.readResource({ uri: 'mnemo://context?max_tokens=500&max_tokens=900' }),
+      -32602,
+      /takes max_tokens once/,
+    );
   });
 
   it('completes memory ids by prefix, live ones only', async () => {

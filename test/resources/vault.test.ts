@@ -64,7 +64,12 @@ describe('mnemo://vault/{+path}', () => {
     await refused(t, 'mnemo://vault/escape.md', /outside the vault .* link/);
     await refused(t, 'mnemo://vault/elsewhere/secret.md', /outside the vault .* link/);
     await refused(t, 'mnemo://vault/.obsidian/app.json', /hidden/);
-    await refused(t, 'mnemo://vault/mnemo/missing.md', /no note/);
+    // Notes are not in resources/list: the answer points at the completion of their paths.
+    await refused(
+      t,
+      'mnemo://vault/mnemo/missing.md',
+      /no note .*complete mnemo:\/\/vault\/\{\+path\}/,
+    );
   });
 
   it('completes note paths', async () => {

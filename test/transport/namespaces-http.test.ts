@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
 import { createServer } from '../../src/server.js';
 import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
@@ -91,6 +91,7 @@ for (const engine of ENGINES) {
     skip: await engineAbsent(engine),
   }, () => {
     let t: TestMemory;
+    let vaultDir: string;
     let server: RunningHttp;
     const logged: string[] = [];
     const clients: Client[] = [];
@@ -98,11 +99,10 @@ for (const engine of ENGINES) {
     before(async () => {
       const dir = tempDir();
       // A vault on PostgreSQL too: b's promoted note is one more thing a must not see.
-      t = await openTestMemory(
-        { MNEMO_EMBEDDINGS: 'static', MNEMO_VAULT_DIR: path.join(dir, 'vault') },
-        dir,
-        { engine },
-      );
+      vaultDir = path.join(dir, 'vault');
+      t = await openTestMemory({ MNEMO_EMBEDDINGS: 'static', MNEMO_VAULT_DIR: vaultDir }, dir, {
+        engine,
+      });
       await t.opened.readiness.wait('store');
       // Saves embed at once: b's near duplicates make a cluster.
       await t.opened.readiness.wait('embeddings');
@@ -359,6 +359,140 @@ for (const engine of ENGINES) {
       assert.equal(dStats.total, 0);
     });
 
+    it("a token for a never reads, lists or completes b's memories or notes by resources or prompts", async () => {
+      const b = await connect(TOKEN_B);
+      const { memory_id: quince } = await b.ok<{ memory_id: string }>('save_memory', {
+        content: 'the orchard quince ripens in late autumn',
+      });
+      await b.ok('promote_memory', { memory_id: quince, dry_run: false, force: true });
+      const bIds = (
+        await b.ok<{ memories: { id: string }[] }>('read_graph', { limit: 200 })
+      ).memories.map((m) => m.id);
+      const bNotes = fs
+        .readdirSync(path.join(vaultDir, 'mnemo', 'b'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `mnemo/b/${name}`);
+      const note = bNotes.find((notePath) =>
+        fs.readFileSync(path.join(vaultDir, notePath), 'utf8').includes('quince'),
+      ) as string;
+      assert.ok(bIds.includes(quince) && note, 'b has memories and a note');
+      // b itself reads, lists and completes them (else the test proves nothing).
+      await b.client.readResource({ uri: `mnemo://memory/${quince}` });
+      assert.match(
+        (
+          (await b.client.readResource({ uri: `mnemo://vault/${note}` })).contents[0] as {
+            text: string;
+          }
+        ).text,
+        /quince/,
+      );
+      const bListed = JSON.stringify(await b.client.listResources());
+      assert.ok(bListed.includes(quince));
+      const bCompleted = await b.client.complete({
+        ref: { type: 'ref/resource', uri: 'mnemo://memory/{id}' },
+        argument: { name: 'id', value: quince.slice(0, 4) },
+      });
+      assert.ok(bCompleted.completion.values.includes(quince));
+
+      const a = await connect(TOKEN_A);
+      const secrets = [...bIds, ...bNotes, 'quince', 'orchard'];
+      /** Nothing a is answered names b's memories, notes or words (but the ids it asked about). */
+      const clean = (what: string, answer: unknown, ...asked: string[]) => {
+        let text = JSON.stringify(answer);
+        for (const echo of asked) text = text.replaceAll(echo, '<asked>');
+        for (const secret of secrets) assert.ok(!text.includes(secret), `${what}: ${text}`);
+        return text;
+      };
+      /** The error of a call (or 'answered'), with `asked` in it made anonymous. */
+      const outcome = async (call: Promise<unknown>, asked: string) => {
+        try {
+          clean('answer', await call, asked);
+          return 'answered';
+        } catch (error) {
+          assert.ok(error instanceof McpError, String(error));
+          return clean('error', { code: error.code, message: error.message }, asked).replaceAll(
+            '<asked>',
+            '',
+          );
+        }
+      };
+
+      const listed = await a.client.listResources();
+      clean('resources/list', listed);
+      assert.equal(listed.nextCursor, undefined);
+      const stats = JSON.parse(
+        ((await a.client.readResource({ uri: 'mnemo://stats' })).contents[0] as { text: string })
+          .text,
+      ) as { total: number };
+      clean('mnemo://stats', stats);
+      const review = await a.client.readResource({ uri: 'mnemo://review' });
+      clean('mnemo://review', review);
+      for (const topic of ['quince', 'orchard autumn', 'lighthouse']) {
+        clean(
+          'mnemo://context',
+          await a.client.readResource({
+            uri: `mnemo://context?topic=${encodeURIComponent(topic)}`,
+          }),
+          // The pack's title and URI echo the topic asked for.
+          encodeURIComponent(topic),
+          topic,
+        );
+        clean('recall', await a.client.getPrompt({ name: 'recall', arguments: { topic } }), topic);
+      }
+      clean('recall', await a.client.getPrompt({ name: 'recall', arguments: {} }));
+      clean('review', await a.client.getPrompt({ name: 'review', arguments: {} }));
+      // b's memory reads as an id nobody has, b's note as a path with no note.
+      for (const id of bIds) {
+        assert.equal(
+          await outcome(a.client.readResource({ uri: `mnemo://memory/${id}` }), id),
+          await outcome(a.client.readResource({ uri: `mnemo://memory/${UNKNOWN}` }), UNKNOWN),
+        );
+      }
+      const missing = 'mnemo/b/no-such-note.md';
+      for (const notePath of bNotes) {
+        const theirs = await outcome(
+          a.client.readResource({ uri: `mnemo://vault/${notePath}` }),
+          notePath,
+        );
+        assert.notEqual(theirs, 'answered');
+        assert.equal(
+          theirs,
+          await outcome(a.client.readResource({ uri: `mnemo://vault/${missing}` }), missing),
+        );
+      }
+      // Completions: no id of b's for any prefix of it, no note of b's folder.
+      for (const id of bIds) {
+        for (const value of [id.slice(0, 1), id.slice(0, 4), id]) {
+          clean(
+            'complete id',
+            await a.client.complete({
+              ref: { type: 'ref/resource', uri: 'mnemo://memory/{id}' },
+              argument: { name: 'id', value },
+            }),
+          );
+        }
+      }
+      // Neither a nor the default token's namespace (whose notes are the vault's but for the
+      // other namespaces' folders) completes a note of b's folder.
+      const d = await connect(DEFAULT_TOKEN);
+      for (const client of [a.client, d.client]) {
+        for (const value of ['', 'mnemo/', 'mnemo/b/', note.slice(0, -3)]) {
+          clean(
+            'complete path',
+            await client.complete({
+              ref: { type: 'ref/resource', uri: 'mnemo://vault/{+path}' },
+              argument: { name: 'path', value },
+            }),
+          );
+        }
+      }
+      clean('resources/list (default)', await d.client.listResources());
+      assert.equal(
+        await outcome(d.client.readResource({ uri: `mnemo://vault/${note}` }), note),
+        await outcome(d.client.readResource({ uri: `mnemo://vault/${missing}` }), missing),
+      );
+    });
+
     it('a token picks among its namespaces by header or query; its first by default', async () => {
       const shared = await connect(TOKEN_B, 'shared', 'query');
       await shared.ok('save_memory', { content: 'kept in shared' });
@@ -405,7 +539,7 @@ for (const engine of ENGINES) {
 }
 
 describe('namespaces over HTTP without a token (a loopback server)', () => {
-  it('any namespace by name, the default one without; a bad name is a 400', async () => {
+  it('the default namespace only: another name is a 403 saying how, a bad name a 400', async () => {
     const t = await openTestMemory();
     const app = createHttpApp({
       createMcpServer: (namespace) =>
@@ -418,7 +552,20 @@ describe('namespaces over HTTP without a token (a loopback server)', () => {
     const server = await listen(app, '127.0.0.1', 0);
     try {
       assert.equal((await post(`${server.url}/mcp`, {})).status, 200);
-      assert.equal((await post(`${server.url}/mcp?namespace=x`, {})).status, 200);
+      assert.equal((await post(`${server.url}/mcp?namespace=default`, {})).status, 200);
+      assert.equal(
+        (await post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'default' })).status,
+        200,
+      );
+      // Anyone on the machine can call a loopback server: no namespace is opened, or made, by name.
+      for (const asked of [
+        post(`${server.url}/mcp?namespace=x`, {}),
+        post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'work' }),
+      ]) {
+        const answer = await asked;
+        assert.equal(answer.status, 403);
+        assert.match(JSON.parse(answer.body).error.message, /default namespace only.*MNEMO_TOKENS/);
+      }
       assert.equal((await post(`${server.url}/mcp`, { 'x-mnemo-namespace': 'Bad!' })).status, 400);
     } finally {
       await server.close(100);
