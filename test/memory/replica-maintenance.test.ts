@@ -1,5 +1,5 @@
-// gc and promotion run at once on two replicas of one PostgreSQL database: each memory is
-// forgotten once and promoted once, whichever replica gets to it.
+// gc, promotion and consolidation run at once on two replicas of one PostgreSQL database: each
+// memory is forgotten once, promoted once, merged once, whichever replica gets to it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { eventually, TestClock, testDir } from '../support.js';
 import { pgSchema } from '../support-pg.js';
 
 /** Two replicas on one fresh schema, each with a vault of its own (two hosts), one clock. */
-async function replicas(t: TestContext) {
+async function replicas(t: TestContext, env: Record<string, string> = {}) {
   const db = await pgSchema(t);
   if (!db) return undefined;
   const clock = new TestClock();
@@ -23,6 +23,7 @@ async function replicas(t: TestContext) {
         MNEMO_DATA_DIR: dir,
         MNEMO_DATABASE_URL: db.url,
         MNEMO_VAULT_DIR: path.join(dir, 'vault'),
+        ...env,
       },
       home: dir,
     });
@@ -106,5 +107,40 @@ describe('maintenance on two replicas at once (PostgreSQL)', () => {
       const notes: string[] = [...notesOf(r.a.vault, id), ...notesOf(r.b.vault, id)];
       assert.equal(notes.length, 1, `one note of ${id}: ${notes.join(', ')}`);
     }
+  });
+
+  it('consolidation: a cluster is merged once, the other replica told it changed', async (t) => {
+    const r = await replicas(t, { MNEMO_EMBEDDINGS: 'static' });
+    if (!r) return;
+    await r.a.opened.readiness.wait('embeddings');
+    await r.b.opened.readiness.wait('embeddings');
+    for (const content of [
+      'The staging database password rotates every thirty days. Ask Dana for it.',
+      'The staging database password rotates every thirty days! Ask Dana for it.',
+    ]) {
+      await r.a.memory.writing.save({ content });
+    }
+    await eventually(
+      async () =>
+        (await r.b.memory.consolidation.consolidate({ auto_detect: true })).consolidations
+          .length === 1,
+      'b sees the cluster',
+    );
+    const runs = await Promise.allSettled([
+      r.a.memory.consolidation.consolidate({ auto_detect: true, mode: 'apply' }),
+      r.b.memory.consolidation.consolidate({ auto_detect: true, mode: 'apply' }),
+    ]);
+    const merged = runs.flatMap((run) =>
+      run.status === 'fulfilled' ? run.value.consolidations.map((c) => c.memory_id) : [],
+    );
+    assert.equal(merged.length, 1, 'one merged memory, by one replica');
+    for (const run of runs) {
+      if (run.status === 'rejected') assert.match(String(run.reason), /no longer active|not among/);
+    }
+    const rows = await r.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM mnemo_memories WHERE namespace = 'default' AND status = 'active'",
+      [],
+    );
+    assert.equal(Number(rows[0]?.n), 1, 'the merged memory is the only active one');
   });
 });
