@@ -59,4 +59,19 @@ describe('the page address', () => {
     assert.equal((await fetch(printed.slice('the web page at '.length))).status, 200);
     assert.equal(await stopped(child), 0);
   });
+
+  it('mnemo serve with a token, its stdout not a terminal (a daemon log), never prints the token', async () => {
+    const { child, line } = firstLine(
+      ['serve', '--port', '0', '--data-dir', dir],
+      { MNEMO_AUTH_TOKEN: TOKEN },
+      /the web page at .*\n/,
+    );
+    const printed = await line;
+    assert.doesNotMatch(printed, new RegExp(TOKEN));
+    assert.match(
+      printed,
+      /\/ui \(it asks for the token; or open \S+\/ui#token=<MNEMO_AUTH_TOKEN>\)/,
+    );
+    assert.equal(await stopped(child), 0);
+  });
 });

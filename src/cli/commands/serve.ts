@@ -5,7 +5,13 @@ import { clockFor } from '../runtime.js';
 import { serveUntilStopped } from '../signals.js';
 
 /** `mnemo serve`: serves over HTTP until a signal. */
-export async function runServe({ config, flags, out, signals }: CommandContext): Promise<number> {
+export async function runServe({
+  config,
+  flags,
+  out,
+  stdout,
+  signals,
+}: CommandContext): Promise<number> {
   // Loaded here, not at the top: `mnemo stdio` starts without express and the gateway.
   const { createServeApp } = await import('../../app/http.js');
   const logger = createLogger(config.logLevel);
@@ -17,7 +23,14 @@ export async function runServe({ config, flags, out, signals }: CommandContext):
   });
   const { url } = await app.start();
   out(`mnemo serve: ${url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
-  out(`mnemo serve: the web page at ${pageUrl(url, config)}`);
+  // A daemon's stdout goes to a log (the journal): the token goes into the address only for a
+  // person at a terminal.
+  const interactive = (stdout as NodeJS.WriteStream).isTTY === true;
+  out(
+    interactive || !config.authToken
+      ? `mnemo serve: the web page at ${pageUrl(url, config)}`
+      : `mnemo serve: the web page at ${url}/ui (it asks for the token; or open ${url}/ui#token=<MNEMO_AUTH_TOKEN>)`,
+  );
   await serveUntilStopped(app, signals, logger);
   return 0;
 }
