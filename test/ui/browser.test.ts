@@ -28,43 +28,46 @@ describe('the web page in Chromium', { skip }, () => {
   /** Every alert, prompt or beforeunload: none may come from a memory's content. */
   const unexpected: string[] = [];
 
-  before(async () => {
-    seedDataDir(dir);
-    server = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        MNEMO_NOW: String(T0),
-        MNEMO_AUTH_TOKEN: TOKEN,
-        MNEMO_EMBEDDINGS: 'off',
-        MNEMO_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const child = server;
-    base = await new Promise<string>((resolve, reject) => {
-      let printed = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        printed += chunk.toString('utf8');
-        const m = /the web page at (http:\/\/\S+)\/ui#token=\S+\n/.exec(printed);
-        if (m) resolve(m[1] as string);
+  before(
+    async () => {
+      seedDataDir(dir);
+      server = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          MNEMO_NOW: String(T0),
+          MNEMO_AUTH_TOKEN: TOKEN,
+          MNEMO_EMBEDDINGS: 'off',
+          MNEMO_LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${printed}`)));
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-background-networking'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    page.on('dialog', (dialog) => {
-      if (dialog.type() === 'confirm') void dialog.accept();
-      else {
-        unexpected.push(`${dialog.type()}: ${dialog.message()}`);
-        void dialog.dismiss();
-      }
-    });
-    if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true });
-  });
+      const child = server;
+      base = await new Promise<string>((resolve, reject) => {
+        let printed = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          printed += chunk.toString('utf8');
+          const m = /the web page at (http:\/\/[^\s/]+)\/ui/.exec(printed);
+          if (m) resolve(m[1] as string);
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${printed}`)));
+      });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-background-networking'],
+      });
+      page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+      page.on('dialog', (dialog) => {
+        if (dialog.type() === 'confirm') void dialog.accept();
+        else {
+          unexpected.push(`${dialog.type()}: ${dialog.message()}`);
+          void dialog.dismiss();
+        }
+      });
+      if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true });
+    },
+    { timeout: 60_000 },
+  );
 
   after(async () => {
     await browser?.close();
