@@ -1,10 +1,7 @@
 // The shapes of the API's answers (src/ui/api.ts), as far as the page reads them.
-export interface Thresholds {
-  forget: number;
-  dangerMin: number;
-  dangerMax: number;
-  promote: number;
-}
+import type { ScoreCurve } from '../../src/ui/curve.js';
+
+export type Thresholds = ScoreCurve['thresholds'];
 
 export interface Session {
   namespace: string;
@@ -28,16 +25,8 @@ export interface Row {
   review_priority?: number;
 }
 
-export interface Curve {
-  now: number;
-  t: number[];
-  past: (number | null)[];
-  future: (number | null)[];
-  uses: number[];
-  usesSpread: boolean;
-  thresholds: Thresholds;
-  forgetAt: number | null;
-}
+/** The one memory's curve: the server's own type (a type only: nothing of it is bundled). */
+export type { ScoreCurve as Curve } from '../../src/ui/curve.js';
 
 export interface FullMemory {
   id: string;

@@ -1,7 +1,7 @@
 // What gc would forget at a date the person picks (like `mnemo gc --at`), and gc itself.
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Busy, MemoryLink, Notice, Problem } from '../components.js';
+import { Busy, MemoryTable, Notice, Problem } from '../components.js';
 import { DAY, date, day, score } from '../format.js';
 import { confirmed, useApi } from '../hooks.js';
 import type { GcRow, Session } from '../types.js';
@@ -89,30 +89,17 @@ export function ForgettingPage({ session }: { session: Session }) {
               Run gc now
             </button>
           ) : null}
-          <div class="table-wrap">
-            <table class="striped" id="gc">
-              <thead>
-                <tr>
-                  <th>Memory</th>
-                  <th class="num">Score then</th>
-                  <th class="num">Uses</th>
-                  <th class="num">Age then</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.rows.map((row) => (
-                  <tr key={row.memory_id}>
-                    <td class="preview">
-                      <MemoryLink id={row.memory_id}>{row.preview}</MemoryLink>
-                    </td>
-                    <td class="num">{score(row.score)}</td>
-                    <td class="num">{row.use_count}</td>
-                    <td class="num">{row.age_days} d</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <MemoryTable
+            id="gc"
+            rows={data.rows}
+            memoryId={(row) => row.memory_id}
+            preview={(row) => row.preview}
+            columns={[
+              { head: 'Score then', num: true, cell: (row) => score(row.score) },
+              { head: 'Uses', num: true, cell: (row) => row.use_count },
+              { head: 'Age then', num: true, cell: (row) => `${row.age_days} d` },
+            ]}
+          />
         </>
       ) : null}
     </section>

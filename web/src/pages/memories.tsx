@@ -1,6 +1,6 @@
 // Every memory, or a search with search_memory's ranking; filters by tag and status, sorting.
 import { useState } from 'preact/hooks';
-import { Busy, MemoryLink, Problem, Tags } from '../components.js';
+import { Busy, MemoryTable, Problem, Tags } from '../components.js';
 import { ago, score } from '../format.js';
 import { useApi } from '../hooks.js';
 import type { Row, Session } from '../types.js';
@@ -102,30 +102,18 @@ export function MemoriesPage({ session }: { session: Session }) {
             {filters.q ? ` match "${filters.q}"` : ''}
             {filters.q && data.sort !== 'rank' ? ' (this page sorted)' : ''}
           </p>
-          <div class="table-wrap">
-            <table class="striped" id="memories">
-              <thead>
-                <tr>
-                  <th>Memory</th>
-                  <th class="num">Score</th>
-                  <th class="num">Uses</th>
-                  <th>Last use</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.rows.map((row) => (
-                  <tr key={row.id}>
-                    <td class="preview">
-                      <MemoryLink id={row.id}>{row.preview}</MemoryLink> <Tags tags={row.tags} />
-                    </td>
-                    <td class="num">{score(row.score)}</td>
-                    <td class="num">{row.use_count}</td>
-                    <td>{ago(row.last_used, session.now)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <MemoryTable
+            id="memories"
+            rows={data.rows}
+            memoryId={(row) => row.id}
+            preview={(row) => row.preview}
+            after={(row) => <Tags tags={row.tags} />}
+            columns={[
+              { head: 'Score', num: true, cell: (row) => score(row.score) },
+              { head: 'Uses', num: true, cell: (row) => row.use_count },
+              { head: 'Last use', cell: (row) => ago(row.last_used, session.now) },
+            ]}
+          />
           {pages > 1 ? (
             <div class="pager">
               <button

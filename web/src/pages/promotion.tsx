@@ -1,7 +1,7 @@
 // The memories durable enough for the vault, and why each qualifies.
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Busy, MemoryLink, Notice, Problem } from '../components.js';
+import { Busy, MemoryTable, Notice, Problem } from '../components.js';
 import { score } from '../format.js';
 import { confirmed, useApi } from '../hooks.js';
 import type { PromotionRow, Session } from '../types.js';
@@ -35,34 +35,24 @@ export function PromotionPage({ session }: { session: Session }) {
       {!data && !error ? <Busy /> : null}
       {data && data.total === 0 ? <p>No memory qualifies yet.</p> : null}
       {data && data.total > 0 ? (
-        <div class="table-wrap">
-          <table class="striped" id="promotion">
-            <thead>
-              <tr>
-                <th>Memory</th>
-                <th>Why</th>
-                <th class="num">Score</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {data.rows.map((row) => (
-                <tr key={row.memory_id}>
-                  <td class="preview">
-                    <MemoryLink id={row.memory_id}>{row.preview}</MemoryLink>
-                  </td>
-                  <td>{row.reason}</td>
-                  <td class="num">{score(row.score)}</td>
-                  <td>
-                    <button type="button" class="outline" onClick={() => promote(row.memory_id)}>
-                      Promote
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <MemoryTable
+          id="promotion"
+          rows={data.rows}
+          memoryId={(row) => row.memory_id}
+          preview={(row) => row.preview}
+          columns={[
+            { head: 'Why', cell: (row) => row.reason },
+            { head: 'Score', num: true, cell: (row) => score(row.score) },
+            {
+              head: '',
+              cell: (row) => (
+                <button type="button" class="outline" onClick={() => promote(row.memory_id)}>
+                  Promote
+                </button>
+              ),
+            },
+          ]}
+        />
       ) : null}
     </section>
   );
