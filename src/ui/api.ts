@@ -25,6 +25,15 @@ const LIST_PREVIEW = 240;
 const OVERVIEW_DAYS = 30;
 
 /** The router of /ui/api; `res.locals.namespace` is set by the caller's auth. */
+/** What each button of one memory does, by the last word of its route. */
+const ACTIONS: Record<string, (memory: Memory, id: string) => Promise<unknown>> = {
+  touch: (m, id) => m.writing.touch({ memory_id: id }),
+  archive: (m, id) => m.forgetting.archive({ memory_id: id }),
+  restore: (m, id) => m.forgetting.restore({ memory_id: id }),
+  delete: (m, id) => m.forgetting.delete({ memory_id: id }),
+  promote: (m, id) => m.promotion.promote({ memory_id: id }),
+};
+
 export function uiApi(deps: UiApiDeps): express.Router {
   const api = express.Router();
   const memoryOf = (res: Response) => deps.memoryFor(res.locals.namespace as string);
@@ -108,31 +117,12 @@ export function uiApi(deps: UiApiDeps): express.Router {
     res.json({ memory: found, note_url: note, curve: scoreCurve(found, memory.now(), deps.curve) });
   });
 
-  const action =
-    (run: (memory: Memory, id: string) => Promise<unknown>) =>
-    async (req: Request, res: Response) => {
-      res.json(await run(memoryOf(res), req.params.id as string));
-    };
-  api.post(
-    '/memories/:id/touch',
-    action((m, id) => m.writing.touch({ memory_id: id })),
-  );
-  api.post(
-    '/memories/:id/archive',
-    action((m, id) => m.forgetting.archive({ memory_id: id })),
-  );
-  api.post(
-    '/memories/:id/restore',
-    action((m, id) => m.forgetting.restore({ memory_id: id })),
-  );
-  api.post(
-    '/memories/:id/delete',
-    action((m, id) => m.forgetting.delete({ memory_id: id })),
-  );
-  api.post(
-    '/memories/:id/promote',
-    action((m, id) => m.promotion.promote({ memory_id: id })),
-  );
+  api.post('/memories/:id/:action', async (req, res, next) => {
+    const action = req.params.action as string;
+    const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+    if (!run) return next(); // the API's 404
+    res.json(await run(memoryOf(res), req.params.id as string));
+  });
 
   api.get('/review', async (_req, res) => {
     const queue = await memoryOf(res).overview.reviewQueue(SHOWN);

@@ -214,6 +214,12 @@ describe('the page API', () => {
       [note.memory.status, note.memory.promoted_to],
       ['promoted', promoted.promoted[0]?.path],
     );
+    const unknown = await call(`/memories/${IDS.review}/toString`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(unknown.status, 404, 'an action the page has not: no route, not a method');
     const touched = await post(`/memories/${IDS.review}/touch`);
     assert.equal(touched.use_count, 1);
     assert.equal((await post(`/memories/${IDS.cat}/archive`)).status, 'archived');
