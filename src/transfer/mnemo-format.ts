@@ -147,6 +147,8 @@ async function checkReadable(file: string): Promise<void> {
       `--from mnemo: ${file} is a folder: give the file mnemo export --format mnemo --out FILE wrote`,
     );
   }
+  // The lines are read lazily: a file that cannot be opened is refused here, by name.
+  await fs.promises.access(file, fs.constants.R_OK);
 }
 
 function sourceError(file: string, error: unknown): ImportSourceError {

@@ -243,7 +243,14 @@ async function checkFile(file: string): Promise<void> {
       `--from server-memory: ${file} is a folder: give server-memory's file itself (memory.jsonl or memory.json)`,
     );
   }
-  const first = await firstLine(file);
+  let first: string | undefined;
+  try {
+    first = await firstLine(file);
+  } catch (error) {
+    throw new ImportSourceError(
+      `--from server-memory: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}): make it readable, or copy it somewhere you can read`,
+    );
+  }
   if (first === undefined) return;
   if (first.trimStart().startsWith('{') || first.trimStart().startsWith('[')) {
     let value: unknown;
