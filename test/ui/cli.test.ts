@@ -72,6 +72,9 @@ describe('the page address', () => {
       printed,
       /\/ui \(it asks for the token; or open \S+\/ui#token=<MNEMO_AUTH_TOKEN>\)/,
     );
+    // Answering shows the start is complete: the stop signal is its to handle from then on.
+    const page = /the web page at (\S+)/.exec(printed)?.[1] ?? '';
+    assert.equal((await fetch(page)).status, 200);
     assert.equal(await stopped(child), 0);
   });
 });
