@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -10,6 +11,17 @@ import path from 'node:path';
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
+
+// O_NOFOLLOW is undefined where the platform has no such flag (Windows): 0 leaves it out there.
+const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+/**
+ * A file that must be new, never a link: O_EXCL fails on anything at the name, a link to nowhere
+ * included, so a link planted there is never written through.
+ */
+export const NEW_FILE =
+  fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | NOFOLLOW;
+/** A file written in place (made, or emptied first), refused when the name is a link. */
+const OVERWRITE = fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_WRONLY | NOFOLLOW;
 
 /** Makes the entries of `dir` (a file made, renamed or removed in it) survive a crash. */
 export function syncDir(dir: string): void {
@@ -33,20 +45,23 @@ export function writeAll(fd: number, data: string | Uint8Array, position?: numbe
 }
 
 /**
- * The temp file `replaceFile` writes beside `file`: `<file>.<pid>.tmp`, or `.<file>.<pid>.tmp`
- * when `hidden` (a dot file, which the vault index and Obsidian skip). The store removes the
- * leftovers of its logs at start by this name.
+ * The temp file `replaceFile` writes beside `file`: `<file>.<pid>.<random>.tmp`, or
+ * `.<file>.<pid>.<random>.tmp` when `hidden` (a dot file, which the vault index and Obsidian
+ * skip). The random part makes the name one nobody can plant a link at in advance; the pid is
+ * what lets the store tell a leftover of a process gone (data-dir.ts sweeps them by this shape).
  */
-function tempPathFor(file: string, hidden = false): string {
-  const name = `${path.basename(file)}.${process.pid}.tmp`;
+export function tempPathFor(file: string, hidden = false): string {
+  const random = crypto.randomBytes(8).toString('hex');
+  const name = `${path.basename(file)}.${process.pid}.${random}.tmp`;
   return path.join(path.dirname(file), hidden ? `.${name}` : name);
 }
 
 /**
  * Replaces `file` with `content` (text, or chunks of it, written as they come) so that a reader
- * or a crash sees the old file or the new one, never a mix: a temp file beside it (mode 0600),
- * fsync, rename over `file`, fsync of the folder. When anything fails the temp file is removed
- * and `file` is as it was.
+ * or a crash sees the old file or the new one, never a mix: a temp file beside it (mode 0600,
+ * made new: see NEW_FILE), fsync, rename over `file`, fsync of the folder. When anything fails
+ * the temp file is removed and `file` is as it was. A rename replaces a link at `file` rather
+ * than writing through it; the folder is the caller's to have checked.
  */
 export function replaceFile(
   file: string,
@@ -54,8 +69,10 @@ export function replaceFile(
   { hidden = false }: { hidden?: boolean } = {},
 ): void {
   const temp = tempPathFor(file, hidden);
+  let made = false;
   try {
-    const fd = fs.openSync(temp, 'w', FILE_MODE);
+    const fd = fs.openSync(temp, NEW_FILE, FILE_MODE);
+    made = true;
     try {
       for (const chunk of typeof content === 'string' ? [content] : content) writeAll(fd, chunk);
       fs.fsyncSync(fd);
@@ -64,7 +81,8 @@ export function replaceFile(
     }
     fs.renameSync(temp, file);
   } catch (error) {
-    fs.rmSync(temp, { force: true });
+    // Only what this call made: whatever else was at the name is not ours to remove.
+    if (made) fs.rmSync(temp, { force: true });
     throw error;
   }
   syncDir(path.dirname(file));
@@ -76,7 +94,7 @@ export function replaceFile(
  * it was this call's alone.
  */
 export function createFile(file: string, content: string): void {
-  const fd = fs.openSync(file, 'wx', FILE_MODE);
+  const fd = fs.openSync(file, NEW_FILE, FILE_MODE);
   let written = false;
   try {
     writeAll(fd, content);
@@ -93,9 +111,10 @@ export function createFile(file: string, content: string): void {
  * Writes `file` in place (made, or emptied first), on disk with its folder. Not atomic: a crash
  * can leave it cut short, so it is for a record whose reader tells a whole one from a cut one
  * (the store's transaction journal, which is JSON) and that only one writer at a time makes.
+ * A link at `file` is refused (ELOOP), never written through.
  */
 export function overwriteFile(file: string, content: string): void {
-  const fd = fs.openSync(file, 'w', FILE_MODE);
+  const fd = fs.openSync(file, OVERWRITE, FILE_MODE);
   try {
     writeAll(fd, content);
     fs.fdatasyncSync(fd);

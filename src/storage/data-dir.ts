@@ -32,10 +32,11 @@ export function prepareDataDir(dir: string): void {
 }
 
 /**
- * Removes the temp files of compactions cut short (JsonlFile.rewrite writes `<file>.<pid>.tmp`
- * beside its file). Called under the lock: the logs are rewritten only under it, so their temp
- * files are all leftovers; the vector sidecar is rewritten without it, so its temp file is one
- * only once no process with that pid runs.
+ * Removes the temp files of compactions cut short (JsonlFile.rewrite writes
+ * `<file>.<pid>.<random>.tmp` beside its file; before, `<file>.<pid>.tmp`). Called under the
+ * lock: the logs are rewritten only under it, so their temp files are all leftovers; the vector
+ * sidecar is rewritten without it, so its temp file is one only once no process with that pid
+ * runs.
  */
 export function removeLeftoverTemps(dataDir: string, logger: Logger): void {
   const isLogTemp = (name: string) =>
@@ -44,7 +45,9 @@ export function removeLeftoverTemps(dataDir: string, logger: Logger): void {
     );
   for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
     if (!entry.isFile()) continue;
-    const pid = /^[^.].*\.(?:jsonl|idx)\.(\d+)\.tmp$/.exec(entry.name)?.[1];
+    const pid = entry.name.startsWith('.')
+      ? undefined
+      : /\.(?:jsonl|idx)\.(\d{1,10})(?:\.[0-9a-f]{16})?\.tmp$/.exec(entry.name)?.[1];
     if (!isLogTemp(entry.name) && (pid === undefined || isAlive(Number(pid)))) continue;
     fs.rmSync(path.join(dataDir, entry.name), { force: true });
     logger.info({ file: entry.name }, 'removed the temp file of a compaction cut short');

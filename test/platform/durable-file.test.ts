@@ -1,6 +1,7 @@
 // Faults are injected by replacing fs functions with t.mock.method: the module calls them through
 // the `fs` module object.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +43,7 @@ function recordFolderSyncs(t: TestContext): { synced: () => number[] } {
 const inode = (p: string) => fs.statSync(p).ino;
 
 describe('replaceFile', () => {
-  it('replaces a file whole through <file>.<pid>.tmp (the name the store cleans up), mode 0600, the folder synced after the rename', (t) => {
+  it('replaces a file whole through <file>.<pid>.<random>.tmp (the name the store cleans up), mode 0600, the folder synced after the rename', (t) => {
     const dir = tempDir(t);
     const file = path.join(dir, 'memories.jsonl');
     fs.writeFileSync(file, 'old\n', { mode: 0o644 });
@@ -62,11 +63,13 @@ describe('replaceFile', () => {
 
     assert.equal(fs.readFileSync(file, 'utf8'), 'new\n');
     assert.equal(mode(file), 0o600);
-    assert.deepEqual(order, [
-      'fsync file',
-      `rename memories.jsonl.${process.pid}.tmp`,
-      'fsync folder',
-    ]);
+    assert.equal(order.length, 3);
+    assert.equal(order[0], 'fsync file');
+    assert.match(
+      order[1] ?? '',
+      new RegExp(`^rename memories\\.jsonl\\.${process.pid}\\.[0-9a-f]{16}\\.tmp$`),
+    );
+    assert.equal(order[2], 'fsync folder');
     assert.deepEqual(fs.readdirSync(dir), ['memories.jsonl'], 'no temp file left');
   });
 
@@ -123,8 +126,65 @@ describe('replaceFile', () => {
       rename(from, to);
     });
     replaceFile(file, '# kitten\n', { hidden: true });
-    assert.deepEqual(temps, [path.join(dir, `.kitten.md.${process.pid}.tmp`)]);
+    assert.equal(temps.length, 1);
+    assert.equal(path.dirname(temps[0] ?? ''), dir);
+    assert.match(
+      path.basename(temps[0] ?? ''),
+      new RegExp(`^\\.kitten\\.md\\.${process.pid}\\.[0-9a-f]{16}\\.tmp$`),
+    );
     assert.equal(fs.readFileSync(file, 'utf8'), '# kitten\n');
+  });
+});
+
+describe('replaceFile: a link planted where it writes', () => {
+  it('the old predictable temp names are not followed: the victim a link there points to is left as it was', (t) => {
+    const dir = tempDir(t);
+    const victim = path.join(tempDir(t), 'authorized_keys');
+    fs.writeFileSync(victim, 'ssh-ed25519 the owner\n');
+    const file = path.join(dir, 'kitten.md');
+    fs.writeFileSync(file, 'old');
+    for (const name of [`kitten.md.${process.pid}.tmp`, `.kitten.md.${process.pid}.tmp`]) {
+      fs.symlinkSync(victim, path.join(dir, name));
+    }
+    replaceFile(file, 'attacker text', { hidden: true });
+    replaceFile(file, 'attacker text');
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 the owner\n');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'attacker text');
+  });
+
+  it('a link at the very temp name it picks (its random part guessed) is refused, not written through, and left in place', (t) => {
+    const dir = tempDir(t);
+    const victim = path.join(tempDir(t), 'authorized_keys');
+    fs.writeFileSync(victim, 'ssh-ed25519 the owner\n');
+    const file = path.join(dir, 'kitten.md');
+    fs.writeFileSync(file, 'old');
+    const guessed = Buffer.from('0011223344556677', 'hex');
+    t.mock.method(crypto, 'randomBytes', () => guessed);
+    const planted = path.join(dir, `.kitten.md.${process.pid}.0011223344556677.tmp`);
+    fs.symlinkSync(victim, planted);
+    assert.throws(() => replaceFile(file, 'attacker text', { hidden: true }), { code: 'EEXIST' });
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 the owner\n');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old');
+    assert.equal(fs.lstatSync(planted).isSymbolicLink(), true, 'not ours to remove');
+    // A link to nowhere is refused too (O_EXCL): it would make the file where it points.
+    const nowhere = path.join(tempDir(t), 'made-through-a-link');
+    fs.rmSync(planted);
+    fs.symlinkSync(nowhere, planted);
+    assert.throws(() => replaceFile(file, 'attacker text', { hidden: true }), { code: 'EEXIST' });
+    assert.equal(fs.existsSync(nowhere), false);
+  });
+
+  it('each call picks a new temp name', (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, 'note.md');
+    const temps = new Set<string>();
+    const rename = fs.renameSync;
+    t.mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => {
+      temps.add(String(from));
+      rename(from, to);
+    });
+    for (let i = 0; i < 20; i++) replaceFile(file, `text ${i}`);
+    assert.equal(temps.size, 20);
   });
 });
 
@@ -159,6 +219,16 @@ describe('createFile', () => {
 });
 
 describe('overwriteFile', () => {
+  it('refuses a link at its name (ELOOP), and the file the link points to is left as it was', (t) => {
+    const dir = tempDir(t);
+    const victim = path.join(tempDir(t), 'victim');
+    fs.writeFileSync(victim, 'kept');
+    const file = path.join(dir, 'transaction.json');
+    fs.symlinkSync(victim, file);
+    assert.throws(() => overwriteFile(file, '{}'), { code: 'ELOOP' });
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'kept');
+  });
+
   it('writes in place over what was there, mode 0600, synced with its folder', (t) => {
     const dir = tempDir(t);
     const file = path.join(dir, 'transaction.json');

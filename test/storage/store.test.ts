@@ -479,12 +479,16 @@ describe('JsonlStore: leftovers of a compaction cut short', () => {
     const dead = deadPid();
     const leftovers = [
       `${FILES.memories}.${dead}.tmp`,
-      `${FILES.relations}.${process.ppid}.tmp`,
+      `${FILES.memories}.${dead}.0123456789abcdef.tmp`,
+      `${FILES.relations}.${process.ppid}.fedcba9876543210.tmp`,
       // The sidecar is compacted without the lock: its temp file goes once its writer is gone.
       `vectors.jsonl.${dead}.tmp`,
+      `vectors.jsonl.${dead}.0123456789abcdef.tmp`,
     ];
     const others = [
       `vectors.jsonl.${process.ppid}.tmp`,
+      `vectors.jsonl.${process.ppid}.0123456789abcdef.tmp`,
+      `.vectors.jsonl.${dead}.0123456789abcdef.tmp`,
       `${FILES.memories}.tmp`,
       'notes.tmp',
       `${FILES.memories}.bak`,
