@@ -129,13 +129,7 @@ export class VaultWriter {
     const text = replaceNoteBody(owned, previous.content, next.content);
     const relative = toVaultPath(this.vault, absolute);
     if (text === undefined) return { path: relative, text: owned, bodyUpdated: false };
-    if (text !== owned) {
-      try {
-        replaceFile(absolute, text, { hidden: true });
-      } catch (error) {
-        throw this.writeError(error, absolute);
-      }
-    }
+    if (text !== owned) this.replaceNote(absolute, text);
     return { path: relative, text, bodyUpdated: true };
   }
 
@@ -172,13 +166,34 @@ export class VaultWriter {
     const updated = updateOwnedProperties(text, values);
     // Properties a person made unreadable are left alone: the note is theirs to fix.
     if (updated === undefined || updated === text) return text;
+    this.replaceNote(absolute, updated);
+    return updated;
+  }
+
+  /**
+   * Rewrites a note of the vault (a dot file for the temp file: the vault index and Obsidian
+   * skip it). Its folder is checked again just before, for a link put in its place since the
+   * note was found; a note that is itself a link, or not a file, is left alone: a rename would
+   * swap the person's link for a copy.
+   */
+  private replaceNote(absolute: string, text: string): void {
+    resolveInVault(this.vault, toVaultPath(this.vault, absolute));
+    let stat: fs.Stats;
     try {
-      // A dot file for the temp file: the vault index and Obsidian skip it.
-      replaceFile(absolute, updated, { hidden: true });
+      stat = fs.lstatSync(absolute);
     } catch (error) {
       throw this.writeError(error, absolute);
     }
-    return updated;
+    if (!stat.isFile()) {
+      throw new VaultWriteError(
+        `this memory's note is ${stat.isSymbolicLink() ? 'a link' : 'not a file'}: mnemo rewrites only a note that is a file of the vault; make it one`,
+      );
+    }
+    try {
+      replaceFile(absolute, text, { hidden: true });
+    } catch (error) {
+      throw this.writeError(error, absolute);
+    }
   }
 
   private writeError(error: unknown, target: string): Error {

@@ -336,6 +336,43 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(text.replace(/use_count: 1/, 'use_count: 0'), edited);
   });
 
+  it('update_memory never writes through a link planted at the temp name of its note (the name was <note>.<pid>.tmp)', async () => {
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten asleep' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
+    const relative = promoted[0]?.path ?? '';
+    const victim = path.join(t.dir, 'authorized_keys');
+    fs.writeFileSync(victim, 'ssh-ed25519 the owner\n');
+    const folder = path.dirname(path.join(t.vault, relative));
+    const name = path.basename(relative);
+    for (const planted of [`.${name}.${process.pid}.tmp`, `${name}.${process.pid}.tmp`]) {
+      fs.symlinkSync(victim, path.join(folder, planted));
+    }
+    await t.memory.editing.update({ memory_id, content: 'ssh-ed25519 the attacker' });
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 the owner\n');
+    assert.match(read(relative), /ssh-ed25519 the attacker/);
+  });
+
+  it("update_memory leaves a note that a person made a link alone, and says so without the note's path", async () => {
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten asleep' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
+    const relative = promoted[0]?.path ?? '';
+    const note = path.join(t.vault, relative);
+    const elsewhere = path.join(t.vault, 'elsewhere.md');
+    fs.renameSync(note, elsewhere);
+    fs.symlinkSync(elsewhere, note);
+    const before = fs.readFileSync(elsewhere, 'utf8');
+    await assert.rejects(
+      t.memory.editing.update({ memory_id, content: 'Puppy awake' }),
+      (error: Error) => {
+        assert.match(error.message, /this memory's note is a link/);
+        assert.ok(!error.message.includes('kitten'), error.message);
+        return true;
+      },
+    );
+    assert.equal(fs.lstatSync(note).isSymbolicLink(), true);
+    assert.equal(fs.readFileSync(elsewhere, 'utf8'), before);
+  });
+
   it('an unwritable vault gives a clear error and leaves the memory active', async () => {
     const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
     // A file where the vault's folder should be: no user, root included, can write there.
