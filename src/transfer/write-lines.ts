@@ -1,10 +1,11 @@
-// Writing an export's lines: to a new file atomically (a temp file beside it, fdatasync, rename,
-// the folder synced), so a crash or a full disk never leaves half an export under its name; or to
+// Writing an export's lines: to a new file atomically (a temp file beside it at a name nobody can
+// guess, fdatasync, link(2) to the new name, which never replaces anything, a link included; the
+// folder synced), so a crash or a full disk never leaves half an export under its name; or to
 // a stream, waiting when it is full, so a large export does not pile up in memory.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { FILE_MODE, syncDir, writeAll } from '../platform/durable-file.js';
+import { FILE_MODE, NEW_FILE, syncDir, tempPathFor, writeAll } from '../platform/durable-file.js';
 import { UserError } from '../platform/errors.js';
 
 /** Bytes gathered before each write. */
@@ -16,15 +17,16 @@ export async function writeLinesToFile(
   lines: AsyncIterable<string>,
 ): Promise<number> {
   const target = path.resolve(file);
-  if (fs.existsSync(target)) {
+  // lstat, not exists: a link to nowhere is a name taken too, and link(2) below would refuse it.
+  if (lstatOrUndefined(target) !== undefined) {
     throw new UserError(
       `--out ${target} exists: give a new file name (an export never writes over a file)`,
     );
   }
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
+  const temp = tempPathFor(target, true);
   let fd: number;
   try {
-    fd = fs.openSync(temp, 'wx', FILE_MODE);
+    fd = fs.openSync(temp, NEW_FILE, FILE_MODE);
   } catch (error) {
     throw cannotWrite(target, error);
   }
@@ -73,6 +75,14 @@ export async function writeLinesToStream(
     }
   }
   return count;
+}
+
+function lstatOrUndefined(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 function cannotWrite(target: string, error: unknown): UserError {

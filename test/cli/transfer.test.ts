@@ -84,6 +84,40 @@ describe('mnemo import and mnemo export', () => {
     assert.match(wrong.stderr, /is not a server-memory file/);
   });
 
+  it('export --out never writes through a link: one at --out is a name taken, one at the old temp name is not followed', async (t) => {
+    const dir = testDir(t);
+    const data = path.join(dir, 'data');
+    const victim = path.join(dir, 'authorized_keys');
+    fs.writeFileSync(victim, 'ssh-ed25519 the owner\n');
+    const nowhere = path.join(dir, 'made-through-a-link');
+    for (const [name, to] of [
+      ['to-a-file.jsonl', victim],
+      ['to-nowhere.jsonl', nowhere],
+    ] as const) {
+      const out = path.join(dir, name);
+      fs.symlinkSync(to, out);
+      const refused = await run(data, ['export', '--out', out]);
+      assert.equal(refused.code, 1, name);
+      assert.match(refused.stderr, /exists: give a new file name/, name);
+    }
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 the owner\n');
+    assert.equal(fs.existsSync(nowhere), false, 'nothing made where a link points');
+
+    const out = path.join(dir, 'export.jsonl');
+    fs.symlinkSync(victim, path.join(dir, `.export.jsonl.${process.pid}.tmp`));
+    const exported = await run(data, ['export', '--out', out]);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 the owner\n');
+    assert.equal(fs.lstatSync(out).isFile(), true);
+    assert.deepEqual(
+      fs
+        .readdirSync(dir)
+        .filter((n) => n.startsWith('.export.jsonl.') && n !== `.export.jsonl.${process.pid}.tmp`),
+      [],
+      'no temp file left',
+    );
+  });
+
   it('a real server-memory process opens the exported file and answers read_graph with it', async (t) => {
     const dir = testDir(t);
     const file = path.join(dir, 'memory.jsonl');
