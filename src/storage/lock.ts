@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DIR_MODE, FILE_MODE } from '../platform/durable-file.js';
+import { DIR_MODE, FILE_MODE, NEW_FILE, writeAll } from '../platform/durable-file.js';
 import { TransientError } from '../platform/errors.js';
 
 /** Another process held the lock for all of `waitMs`: a busy folder, worth a retry. */
@@ -171,7 +171,13 @@ export class DirLock {
       const owner: Owner = { pid: process.pid, host: os.hostname(), token };
       if (this.start !== undefined) owner.start = this.start;
       // Not synced: after a crash its owner is gone anyway, and a lock without one goes stale.
-      fs.writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify(owner), { mode: FILE_MODE });
+      // Made new in the folder this call made: never through a link that was put there.
+      const fd = fs.openSync(path.join(dir, OWNER_FILE), NEW_FILE, FILE_MODE);
+      try {
+        writeAll(fd, JSON.stringify(owner));
+      } finally {
+        fs.closeSync(fd);
+      }
       this.heldToken = token;
     }
     return true;

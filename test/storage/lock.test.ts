@@ -102,6 +102,24 @@ function replaceLock(lockPath: string, token: string): void {
   );
 }
 
+describe('DirLock: its owner file', () => {
+  it('is made new: a link put in the lock folder as it is made is never written through', (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const victim = path.join(dir, 'victim');
+    fs.writeFileSync(victim, 'kept');
+    const mkdir = fs.mkdirSync;
+    t.mock.method(fs, 'mkdirSync', (p: fs.PathLike, options?: fs.MakeDirectoryOptions) => {
+      const made = mkdir(p, options);
+      if (String(p) === lockPath) fs.symlinkSync(victim, path.join(lockPath, 'owner'));
+      return made;
+    });
+    const lock = new DirLock(dir, lockPath, { waitMs: 0 });
+    assert.throws(() => lock.tryRun(() => 'ran'), { code: 'EEXIST' });
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'kept');
+  });
+});
+
 describe('DirLock: a live owner', () => {
   it('is never taken over while it runs, even stopped long past liveStaleMs', async (t) => {
     const dir = tempDir(t);
