@@ -1,10 +1,10 @@
-import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../config.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';
 import { QuickTunnel } from '../gateway/tunnel.js';
+import { readRegularFile } from '../platform/durable-file.js';
 import { createServer } from '../server.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 import { tokenMatches } from '../transport/auth.js';
@@ -230,14 +230,27 @@ function refuseSharedToken(config: Config, tokens: readonly TokenGrant[] | undef
   }
 }
 
-/** The token file: read once at the start; a file that cannot be read says so and how to fix it. */
+/** A token file is a few lines a token: anything larger is not one. */
+const MAX_TOKEN_FILE = 1 << 20;
+
+/**
+ * The token file: read once at the start; a file that cannot be read says so and how to fix it.
+ * Only a regular file: a FIFO would hang the start, a device is no file of tokens.
+ */
 function loadTokenFile(file: string): TokenGrant[] {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFile(file, MAX_TOKEN_FILE);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const why =
+      code === 'ENOTREG'
+        ? 'which is not a regular file (a FIFO, a device or a folder)'
+        : code === 'EFBIG'
+          ? `which is larger than ${MAX_TOKEN_FILE} bytes`
+          : `which cannot be read (${code})`;
     throw new ConfigError(
-      `MNEMO_TOKENS names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): fix the path or its permissions, or unset MNEMO_TOKENS`,
+      `MNEMO_TOKENS names ${file}, ${why}: fix the path or its permissions, or unset MNEMO_TOKENS`,
     );
   }
   return parseTokenFile(text, file);

@@ -1,6 +1,7 @@
-import fs from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
+import { readRegularFile } from '../platform/durable-file.js';
+import { jsonSyntaxWhere } from '../platform/errors.js';
 
 /**
  * The gateway's upstreams, read from a file in the shape Claude Desktop uses:
@@ -92,7 +93,8 @@ export function parseGatewayConfig(
 export function loadGatewayConfig(file: string): Record<string, UpstreamSpec> {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    // A regular file only: a FIFO there would hang the start.
+    text = readRegularFile(file, 1 << 20);
   } catch (error) {
     throw new ConfigError(
       `cannot read the gateway config ${file} (MNEMO_GATEWAY_CONFIG): ${(error as Error).message}`,
@@ -103,7 +105,7 @@ export function loadGatewayConfig(file: string): Record<string, UpstreamSpec> {
     raw = JSON.parse(text);
   } catch (error) {
     throw new ConfigError(
-      `the gateway config ${file} is not valid JSON: ${(error as Error).message}`,
+      `the gateway config ${file} is not valid JSON${jsonSyntaxWhere(error, text)}: fix it there (its headers and env are not shown here)`,
     );
   }
   return parseGatewayConfig(raw, `the gateway config ${file}`);

@@ -145,3 +145,24 @@ export function readIfExists(file: string): string | undefined {
     throw error;
   }
 }
+
+/**
+ * The text of `file` when it is a regular file of at most `maxBytes`. A FIFO, a device or a
+ * folder is refused with code ENOTREG (opened without blocking, so a FIFO cannot hang the
+ * caller), a larger file with EFBIG; any other failure is thrown as it comes.
+ */
+export function readRegularFile(file: string, maxBytes: number): string {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) {
+      throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+    }
+    if (stat.size > maxBytes) {
+      throw Object.assign(new Error(`larger than ${maxBytes} bytes`), { code: 'EFBIG' });
+    }
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -34,3 +34,17 @@ export function errorCode(error: unknown): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Where JSON.parse stopped in `text`, as ` at line L, column C`, or '' when its message does not
+ * say. Only the position is taken from the message: V8 quotes the text around a bad token, and
+ * the text may be a file of secrets (tokens, headers).
+ */
+export function jsonSyntaxWhere(error: unknown, text: string): string {
+  const position = /at position (\d{1,12})/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (position === undefined) return '';
+  const before = text.slice(0, Number(position));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return ` at line ${line}, column ${column}`;
+}

@@ -1,6 +1,6 @@
 // The token file of `mnemo serve` (MNEMO_TOKENS): which namespaces each bearer token may use.
 // Its messages name the line and the fix, never a token.
-import { UserError } from '../platform/errors.js';
+import { jsonSyntaxWhere, UserError } from '../platform/errors.js';
 import { isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
 
 /** One token and the namespaces it may use; the first is the one a request gets by default. */
@@ -57,7 +57,7 @@ export function parseTokenFile(text: string, source: string): TokenGrant[] {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw fail('its JSON', `it cannot be read (${(error as Error).message})`);
+      throw fail('its JSON', `it cannot be read: not valid JSON${jsonSyntaxWhere(error, text)}`);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw fail('its JSON', 'it must be an object of tokens');

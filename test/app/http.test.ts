@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -149,6 +150,30 @@ describe('the HTTP app (mnemo serve)', () => {
       assert.ok(!error.message.includes(TOKEN) && !error.message.includes('token-of-a'));
       return true;
     });
+  });
+
+  it('refuses a token file that is a FIFO or a folder at once (a FIFO would hang the start), or one over 1 MB', {
+    skip: process.platform === 'win32' && 'no mkfifo',
+  }, async () => {
+    const parent = tempDir();
+    dirs.push(parent);
+    const fifo = path.join(parent, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const large = path.join(parent, 'large');
+    fs.writeFileSync(large, `token-of-a-0123456789abcdef a\n${'#'.repeat(1 << 20)}\n`);
+    for (const [file, why] of [
+      [fifo, /which is not a regular file/],
+      [parent, /which is not a regular file/],
+      [large, /which is larger than 1048576 bytes/],
+    ] as const) {
+      const { app } = serveApp({ MNEMO_TOKENS: file });
+      await assert.rejects(app.start(), (error: Error) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, why);
+        assert.match(error.message, /MNEMO_TOKENS names/);
+        return true;
+      });
+    }
   });
 
   it('a port in use rejects start with what to do, and leaves nothing open', async () => {
