@@ -3,7 +3,7 @@ import { type Config, ConfigError } from '../config.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';
-import { QuickTunnel } from '../gateway/tunnel.js';
+import { cloudflaredEnvironment, QuickTunnel } from '../gateway/tunnel.js';
 import { readRegularFile } from '../platform/durable-file.js';
 import { createServer } from '../server.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
@@ -23,6 +23,11 @@ export interface ServeAppDeps {
   tunnel?: boolean;
   /** Told each public URL the tunnel gets, once gateway.json names it. */
   onTunnelUrl?(url: string): void;
+  /**
+   * The process's environment, of which cloudflared gets only what it needs
+   * (cloudflaredEnvironment); without it cloudflared gets an empty one.
+   */
+  environment?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface ServeApp {
@@ -81,6 +86,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
   const startTunnel = (port: string) => {
     const quick = new QuickTunnel({
       command: config.cloudflared,
+      env: cloudflaredEnvironment(deps.environment ?? {}),
       target: `http://127.0.0.1:${port}`,
       logger,
       restartMs: config.tunnelRestartMs,

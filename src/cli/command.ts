@@ -65,6 +65,8 @@ export interface CommandContext {
   stderr: NodeJS.WritableStream;
   /** The process's stop signals, for the commands that serve until asked to stop. */
   signals?: ProcessSignals | undefined;
+  /** The environment the settings were read from: serve passes a few of it to cloudflared. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Runs one command; resolves to the exit code. Errors are main's to report. */

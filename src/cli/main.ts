@@ -265,6 +265,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     stdout: io.stdout,
     stderr: io.stderr,
     signals: io.signals,
+    env: io.env,
   });
 }
 

@@ -6,6 +6,11 @@ const QUICK_TUNNEL_URL = /https:\/\/[a-z0-9-]+\.trycloudflare\.com/;
 export interface TunnelOptions {
   /** The cloudflared binary (MNEMO_CLOUDFLARED). */
   command: string;
+  /**
+   * The whole environment cloudflared runs with (cloudflaredEnvironment): never mnemo's own,
+   * which holds its tokens and database URL.
+   */
+  env: Readonly<Record<string, string>>;
   /** The local URL to expose, e.g. http://127.0.0.1:7744. */
   target: string;
   logger: Logger;
@@ -14,6 +19,62 @@ export interface TunnelOptions {
   /** First restart delay; it doubles up to `maxRestartMs`. */
   restartMs?: number;
   maxRestartMs?: number;
+}
+
+/** What any program needs to run, find its files and reach the network (a proxy included). */
+const KEPT = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'TZ',
+  'TMPDIR',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  // cloudflared's own documented switch
+  'NO_AUTOUPDATE',
+  // Windows: a process cannot start or find its profile without these.
+  'SystemRoot',
+  'SYSTEMROOT',
+  'windir',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'TEMP',
+  'TMP',
+  'PATHEXT',
+  'ComSpec',
+]);
+
+/**
+ * The environment cloudflared gets out of mnemo's: what `KEPT` names, the locale (LC_*), and
+ * cloudflared's own settings (TUNNEL_*, CLOUDFLARED_*). Nothing else, so no MNEMO_AUTH_TOKEN,
+ * MNEMO_TOKENS, MNEMO_DATABASE_URL, nor any other secret the shell exported, reaches a program
+ * that talks to the internet.
+ */
+export function cloudflaredEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (
+      KEPT.has(name) ||
+      name.startsWith('LC_') ||
+      name.startsWith('TUNNEL_') ||
+      name.startsWith('CLOUDFLARED_')
+    ) {
+      kept[name] = value;
+    }
+  }
+  return kept;
 }
 
 /**
@@ -37,8 +98,9 @@ export class QuickTunnel {
   }
 
   start(): void {
-    const { command, target, logger } = this.options;
+    const { command, target, logger, env } = this.options;
     const child = spawn(command, ['tunnel', '--url', target], {
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -20,10 +20,13 @@ describe('mnemo serve --tunnel (with a stand-in for cloudflared)', () => {
     const dir = makeTempDir();
     dirs.push(dir);
     const wrapper = path.join(dir, 'cloudflared');
-    fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" "$@"\n`, {
-      mode: 0o755,
-    });
     const pidFile = path.join(dir, 'cloudflared.pids');
+    const envFile = path.join(dir, 'cloudflared.env');
+    fs.writeFileSync(
+      wrapper,
+      `#!/bin/sh\nFAKE_CF_PIDFILE="${pidFile}" FAKE_CF_ENVFILE="${envFile}" exec "${process.execPath}" "${FAKE}" "$@"\n`,
+      { mode: 0o755 },
+    );
     const child = spawn(
       process.execPath,
       [CLI_PATH, 'serve', '--port', '0', '--tunnel', '--data-dir', dir],
@@ -35,7 +38,9 @@ describe('mnemo serve --tunnel (with a stand-in for cloudflared)', () => {
           MNEMO_AUTH_TOKEN: TOKEN,
           MNEMO_CLOUDFLARED: wrapper,
           MNEMO_TUNNEL_RESTART_MS: '50',
-          FAKE_CF_PIDFILE: pidFile,
+          AWS_SECRET_ACCESS_KEY: 'aws-secret-0123456789',
+          TUNNEL_LOGLEVEL: 'info',
+          LC_ALL: 'C',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -76,6 +81,11 @@ describe('mnemo serve --tunnel (with a stand-in for cloudflared)', () => {
       });
     assert.equal(await status(new URL(first).host), 200, 'the tunnel host is allowed');
     assert.equal(await status('other.trycloudflare.com'), 403, 'only that host, not every tunnel');
+
+    // cloudflared talks to the internet: it gets what it needs to run, none of mnemo's secrets.
+    const given = JSON.parse(fs.readFileSync(envFile, 'utf8')) as Record<string, string>;
+    assert.deepEqual(Object.keys(given).sort(), ['LC_ALL', 'PATH', 'TUNNEL_LOGLEVEL']);
+    assert.ok(!JSON.stringify(given).includes(TOKEN));
 
     const [pid1] = fs.readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
     process.kill(pid1 as number, 'SIGKILL');

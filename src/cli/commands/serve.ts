@@ -11,6 +11,7 @@ export async function runServe({
   out,
   stdout,
   signals,
+  env,
 }: CommandContext): Promise<number> {
   // Loaded here, not at the top: `mnemo stdio` starts without express and the gateway.
   const { createServeApp } = await import('../../app/http.js');
@@ -20,6 +21,7 @@ export async function runServe({
     clock: clockFor(config),
     tunnel: flags.tunnel === true,
     onTunnelUrl: (url) => out(`mnemo serve: ${url}/mcp (tunnel)`),
+    ...(env ? { environment: env } : {}),
   });
   const { url } = await app.start();
   out(`mnemo serve: ${url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
