@@ -47,6 +47,35 @@ describe('the page address', () => {
     assert.equal(await stopped(child), 0);
   });
 
+  it('mnemo ui without a token makes a random one for its run: in the address only, and the page API refuses a call without it', async () => {
+    const tokens: string[] = [];
+    for (let run = 0; run < 2; run++) {
+      const { child, line } = firstLine(
+        ['ui', '--port', '0', '--data-dir', dir],
+        {},
+        /mnemo ui: \S+/,
+      );
+      const printed = await line;
+      const m = /^mnemo ui: (http:\/\/127\.0\.0\.1:\d+)\/ui#token=([0-9a-f]{64})$/.exec(printed);
+      assert.ok(m, printed);
+      const [, base, token] = m as unknown as [string, string, string];
+      tokens.push(token);
+      assert.equal((await fetch(`${base}/ui`)).status, 200, 'the page itself asks for the token');
+      assert.equal((await fetch(`${base}/ui/api/session`)).status, 401);
+      const wrong = await fetch(`${base}/ui/api/session`, {
+        headers: { authorization: `Bearer ${'0'.repeat(64)}` },
+      });
+      assert.equal(wrong.status, 401);
+      const right = await fetch(`${base}/ui/api/session`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(right.status, 200);
+      assert.equal((await fetch(`${base}/mcp`, { method: 'POST' })).status, 401);
+      assert.equal(await stopped(child), 0);
+    }
+    assert.notEqual(tokens[0], tokens[1], 'a new token each run');
+  });
+
   it('mnemo serve prints the page too; without a token, no fragment', async () => {
     const { child, line } = firstLine(
       ['serve', '--port', '0', '--data-dir', dir],
