@@ -7,7 +7,7 @@ import { buildContextPack, MAX_PACK_TOKENS, MIN_PACK_TOKENS } from '../memory/co
 import { MemoryError } from '../memory/errors.js';
 import type { Memory } from '../memory/index.js';
 import type { ReviewItem } from '../memory/overview.js';
-import { UserError } from '../platform/errors.js';
+import { HIDDEN_PATH_LOG, remoteMessage, UserError } from '../platform/errors.js';
 
 /** The JSON-RPC error of a resource that does not exist (the MCP specification's). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -230,8 +230,13 @@ function notFound(uri: string): ResourceError {
  */
 export function protocolError(error: unknown, logger: Logger, uri: string): ResourceError {
   if (error instanceof ResourceError) return error;
-  if (error instanceof MemoryError) return new ResourceError(RESOURCE_NOT_FOUND, error.message);
-  if (error instanceof UserError) return invalid(error.message);
+  if (error instanceof UserError) {
+    const { message, hidden } = remoteMessage(error);
+    if (hidden) logger.warn({ err: error.name }, HIDDEN_PATH_LOG);
+    return error instanceof MemoryError
+      ? new ResourceError(RESOURCE_NOT_FOUND, message)
+      : invalid(message);
+  }
   logger.error(
     { err: error, resource: uri.split('/').slice(0, 3).join('/') },
     'resource read failed',

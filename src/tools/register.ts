@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ToolContract } from '../contract/shared.js';
 import type { Memory } from '../memory/index.js';
-import { UserError } from '../platform/errors.js';
+import { HIDDEN_PATH_LOG, remoteMessage, UserError } from '../platform/errors.js';
 
 export interface ToolDeps {
   memory: Memory;
@@ -28,8 +28,9 @@ export interface ToolHandler<I extends z.ZodObject, O extends z.ZodObject> {
 
 /**
  * Registers a tool from its contract. The MCP edge of every error: a UserError is an `isError`
- * answer with its message (it names the field and the fix); anything else is mnemo's fault,
- * logged, and answered without its internals.
+ * answer with its message (it names the field and the fix), unless that names a path of the
+ * server (remoteMessage); anything else is mnemo's fault, logged, and answered without its
+ * internals.
  */
 export function registerContract<I extends z.ZodObject, O extends z.ZodObject>(
   server: McpServer,
@@ -45,7 +46,11 @@ export function registerContract<I extends z.ZodObject, O extends z.ZodObject>(
         structuredContent: output,
       };
     } catch (error) {
-      if (error instanceof UserError) return failure(error.message);
+      if (error instanceof UserError) {
+        const { message, hidden } = remoteMessage(error);
+        if (hidden) logger.warn({ tool: contract.name, err: error.name }, HIDDEN_PATH_LOG);
+        return failure(message);
+      }
       // The arguments stay out of the log: they may hold what the person asked to remember.
       logger.error({ tool: contract.name, err: error }, 'tool call failed');
       return failure(

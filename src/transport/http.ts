@@ -6,7 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { TransientError, UserError } from '../platform/errors.js';
+import { HIDDEN_PATH_LOG, remoteMessage, TransientError, UserError } from '../platform/errors.js';
 import { DEFAULT_NAMESPACE, isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
@@ -76,7 +76,7 @@ export interface ErrorAnswer {
  * any other 400. Anything else is mnemo's fault: logged, and answered 500 / -32603 without a
  * word of what went wrong.
  */
-export function errorAnswer(error: unknown, logger: Pick<Logger, 'error'>): ErrorAnswer {
+export function errorAnswer(error: unknown, logger: Pick<Logger, 'error' | 'warn'>): ErrorAnswer {
   if (error instanceof HttpError) {
     return {
       status: error.status,
@@ -84,11 +84,13 @@ export function errorAnswer(error: unknown, logger: Pick<Logger, 'error'>): Erro
       body: rpcError(error.rpcCode, error.message),
     };
   }
-  if (error instanceof TransientError) {
-    return { status: 503, headers: { 'Retry-After': '1' }, body: rpcError(-32000, error.message) };
-  }
   if (error instanceof UserError) {
-    return { status: 400, headers: {}, body: rpcError(-32000, error.message) };
+    // A message naming a path of the server is the operator's, not the caller's.
+    const { message, hidden } = remoteMessage(error);
+    if (hidden) logger.warn({ err: error.name }, HIDDEN_PATH_LOG);
+    return error instanceof TransientError
+      ? { status: 503, headers: { 'Retry-After': '1' }, body: rpcError(-32000, message) }
+      : { status: 400, headers: {}, body: rpcError(-32000, message) };
   }
   logger.error({ err: (error as Error | undefined)?.message }, 'request failed');
   return { status: 500, headers: {}, body: rpcError(-32603, 'internal error') };

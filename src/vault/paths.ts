@@ -32,17 +32,26 @@ export function isInside(root: string, target: string): boolean {
  * of the existing part of the path.
  */
 export function resolveInVault(root: string, relative: string): string {
+  // No file has a NUL in its name: said here, rather than as the fs call's TypeError later.
+  if (relative.includes('\0')) {
+    throw new VaultPathError(
+      'the vault path holds a NUL character, which no file name can: give the path of a note in the vault, e.g. mnemo/note.md',
+    );
+  }
+  // The messages name neither the vault (the caller may be remote) nor an absolute path given.
   if (path.isAbsolute(relative) || /^[a-zA-Z]:/.test(relative)) {
-    throw new VaultPathError(`"${relative}" is an absolute path; a vault path is relative`);
+    throw new VaultPathError(
+      'the vault path is an absolute path; a vault path is relative to the vault, e.g. mnemo/note.md',
+    );
   }
   const target = path.resolve(root, relative);
   if (!isInside(root, target)) {
-    throw new VaultPathError(`"${relative}" is outside the vault ${root}`);
+    throw new VaultPathError(`"${relative}" is outside the vault`);
   }
   const realRoot = realpathOrSelf(root);
   const realTarget = realpathOfExisting(target);
   if (!isInside(realRoot, realTarget)) {
-    throw new VaultPathError(`"${relative}" leads outside the vault ${root} through a link`);
+    throw new VaultPathError(`"${relative}" leads outside the vault through a link`);
   }
   return target;
 }

@@ -307,7 +307,15 @@ describe('rate limit of calls without a valid token', () => {
 describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
   const recording = () => {
     const logged: unknown[] = [];
-    return { logged, logger: { error: (...args: unknown[]) => void logged.push(args) } };
+    const warned: unknown[] = [];
+    return {
+      logged,
+      warned,
+      logger: {
+        error: (...args: unknown[]) => void logged.push(args),
+        warn: (...args: unknown[]) => void warned.push(args),
+      },
+    };
   };
 
   it('an HttpError answers its status, JSON-RPC code, headers and message', () => {
@@ -331,12 +339,38 @@ describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
 
   it('a transient user error answers 503 with its message, to retry', () => {
     const { logger } = recording();
-    const busy = new LockTimeoutError('the data dir /d is busy: retry in a moment');
+    const busy = new LockTimeoutError('the data dir is busy: retry in a moment');
     assert.ok(busy instanceof TransientError);
     const answer = errorAnswer(busy, logger);
     assert.equal(answer.status, 503);
     assert.equal(answer.headers['Retry-After'], '1');
     assert.deepEqual(answer.body.error, { code: -32000, message: busy.message });
+  });
+
+  it('a user error naming a path of the server answers without it (a space in the path too), and the hiding is logged without it', () => {
+    const { logger, warned } = recording();
+    const busy = new LockTimeoutError(
+      'the data dir /srv/My Data/mnemo is busy: retry (/srv/My Data/mnemo/.lock)',
+    );
+    const answer = errorAnswer(busy, logger);
+    assert.equal(answer.status, 503);
+    assert.match(
+      answer.body.error.message,
+      /^the data dir \(LockTimeoutError\): .*busy; retry in a moment/,
+    );
+    const denied = new UserError(
+      'cannot write to the vault at /home/a/My Vault/mnemo/kitten-asleep.md (permission denied): make /home/a/My Vault writable',
+    );
+    const refused = errorAnswer(denied, logger);
+    assert.equal(refused.status, 400);
+    assert.match(
+      refused.body.error.message,
+      /^cannot write to the vault \(UserError\): a file or folder of the server could not be used/,
+    );
+    for (const text of [JSON.stringify(answer), JSON.stringify(refused), JSON.stringify(warned)]) {
+      assert.ok(!/srv|home|kitten|Vault/.test(text), text);
+    }
+    assert.equal(warned.length, 2);
   });
 
   it('any other user error answers 400 with its message', () => {
@@ -398,6 +432,7 @@ describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
     const busy = await request(`${s.url}/health`, { method: 'GET' });
     assert.equal(busy.status, 503);
     assert.equal(busy.headers['retry-after'], '1');
-    assert.match(JSON.parse(busy.body).error.message, /is busy: retry in a moment/);
+    assert.match(JSON.parse(busy.body).error.message, /is busy.*retry in a moment/);
+    assert.doesNotMatch(busy.body, /\/d/, "the data dir is the operator's to know");
   });
 });
