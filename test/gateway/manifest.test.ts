@@ -24,6 +24,18 @@ const entry = (base: string, label: string) => ({
 });
 
 describe('gateway.json', () => {
+  it('is never written through a link planted at the temp name it had (gateway.json.<pid>.tmp)', async (t) => {
+    const file = tempManifest(t);
+    const victim = path.join(path.dirname(file), 'victim');
+    fs.writeFileSync(victim, 'kept');
+    fs.symlinkSync(victim, `${file}.${process.pid}.tmp`);
+    await new ManifestFile(file, { clock }).publish('https://a.trycloudflare.com', [
+      entry('https://a.trycloudflare.com', 'mnemo'),
+    ]);
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'kept');
+    assert.equal(fs.lstatSync(file).isFile(), true);
+  });
+
   it('publishes this instance, keeps the others, replaces on a new URL, withdraws on stop, mode 0600', async (t) => {
     const file = tempManifest(t);
     const other = new ManifestFile(file, { clock });
