@@ -20,6 +20,14 @@ const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
  */
 export const NEW_FILE =
   fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | NOFOLLOW;
+/**
+ * A log opened to read and append (made when missing), refused when the name is a link: the data
+ * dir's logs are mnemo's own files, never somewhere a link would send their lines.
+ */
+export const APPEND_FILE =
+  fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW;
+/** A file opened to read and write in place, refused when the name is a link. */
+export const UPDATE_FILE = fs.constants.O_RDWR | NOFOLLOW;
 /** A file written in place (made, or emptied first), refused when the name is a link. */
 const OVERWRITE = fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_WRONLY | NOFOLLOW;
 

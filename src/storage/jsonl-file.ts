@@ -1,6 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FILE_MODE, replaceFile, syncDir, writeAll } from '../platform/durable-file.js';
+import {
+  APPEND_FILE,
+  FILE_MODE,
+  replaceFile,
+  syncDir,
+  UPDATE_FILE,
+  writeAll,
+} from '../platform/durable-file.js';
 import { errorCode, UserError } from '../platform/errors.js';
 
 const NEWLINE = 0x0a;
@@ -115,7 +122,7 @@ export class JsonlFile {
         onReset?.();
       }
       this.closeFd();
-      this.fd = fs.openSync(this.path, 'a+', FILE_MODE);
+      this.fd = fs.openSync(this.path, APPEND_FILE, FILE_MODE);
       this.ino = fs.fstatSync(this.fd).ino;
       this.offset = 0;
       this.lineCount = 0;
@@ -261,7 +268,7 @@ export class JsonlFile {
     // By name, not through a descriptor that may still point at a file since replaced.
     let fd: number;
     try {
-      fd = fs.openSync(this.path, 'r+');
+      fd = fs.openSync(this.path, UPDATE_FILE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
@@ -322,7 +329,7 @@ export class JsonlFile {
     }
     replaceFile(this.path, chunks());
     this.closeFd();
-    this.fd = fs.openSync(this.path, 'a+', FILE_MODE);
+    this.fd = fs.openSync(this.path, APPEND_FILE, FILE_MODE);
     const stat = fs.fstatSync(this.fd);
     this.ino = stat.ino;
     this.offset = stat.size;
@@ -348,7 +355,7 @@ export class JsonlFile {
     if (this.fd !== null) return false;
     const stat = fs.statSync(this.path, { throwIfNoEntry: false });
     if (!stat || stat.size < size) return false;
-    const fd = fs.openSync(this.path, 'a+', FILE_MODE);
+    const fd = fs.openSync(this.path, APPEND_FILE, FILE_MODE);
     let ok = false;
     try {
       ok = matches(fd);
@@ -409,7 +416,7 @@ export class JsonlFile {
   private openForWrite(): number {
     if (this.fd === null) {
       const created = !fs.existsSync(this.path);
-      this.fd = fs.openSync(this.path, 'a+', FILE_MODE);
+      this.fd = fs.openSync(this.path, APPEND_FILE, FILE_MODE);
       this.ino = fs.fstatSync(this.fd).ino;
       // A new file's name is durable only once its folder is synced too.
       if (created) syncDir(path.dirname(this.path));

@@ -472,6 +472,23 @@ describe('JsonlStore: a lock taken over in the middle of a transaction', () => {
   });
 });
 
+describe('JsonlStore: a log that is a link', () => {
+  it('is refused (ELOOP), and the file it points to is never written', async (t) => {
+    const dir = testDir(t);
+    const victim = path.join(testDir(t), 'authorized_keys');
+    fs.writeFileSync(victim, 'ssh-ed25519 the owner\n');
+    fs.symlinkSync(victim, path.join(dir, FILES.memories));
+    await assert.rejects(
+      (async () => {
+        const store = await openStore(t, dir);
+        await store.transact(() => ({ result: null, memories: [memory('a', 'ssh-ed25519 x')] }));
+      })(),
+      (error: Error) => /ELOOP/.test(`${error.message} ${(error as NodeJS.ErrnoException).code}`),
+    );
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 the owner\n');
+  });
+});
+
 describe('JsonlStore: leftovers of a compaction cut short', () => {
   it("removes its temp files at start, and nobody else's", async (t) => {
     const dir = testDir(t);
