@@ -1,6 +1,7 @@
 // Faults are injected by replacing fs functions with t.mock.method: the module calls them through
 // the `fs` module object.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import {
   makeDirs,
   overwriteFile,
   readIfExists,
+  readRegularFile,
   replaceFile,
   syncDir,
   writeAll,
@@ -185,6 +187,23 @@ describe('replaceFile: a link planted where it writes', () => {
     });
     for (let i = 0; i < 20; i++) replaceFile(file, `text ${i}`);
     assert.equal(temps.size, 20);
+  });
+});
+
+describe('readRegularFile', () => {
+  it('reads a regular file; refuses a FIFO at once (ENOTREG, no hang), a folder, and a file past the cap (EFBIG)', {
+    skip: process.platform === 'win32' && 'no mkfifo',
+  }, (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, 'tokens');
+    fs.writeFileSync(file, 'abc');
+    assert.equal(readRegularFile(file, 3), 'abc');
+    assert.throws(() => readRegularFile(file, 2), { code: 'EFBIG' });
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    assert.throws(() => readRegularFile(fifo, 100), { code: 'ENOTREG' });
+    assert.throws(() => readRegularFile(dir, 100), { code: 'ENOTREG' });
+    assert.throws(() => readRegularFile(path.join(dir, 'none'), 100), { code: 'ENOENT' });
   });
 });
 
