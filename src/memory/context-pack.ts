@@ -1,6 +1,7 @@
 // The context pack: what an agent should know before it starts on a topic, in one Markdown text
 // within a token budget. The anchor (the person's own file), the memories search_memory ranks
 // first for the topic (without one, the liveliest), and the memories due for review.
+import path from 'node:path';
 import type { Memory } from './index.js';
 import { preview } from './present.js';
 
@@ -67,7 +68,10 @@ export async function buildContextPack(memory: Memory, input: PackInput): Promis
   let anchorIn = false;
   const anchor = memory.overview.anchor(input.anchorFile);
   if (anchor) {
-    const heading = `## Anchor (${anchor.source})\n`;
+    // MNEMO_ANCHOR_FILE is a path of the server's: the pack, which a remote caller reads, names
+    // its file only.
+    const source = path.isAbsolute(anchor.source) ? path.basename(anchor.source) : anchor.source;
+    const heading = `## Anchor (${source})\n`;
     const body = anchor.text.trim();
     if (!add(`${heading}${body}\n`)) {
       // The anchor is the person's: its start, cut where the budget ends, rather than nothing

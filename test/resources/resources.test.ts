@@ -306,7 +306,9 @@ describe('context pack: resource and prompts', () => {
     assert.equal(message?.type, 'text');
     const body = (message as { text: string }).text;
     assert.match(body, /^# Context pack: cat\n/);
-    assert.match(body, /## Anchor \(.*me\.md\)\n# About me\nI am Alice/);
+    // Named by its file only: the folder is the server's.
+    assert.match(body, /## Anchor \(me\.md\)\n# About me\nI am Alice/);
+    assert.ok(!body.includes(anchorDir), 'no absolute path of the server');
     assert.match(body, /The cat is called Ralph\./);
     assert.doesNotMatch(body, /Deploy note/);
     assert.ok(countTokens(body) <= 2000);
