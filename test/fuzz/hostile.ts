@@ -1,0 +1,150 @@
+// What the fuzzers throw at mnemo's edges: text, numbers and JSON an attacker would try, and the
+// checks every answer must pass. Each property is bounded in runs and in time, so the suite stays
+// within seconds on a small machine.
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import fc from 'fast-check';
+
+/** Runs and wall time of one property: a run ends early, never fails, at the time limit. */
+export function bounded(numRuns: number, seconds = 3): fc.Parameters<unknown> {
+  return { numRuns, interruptAfterTimeLimit: seconds * 1000 };
+}
+
+const MB = 1 << 20;
+
+/** Text that has broken parsers: separators, traversal, NUL, lone surrogates, long runs. */
+export const hostileText: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\0',
+      'a\0b',
+      '../../../../etc/passwd',
+      '..',
+      '/',
+      '/etc/passwd',
+      'C:\\Windows\\win.ini',
+      '%2e%2e%2f',
+      '__proto__',
+      'constructor',
+      'prototype',
+      '\u2028\u2029',
+      '\ud800',
+      '\r\n',
+      '\n',
+      '---js\n{}\n---',
+      '[[',
+      '## Related',
+      '{"jsonrpc":"2.0"}',
+      '<script>alert(1)</script>',
+      '\u0024{process.env}',
+      'NaN',
+      '1e999',
+      '-1',
+      '\u202e',
+      '\ufeff',
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(' ', '[', '#', 'a', '\n', '/', '\\', ']]', '0')
+      .chain((c) => fc.integer({ min: 1_000, max: 200_000 }).map((n) => c.repeat(n))),
+  },
+);
+
+/** Numbers a schema must refuse or clamp: negative, fractional, huge, not safe integers. */
+export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(
+    -1,
+    0,
+    -0,
+    0.5,
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER + 2,
+    Number.MIN_SAFE_INTEGER - 2,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    2 ** 31,
+    2 ** 53,
+  ),
+);
+
+/** A key that has polluted prototypes elsewhere. */
+export const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString');
+
+/** Any JSON value with hostile leaves, and objects that carry `__proto__` as an own key. */
+export const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    hostileText,
+    hostileNumber.filter(Number.isFinite),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    tie('object'),
+  ),
+  object: fc
+    .array(fc.tuple(fc.oneof(fc.string({ maxLength: 8 }), hostileKey), tie('value')), {
+      maxLength: 5,
+    })
+    .map(objectOf),
+})).value;
+
+/** An object from entries, `__proto__` kept as an own key (as JSON.parse makes it). */
+export function objectOf(entries: [string, unknown][]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of entries) {
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** `{...}` with an own `__proto__` key, as text: JSON.parse keeps it, a literal would not. */
+export function withProtoKey(json: string, polluted = '"polluted"'): string {
+  return json.replace(/^\{/, `{"__proto__":{"polluted":${polluted}},`).replace(/,\}$/, '}');
+}
+
+/** Throws if anything put a property on Object.prototype (a prototype pollution). */
+export function assertNoPollution(): void {
+  const plain: Record<string, unknown> = {};
+  assert.equal(plain.polluted, undefined, 'Object.prototype was polluted');
+  assert.deepEqual(Object.keys(Object.prototype), [], 'Object.prototype has new keys');
+}
+
+const HOME = os.homedir();
+const TMP = os.tmpdir();
+
+/**
+ * A text shown to a remote caller: no absolute path of this machine (the temp dir where the test
+ * keeps its data, the home folder, the source tree), no stack trace.
+ */
+export function assertNoInternals(text: string, where: string, extra: string[] = []): void {
+  for (const secret of [TMP, HOME, process.cwd(), ...extra]) {
+    if (secret.length > 1)
+      assert.ok(!text.includes(secret), `${where} shows ${secret}: ${clip(text)}`);
+  }
+  assert.doesNotMatch(
+    text,
+    /\n\s+at [^\n]*:\d+:\d+/,
+    `${where} shows a stack trace: ${clip(text)}`,
+  );
+}
+
+export function clip(text: string, length = 300): string {
+  return text.length > length ? `${text.slice(0, length)}... (${text.length} chars)` : text;
+}
+
+export { MB };
