@@ -7,7 +7,17 @@ import fc from 'fast-check';
 
 /** Runs and wall time of one property: a run ends early, never fails, at the time limit. */
 export function bounded(numRuns: number, seconds = 3): fc.Parameters<unknown> {
-  return { numRuns, interruptAfterTimeLimit: seconds * 1000 };
+  return { numRuns, interruptAfterTimeLimit: seconds * 1000, reporter: shortReport };
+}
+
+/** fast-check's report with long runs of one character shortened: a counterexample can be 1 MB. */
+function shortReport(out: fc.RunDetails<unknown>): void {
+  if (!out.failed) return;
+  const message = (fc.defaultReportMessage(out) ?? 'property failed').replace(
+    /(.)\1{31,}/gs,
+    (run, char: string) => `${char.repeat(8)}...(${run.length} times)`,
+  );
+  throw new Error(clip(message, 4000), { cause: out.errorInstance });
 }
 
 const MB = 1 << 20;

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { isNamespace } from '../../src/storage/engine.js';
 import {
+  isTombstone,
   MEMORY_STATUSES,
   newMemoryRecord,
   RELATION_TYPES,
@@ -117,6 +118,31 @@ describe('fuzz: a log line to a record (src/storage/records.ts)', () => {
         assertNoPollution();
       }),
       bounded(500),
+    );
+  });
+
+  it('a record is never stored as a tombstone, whatever fields it carries', () => {
+    // Found by the mnemo import fuzzer: `{"memory":{"id":"x","content":"c","_deleted":true}}`
+    // was imported, written with its `_deleted` kept, and so read back as a deletion.
+    const memory = toMemoryRecord({ id: 'x', content: 'c', _deleted: true });
+    assert.equal(isTombstone(storedShape(memory)), false);
+    const relation = toRelationRecord({
+      id: 'r',
+      from_memory_id: 'a',
+      to_memory_id: 'b',
+      _deleted: true,
+    });
+    assert.equal(isTombstone(storedShape(relation)), false);
+    fc.assert(
+      fc.property(memoryish, (raw) => {
+        try {
+          const record = toMemoryRecord(JSON.parse(JSON.stringify({ ...raw, _deleted: true })));
+          assert.equal(isTombstone(reread(record)), false);
+        } catch (error) {
+          assert.ok(error instanceof RecordError);
+        }
+      }),
+      bounded(200),
     );
   });
 
@@ -239,7 +265,7 @@ describe('fuzz: a data dir of hostile logs (src/storage/jsonl-file.ts, store.ts)
           }
         },
       ),
-      bounded(100, 6),
+      bounded(100, 4),
     );
   });
 });
