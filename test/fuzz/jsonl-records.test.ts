@@ -24,6 +24,7 @@ import {
   hostileNumber,
   hostileText,
   objectOf,
+  timeBoxed,
   withProtoKey,
 } from './hostile.js';
 
@@ -93,30 +94,38 @@ const reread = (value: unknown) => JSON.parse(JSON.stringify(storedShape(value))
 describe('fuzz: a log line to a record (src/storage/records.ts)', () => {
   it('a memory line is a well-formed record or a RecordError, and reads back the same', () => {
     fc.assert(
-      fc.property(fc.oneof(memoryish, hostileJson), (raw) => {
-        let record: ReturnType<typeof toMemoryRecord>;
-        try {
-          record = toMemoryRecord(JSON.parse(JSON.stringify(raw)));
-        } catch (error) {
-          assert.ok(error instanceof RecordError, `not a RecordError: ${error}`);
-          assert.ok((error as Error).message.length > 0);
-          return;
-        }
-        assert.equal(typeof record.id, 'string');
-        assert.notEqual(record.id, '');
-        assert.equal(typeof record.content, 'string');
-        for (const n of [record.created_at, record.last_used, record.use_count, record.strength]) {
-          assert.ok(Number.isFinite(n), `a number that is not finite: ${n}`);
-        }
-        assert.ok(record.strength >= 0 && record.strength <= 2);
-        assert.ok(record.use_count >= 0);
-        assert.ok(MEMORY_STATUSES.includes(record.status));
-        assert.ok(record.meta.tags.every((t) => typeof t === 'string'));
-        assert.ok(record.entities.every((t) => typeof t === 'string'));
-        // What is written back is read back as the same record: unknown fields survive.
-        assert.deepEqual(reread(toMemoryRecord(reread(record))), reread(record));
-        assertNoPollution();
-      }),
+      fc.property(
+        fc.oneof(memoryish, hostileJson),
+        timeBoxed(3, (raw) => {
+          let record: ReturnType<typeof toMemoryRecord>;
+          try {
+            record = toMemoryRecord(JSON.parse(JSON.stringify(raw)));
+          } catch (error) {
+            assert.ok(error instanceof RecordError, `not a RecordError: ${error}`);
+            assert.ok((error as Error).message.length > 0);
+            return;
+          }
+          assert.equal(typeof record.id, 'string');
+          assert.notEqual(record.id, '');
+          assert.equal(typeof record.content, 'string');
+          for (const n of [
+            record.created_at,
+            record.last_used,
+            record.use_count,
+            record.strength,
+          ]) {
+            assert.ok(Number.isFinite(n), `a number that is not finite: ${n}`);
+          }
+          assert.ok(record.strength >= 0 && record.strength <= 2);
+          assert.ok(record.use_count >= 0);
+          assert.ok(MEMORY_STATUSES.includes(record.status));
+          assert.ok(record.meta.tags.every((t) => typeof t === 'string'));
+          assert.ok(record.entities.every((t) => typeof t === 'string'));
+          // What is written back is read back as the same record: unknown fields survive.
+          assert.deepEqual(reread(toMemoryRecord(reread(record))), reread(record));
+          assertNoPollution();
+        }),
+      ),
       bounded(500),
     );
   });
@@ -134,32 +143,38 @@ describe('fuzz: a log line to a record (src/storage/records.ts)', () => {
     });
     assert.equal(isTombstone(storedShape(relation)), false);
     fc.assert(
-      fc.property(memoryish, (raw) => {
-        try {
-          const record = toMemoryRecord(JSON.parse(JSON.stringify({ ...raw, _deleted: true })));
-          assert.equal(isTombstone(reread(record)), false);
-        } catch (error) {
-          assert.ok(error instanceof RecordError);
-        }
-      }),
+      fc.property(
+        memoryish,
+        timeBoxed(2, (raw) => {
+          try {
+            const record = toMemoryRecord(JSON.parse(JSON.stringify({ ...raw, _deleted: true })));
+            assert.equal(isTombstone(reread(record)), false);
+          } catch (error) {
+            assert.ok(error instanceof RecordError);
+          }
+        }),
+      ),
       bounded(200),
     );
   });
 
   it('a relation line is a well-formed relation or a RecordError', () => {
     fc.assert(
-      fc.property(fc.oneof(relationish, hostileJson), (raw) => {
-        try {
-          const relation = toRelationRecord(JSON.parse(JSON.stringify(raw)));
-          assert.ok(RELATION_TYPES.includes(relation.relation_type));
-          assert.ok(Number.isFinite(relation.strength));
-          assert.equal(typeof relation.from_memory_id, 'string');
-          assert.deepEqual(reread(toRelationRecord(reread(relation))), reread(relation));
-        } catch (error) {
-          assert.ok(error instanceof RecordError, `not a RecordError: ${error}`);
-        }
-        assertNoPollution();
-      }),
+      fc.property(
+        fc.oneof(relationish, hostileJson),
+        timeBoxed(3, (raw) => {
+          try {
+            const relation = toRelationRecord(JSON.parse(JSON.stringify(raw)));
+            assert.ok(RELATION_TYPES.includes(relation.relation_type));
+            assert.ok(Number.isFinite(relation.strength));
+            assert.equal(typeof relation.from_memory_id, 'string');
+            assert.deepEqual(reread(toRelationRecord(reread(relation))), reread(relation));
+          } catch (error) {
+            assert.ok(error instanceof RecordError, `not a RecordError: ${error}`);
+          }
+          assertNoPollution();
+        }),
+      ),
       bounded(500),
     );
   });
@@ -193,7 +208,7 @@ describe('fuzz: a data dir of hostile logs (src/storage/jsonl-file.ts, store.ts)
         fc.array(fc.oneof(fc.constant(null), garbageLine), { minLength: 1, maxLength: 12 }),
         fc.array(garbageLine, { maxLength: 4 }),
         fc.constantFrom('', '{"id":"torn","cont', '\u00ff\u00fe'),
-        async (plan, relationLines, tail) => {
+        timeBoxed(4, async (plan, relationLines, tail) => {
           const dir = tempDir('mnemo-fuzz-jsonl-');
           try {
             // A null in the plan is a good memory; its id is one no garbage line names.
@@ -263,9 +278,9 @@ describe('fuzz: a data dir of hostile logs (src/storage/jsonl-file.ts, store.ts)
           } finally {
             fs.rmSync(dir, { recursive: true, force: true });
           }
-        },
+        }),
       ),
-      bounded(100, 4),
+      bounded(100),
     );
   });
 });
