@@ -186,6 +186,74 @@ export function assertNoInternals(text: string, where: string, extra: string[] =
   );
 }
 
+const METHODS = [
+  'ping',
+  'initialize',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'notifications/cancelled',
+  'notifications/initialized',
+  '__proto__',
+  'constructor',
+  'tools/call/',
+  '',
+];
+
+const requestId = fc.oneof(
+  fc.integer(),
+  fc.string({ maxLength: 20 }),
+  hostileNumber,
+  fc.constantFrom(null, true, {}, [], 1e308, 2 ** 64, -0, 'x'.repeat(100_000)),
+);
+
+/** A message near JSON-RPC: each field right, wrong or missing, `__proto__` beside them. */
+export const rpcish: fc.Arbitrary<Record<string, unknown>> = fc
+  .record(
+    {
+      jsonrpc: fc.oneof(fc.constant('2.0'), fc.constantFrom('1.0', '2', 2, null, '2.0 ')),
+      id: requestId,
+      method: fc.oneof(fc.constantFrom(...METHODS), hostileText),
+      params: fc.oneof(
+        hostileJson,
+        fc.record({
+          name: fc.oneof(fc.constantFrom('save_memory', 'search_memory', 'nope'), hostileText),
+          arguments: hostileJson,
+        }),
+        fc.record({
+          uri: fc.oneof(
+            hostileText,
+            fc.constantFrom(
+              'mnemo://vault/../../etc/passwd',
+              'mnemo://anchor',
+              'file:///etc/passwd',
+            ),
+          ),
+        }),
+        fc.record({ name: hostileText, arguments: fc.dictionary(fc.string(), hostileText) }),
+      ),
+      result: hostileJson,
+      error: hostileJson,
+    },
+    { requiredKeys: [] },
+  )
+  .chain((fields) =>
+    fc
+      .boolean()
+      .map((proto) =>
+        objectOf([
+          ...Object.entries(fields),
+          ...(proto ? [['__proto__', { polluted: 1 }] as [string, unknown]] : []),
+        ]),
+      ),
+  );
+
 export function clip(text: string, length = 300): string {
   return text.length > length ? `${text.slice(0, length)}... (${text.length} chars)` : text;
 }
