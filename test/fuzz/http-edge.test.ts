@@ -224,11 +224,12 @@ describe('fuzz: the HTTP edge', () => {
     todo: 'found bug (http.ts jsonBody, owned by the rate-limit branch): body-parser refusals other than too large / not JSON (a gzip body that is not gzip, Content-Encoding: x-nope, charset=nope) answer 500 and log "request failed" at error level',
   }, async () => {
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    for (const headers of [
+    const faults: Record<string, string>[] = [
       { 'content-encoding': 'gzip' },
       { 'content-encoding': 'x-nope' },
       { 'content-type': 'application/json; charset=nope' },
-    ]) {
+    ];
+    for (const headers of faults) {
       const res = await send(
         'POST',
         '/mcp',
