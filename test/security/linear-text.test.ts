@@ -42,13 +42,20 @@ const RUNS = { numRuns: 2000, interruptAfterTimeLimit: 3000 };
 const MB = 1 << 20;
 const WORST = [' ', '[', '#', '\n', '\t', ']', '/', '`', '!'].map((c) => c.repeat(MB));
 
-/** Runs `f` over each input; each call must end within `ms` (a regex's quadratic took seconds). */
+/**
+ * Runs `f` over each input; each must end within `ms` (a regex's quadratic took seconds). The
+ * best of three tries counts: on a shared machine one try can wait for the CPU, a quadratic
+ * scan cannot be quick three times.
+ */
 function fastOver(inputs: string[], f: (text: string) => unknown, ms = 100): void {
   for (const input of inputs) {
-    const started = performance.now();
-    f(input);
-    const took = performance.now() - started;
-    assert.ok(took < ms, `${took.toFixed(0)} ms over ${JSON.stringify(input.slice(0, 24))}...`);
+    let best = Number.POSITIVE_INFINITY;
+    for (let attempt = 0; attempt < 3 && best >= ms; attempt++) {
+      const started = performance.now();
+      f(input);
+      best = Math.min(best, performance.now() - started);
+    }
+    assert.ok(best < ms, `${best.toFixed(0)} ms over ${JSON.stringify(input.slice(0, 24))}...`);
   }
 }
 
