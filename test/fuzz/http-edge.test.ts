@@ -252,7 +252,7 @@ describe('fuzz: the HTTP edge', () => {
       fc.asyncProperty(
         headersOf,
         bodyOf,
-        timeBoxed(4, async (headers, body) => {
+        timeBoxed(3, async (headers, body) => {
           const sent: Record<string, string> = {
             ...headers,
             host,
@@ -276,7 +276,7 @@ describe('fuzz: the HTTP edge', () => {
         pathOf,
         headersOf,
         bodyOf,
-        timeBoxed(5, async (method, path, headers, body) => {
+        timeBoxed(3, async (method, path, headers, body) => {
           const sent: Record<string, string> = {};
           for (const [name, value] of Object.entries(headers)) {
             sent[name] = value.replaceAll('HOST', host);

@@ -208,7 +208,7 @@ describe('fuzz: a data dir of hostile logs (src/storage/jsonl-file.ts, store.ts)
         fc.array(fc.oneof(fc.constant(null), garbageLine), { minLength: 1, maxLength: 12 }),
         fc.array(garbageLine, { maxLength: 4 }),
         fc.constantFrom('', '{"id":"torn","cont', '\u00ff\u00fe'),
-        timeBoxed(4, async (plan, relationLines, tail) => {
+        timeBoxed(3, async (plan, relationLines, tail) => {
           const dir = tempDir('mnemo-fuzz-jsonl-');
           try {
             // A null in the plan is a good memory; its id is one no garbage line names.

@@ -148,7 +148,7 @@ describe('fuzz: the stdio line transport', () => {
     await fc.assert(
       fc.asyncProperty(
         line,
-        timeBoxed(4, async (text) => {
+        timeBoxed(3, async (text) => {
           output.length = 0;
           const id = idOf(text);
           const answer = id === undefined ? undefined : answerTo(id);

@@ -198,7 +198,7 @@ describe('fuzz: every tool, hostile arguments', () => {
     await fc.assert(
       fc.asyncProperty(
         call,
-        timeBoxed(8, async ({ tool, args }) => {
+        timeBoxed(5, async ({ tool, args }) => {
           await checkCall(tool, args);
           await c.client.ping();
         }),
