@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DECAY_MODELS } from './decay/index.js';
 import { UserError } from './platform/errors.js';
+import { trimEndChar } from './platform/linear-text.js';
 import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
 import { DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from './storage/engine.js';
 import { isFolderName } from './vault/paths.js';
@@ -327,7 +328,7 @@ export const SETTINGS = {
   },
   publicUrl: {
     variable: 'MNEMO_PUBLIC_URL',
-    read: (text) => text.trim().replace(/\/+$/, ''),
+    read: (text) => trimEndChar(text.trim(), '/'),
     schema: z
       .url({
         protocol: /^https?$/,

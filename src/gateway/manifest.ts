@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config.js';
 import { makeDirs, readIfExists, replaceFile } from '../platform/durable-file.js';
+import { trimEndChar } from '../platform/linear-text.js';
 import { DirLock, LockTimeoutError } from '../storage/lock.js';
 
 /** One MCP server as a remote agent (xAI's server_url / server_label / authorization) sees it. */
@@ -134,6 +135,6 @@ function isManifestServer(value: unknown): value is ManifestServer {
 }
 
 function owned(server: ManifestServer, publicUrl: string): boolean {
-  const base = publicUrl.replace(/\/+$/, '');
+  const base = trimEndChar(publicUrl, '/');
   return server.url === base || server.url.startsWith(`${base}/`);
 }

@@ -110,10 +110,23 @@ function sentences(segmenter: Intl.Segmenter, text: string): string[] {
 
 /** NFC, case-folded, white space collapsed, trailing punctuation dropped. */
 function sentenceKey(sentence: string): string {
-  return fold(sentence)
-    .replace(/\s+/gu, ' ')
-    .replace(/[\s\p{P}]+$/u, '')
-    .trim();
+  return withoutTrailingPunctuation(fold(sentence).replace(/\s+/gu, ' ')).trim();
+}
+
+const SPACE_OR_PUNCTUATION = /^[\s\p{P}]$/u;
+
+/** `text.replace(/[\s\p{P}]+$/u, '')`, a code point at a time from the end (the regex is quadratic). */
+export function withoutTrailingPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const low = text.charCodeAt(end - 1);
+    const high = end > 1 ? text.charCodeAt(end - 2) : 0;
+    const pair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
+    const width = pair ? 2 : 1;
+    if (!SPACE_OR_PUNCTUATION.test(text.slice(end - width, end))) break;
+    end -= width;
+  }
+  return text.slice(0, end);
 }
 
 /**

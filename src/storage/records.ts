@@ -169,10 +169,12 @@ export const RELATION_FIELDS = [
   'metadata',
 ] as const;
 // Known, not kept among the other fields: `namespace` (the store reads it, and writes it back
-// itself) and `versions` (optional, so not a column of its own on PostgreSQL).
-const MEMORY_KEYS = new Set<string>([...MEMORY_FIELDS, 'namespace', 'versions']);
+// itself), `versions` (optional, so not a column of its own on PostgreSQL) and `_deleted`, which
+// would make the stored line a tombstone: a record an import or a hand edit brings with it is
+// a record, never the deletion of its id.
+const MEMORY_KEYS = new Set<string>([...MEMORY_FIELDS, 'namespace', 'versions', '_deleted']);
 const META_KEYS = new Set<string>(['tags', 'source', 'context', 'extra']);
-const RELATION_KEYS = new Set<string>([...RELATION_FIELDS, 'namespace']);
+const RELATION_KEYS = new Set<string>([...RELATION_FIELDS, 'namespace', '_deleted']);
 
 /** The fields of `raw` outside `known`, with those it carried already; undefined when none. */
 function otherFields(

@@ -4,9 +4,24 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 export function presentedToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
-  const bearer = /^bearer\s+(.+)$/i.exec(value);
-  const token = bearer ? (bearer[1] as string).trim() : value;
+  const bearer = bearerToken(value);
+  const token = bearer !== undefined ? bearer.trim() : value;
   return token === '' ? undefined : token;
+}
+
+const SPACE = /^\s$/;
+const LINE_END = /[\n\r\u2028\u2029]/;
+
+/**
+ * What follows `Bearer` and white space in a trimmed header, when nothing after that white space
+ * ends a line: `/^bearer\s+(.+)$/i.exec(value)?.[1]` without its quadratic backtracking.
+ */
+function bearerToken(value: string): string | undefined {
+  if (value.slice(0, 6).toLowerCase() !== 'bearer' || !SPACE.test(value[6] ?? '')) return undefined;
+  let at = 7;
+  while (at < value.length && SPACE.test(value[at] as string)) at++;
+  const rest = value.slice(at);
+  return rest === '' || LINE_END.test(rest) ? undefined : rest;
 }
 
 /**

@@ -12,6 +12,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { relatedSectionStart, trimEndChar } from '../../platform/linear-text.js';
 import { noteTags, parseNote } from '../../vault/note.js';
 import { isInside } from '../../vault/paths.js';
 import { firstLine } from '../../vault/slug.js';
@@ -180,7 +181,9 @@ export function readNote(relative: string, text: string, mtime: number): ReadNot
   }
   const { properties } = parsed;
   // The links section mnemo's notes end with is relations, not text: it leaves the content.
-  const body = parsed.body.replace(RELATED_SECTION, '').trim();
+  // What renderNote writes at the end of a body: the heading, then one wikilink a line.
+  const related = relatedSectionStart(parsed.body, 1);
+  const body = (related === -1 ? parsed.body : parsed.body.slice(0, related)).trim();
   const links = wikilinkTargets(withoutCode(parsed.body));
   const prose = withoutCode(body);
   const title = titleOf(properties, prose, relative);
@@ -202,14 +205,11 @@ export function keyOf(relative: string): string {
   return `markdown:${relative}`;
 }
 
-// What renderNote writes at the end of a body: the heading, then one wikilink a line.
-const RELATED_SECTION = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)+\s*$/;
-
 function titleOf(properties: Record<string, unknown>, prose: string, relative: string): string {
   const title = properties.title;
   if (typeof title === 'string' && title.trim()) return title.trim();
   if (typeof title === 'number') return String(title);
-  const heading = /^#[ \t]+(.+?)[ \t#]*$/m.exec(prose)?.[1];
+  const heading = firstHeading(prose);
   if (heading) return heading.trim();
   return path.posix.basename(relative).replace(/\.md$/i, '');
 }
@@ -244,11 +244,70 @@ export function toEpoch(value: unknown): number | undefined {
   return undefined;
 }
 
-/** The text without fenced code blocks and inline code: no links or tags are read from code. */
-function withoutCode(text: string): string {
-  return text
-    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?(^\1[^\n]*$|(?![\s\S]))/gm, '')
-    .replace(/`[^`\n]*`/g, '');
+// The line terminators of `^`, `$` and `.` in a regex with the m flag.
+const isLineEnd = (char: string | undefined) =>
+  char === '\n' || char === '\r' || char === '\u2028' || char === '\u2029';
+
+/**
+ * The text of the first ATX heading of level 1: `/^#[ \t]+(.+?)[ \t#]*$/m.exec(prose)?.[1]`,
+ * a line at a time (the regex is quadratic over a long line of `#` and spaces).
+ */
+export function firstHeading(prose: string): string | undefined {
+  for (let from = 0; from <= prose.length; ) {
+    let to = from;
+    while (to < prose.length && !isLineEnd(prose[to])) to++;
+    const line = prose.slice(from, prose[from] === '#' ? to : from);
+    from = to + 1;
+    if (line[0] !== '#' || (line[1] !== ' ' && line[1] !== '\t')) continue;
+    let start = 1;
+    while (start < line.length && (line[start] === ' ' || line[start] === '\t')) start++;
+    // `[ \t]+` gives back its last character when nothing else is left for `.+?`.
+    if (start === line.length) {
+      if (line.length < 3) continue;
+      start = line.length - 1;
+    }
+    let end = line.length;
+    while (
+      end > start &&
+      (line[end - 1] === ' ' || line[end - 1] === '\t' || line[end - 1] === '#')
+    )
+      end--;
+    return line.slice(start, Math.max(end, start + 1));
+  }
+  return undefined;
+}
+
+/**
+ * The text without fenced code blocks and inline code: no links or tags are read from code.
+ * A block opens with ``` or ~~~ at a line's start, before a newline, and closes at the next line
+ * starting with the same fence (to that line's end), or at the text's end: what
+ * `/^(```|~~~)[^\n]*\n[\s\S]*?(^\1[^\n]*$|(?![\s\S]))/gm` removes, in one pass.
+ */
+export function withoutCode(text: string): string {
+  let out = '';
+  let kept = 0;
+  for (let at = 0; at < text.length; at++) {
+    if (at > 0 && !isLineEnd(text[at - 1])) continue;
+    const fence = text.startsWith('```', at) ? '```' : text.startsWith('~~~', at) ? '~~~' : '';
+    if (fence === '') continue;
+    const opened = text.indexOf('\n', at + 3);
+    // No newline after it: no block can open here or later.
+    if (opened === -1) break;
+    let end = text.length;
+    for (let line = opened + 1; line <= text.length; line++) {
+      if (line > opened + 1 && !isLineEnd(text[line - 1])) continue;
+      if (text.startsWith(fence, line)) {
+        const close = text.indexOf('\n', line + 3);
+        end = close === -1 ? text.length : close;
+        break;
+      }
+    }
+    out += text.slice(kept, at);
+    kept = end;
+    at = end - 1;
+  }
+  out += text.slice(kept);
+  return out.replace(/`[^`\n]*`/g, '');
 }
 
 /**
@@ -259,7 +318,7 @@ function withoutCode(text: string): string {
 export function bodyTags(prose: string): string[] {
   const tags: string[] = [];
   for (const match of prose.matchAll(/(?:^|[\s(])#([\p{L}\p{N}_/-]+)/gu)) {
-    const tag = (match[1] as string).replace(/\/+$/, '');
+    const tag = trimEndChar(match[1] as string, '/');
     if (/[^\d]/.test(tag)) tags.push(tag);
   }
   return tags;
@@ -271,8 +330,8 @@ export function bodyTags(prose: string): string[] {
  */
 export function wikilinkTargets(prose: string): string[] {
   const targets: string[] = [];
-  for (const match of prose.matchAll(/!?\[\[([^\]\n]+?)\]\]/g)) {
-    const target = (match[1] as string)
+  for (const link of wikilinks(prose)) {
+    const target = link
       .split('|')[0]
       ?.split('#')[0]
       ?.split('^')[0]
@@ -282,6 +341,27 @@ export function wikilinkTargets(prose: string): string[] {
     if (target) targets.push(target);
   }
   return targets;
+}
+
+/**
+ * What each `[[...]]` holds, in order: `/!?\[\[([^\]\n]+?)\]\]/g`'s captures, found with one
+ * forward pointer to the next `]` or newline instead of a scan from every `[[`.
+ */
+export function wikilinks(prose: string): string[] {
+  const found: string[] = [];
+  let stop = -1;
+  for (let at = 0; at + 1 < prose.length; at++) {
+    if (prose[at] !== '[' || prose[at + 1] !== '[') continue;
+    if (stop < at + 2) {
+      stop = at + 2;
+      while (stop < prose.length && prose[stop] !== ']' && prose[stop] !== '\n') stop++;
+    }
+    if (stop > at + 2 && prose[stop] === ']' && prose[stop + 1] === ']') {
+      found.push(prose.slice(at + 2, stop));
+      at = stop + 1;
+    }
+  }
+  return found;
 }
 
 /** The imported note a link names, as Obsidian resolves it (see the top of this file). */
