@@ -186,7 +186,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   const upstreamPools = new Map<string, ServerPool>();
-  app.post('/mcp/:label', jsonBody(deps.bodyLimit), async (req, res) => {
+  app.post('/mcp/:label', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
     const label = req.params.label as string;
     res.locals.label = label;
     let pool = upstreamPools.get(label);
@@ -228,7 +228,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // One pool a namespace: a server is bound to the memory of one.
   const memoryPools = new Map<string, ServerPool>();
-  app.post('/mcp', jsonBody(deps.bodyLimit), async (req, res) => {
+  app.post('/mcp', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
     const namespace = res.locals.namespace as string;
     let pool = memoryPools.get(namespace);
     if (!pool) {
@@ -270,6 +270,17 @@ function jsonBody(limit: string): express.RequestHandler {
     });
   };
 }
+
+/**
+ * A JSON array body is a JSON-RPC batch: refused whole, before any of it runs. MCP dropped
+ * batches (2025-06-18), and a batch of n calls would pass the rate limit as one request.
+ */
+const oneMessage: express.RequestHandler = (req, _res, next) => {
+  if (Array.isArray(req.body)) {
+    throw new HttpError(400, 'batches are not supported: send one message per request', -32600);
+  }
+  next();
+};
 
 const unauthorized = () =>
   new HttpError(401, 'missing or wrong token: send Authorization: Bearer <token>', -32001, {

@@ -28,6 +28,9 @@ export type Checked =
 
 const ONE_PER_LINE = 'send one JSON-RPC 2.0 message (an object) per line';
 
+/** Up to this many messages, a refused batch is answered an error each, with its id. */
+const MAX_BATCH_ANSWERS = 100;
+
 /** Parses one line of a stdio stream: JSON, one JSON-RPC 2.0 message, params that fit. */
 export function checkLine(line: string): Checked {
   let value: unknown;
@@ -44,6 +47,16 @@ export function checkLine(line: string): Checked {
         reply: rpcError(
           ErrorCode.InvalidRequest,
           `invalid request: an empty batch: ${ONE_PER_LINE}`,
+        ),
+      };
+    }
+    // A long batch gets one answer: an answer an element would make its reply (and the time to
+    // write it) grow with what the client sent, up to the line's cap in error objects.
+    if (value.length > MAX_BATCH_ANSWERS) {
+      return {
+        reply: rpcError(
+          ErrorCode.InvalidRequest,
+          `invalid request: batches are not supported (this one has ${value.length} messages): ${ONE_PER_LINE}`,
         ),
       };
     }

@@ -246,6 +246,53 @@ describe('rate limit', () => {
   });
 });
 
+describe('JSON-RPC batches', () => {
+  it('refuses a batch of 50 calls whole with -32600, before any of them runs, on /mcp and /mcp/<label>', async (t) => {
+    const m = await openTestMemory();
+    t.after(() => m.close());
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: m.memory, logger: m.logger }),
+      authToken: TOKEN,
+      allowedHosts: [],
+      bodyLimit: '64kb',
+      logger: pino({ level: 'silent' }),
+      health: () => ({}),
+      rateLimitPerMinute: 5,
+      gateway: {
+        has: (label) => label === 'echo',
+        tokenFor: () => undefined,
+        createServer: () => createServer({ memory: m.memory, logger: m.logger }),
+      },
+    });
+    const s = await listen(app, '127.0.0.1', 0);
+    t.after(() => s.close(100));
+    const batch = JSON.stringify(
+      Array.from({ length: 50 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'save_memory', arguments: { content: `batched call ${i}` } },
+      })),
+    );
+    const headers = { ...jsonHeaders, authorization: `Bearer ${TOKEN}` };
+    for (const route of ['/mcp', '/mcp/echo']) {
+      const res = await request(`${s.url}${route}`, { headers, body: batch });
+      assert.equal(res.status, 400, route);
+      const body = JSON.parse(res.body);
+      assert.equal(body.error.code, -32600);
+      assert.match(body.error.message, /batches are not supported: send one message per request/);
+    }
+    await m.store.refresh();
+    assert.equal(m.store.memories.size, 0, 'nothing of the batch was saved');
+    // Two batches were two calls of the five: three single calls are left, then 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push((await request(`${s.url}/mcp`, { headers, body: initialize })).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
+});
+
 describe('rate limit of calls without a valid token', () => {
   const ECHO_TOKEN = 'echo-token-0123456789abcdef';
   let m: TestMemory;
