@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -285,33 +284,20 @@ export class JsonlStore extends NamespacedEngine {
   }
 
   /**
-   * For the views: the files' sizes while the store holds namespace `ns` only, else the bytes
-   * its live records take in the logs (what another namespace keeps is never counted).
+   * For the views: the bytes namespace `ns`'s live records take in the logs. Never the files'
+   * sizes, even while `ns` is the only namespace live: they hold other namespaces' dead lines and
+   * forgotten copies, so they would show one namespace another's deletions.
    */
   async sizesIn(ns: string): Promise<Record<string, number>> {
-    const shared = this.live.namespaces().some((name) => name !== ns);
-    if (!shared) return this.fileSizes();
     const space = this.live.space(ns);
-    const bytes = (records: Iterable<object>) => {
-      let n = 0;
-      for (const r of records) n += Buffer.byteLength(JSON.stringify(storedShape(r))) + 1;
-      return n;
-    };
+    const measure = (record: object) =>
+      Buffer.byteLength(JSON.stringify(withNamespace(storedShape(record), ns))) + 1;
+    let relations = 0;
+    for (const r of space.relations.values()) relations += measure(r);
     return {
-      [FILES.memories]: bytes(space.memories.values()),
-      [FILES.relations]: bytes(space.relations.values()),
+      [FILES.memories]: space.memories.lineBytes(measure),
+      [FILES.relations]: relations,
     };
-  }
-
-  /** Bytes on disk of the store's files. */
-  private fileSizes(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const name of Object.values(FILES)) {
-      if (name === FILES.lock) continue;
-      const stat = fs.statSync(path.join(this.dataDir, name), { throwIfNoEntry: false });
-      out[name] = stat?.size ?? 0;
-    }
-    return out;
   }
 
   /** Rewrites both logs from their live records, if no other process holds the lock. */
