@@ -71,6 +71,18 @@ export function forgottenIn(
   return records;
 }
 
+/** The namespace of each id in the forgotten file (its last copy's). Unreadable lines left out. */
+export function forgottenOwners(file: string): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const line of readAllLines(file).values) {
+    const id = (line as { id?: unknown }).id;
+    if (typeof id !== 'string') continue;
+    const ns = (line as { namespace?: unknown }).namespace;
+    owners.set(id, typeof ns === 'string' ? ns : DEFAULT_NAMESPACE);
+  }
+  return owners;
+}
+
 /**
  * The record at the end of a line an append was glued onto (the fragment of a write cut short,
  * which older versions did not cut off first): mnemo writes `id` first.

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
-import { findForgotten, forgottenIn } from './forgotten.js';
+import { findForgotten, forgottenIn, forgottenOwners } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, RawLine } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
@@ -281,6 +281,10 @@ export class JsonlStore extends NamespacedEngine {
 
   async forgottenIn(ns: string): Promise<MemoryRecord[]> {
     return forgottenIn(this.forgottenFile, ns, (id) => this.live.namespaceOfMemory(id) === ns);
+  }
+
+  async forgottenOwners(): Promise<ReadonlyMap<string, string>> {
+    return forgottenOwners(this.forgottenFile);
   }
 
   /**
