@@ -385,6 +385,27 @@ describe('bad input to an import', () => {
     assert.equal(m.store.memories.size, 0);
   });
 
+  it('a record the importer refuses (content too long) is named by its file and line, the rest imported', async (t) => {
+    const m = await openTestClient();
+    t.after(() => m.close());
+    const file = writeGraph(m.dir, [
+      { type: 'entity', name: 'Ok', entityType: 'thing', observations: ['fine'] },
+      { type: 'entity', name: 'Big', entityType: 'thing', observations: ['x'.repeat(60_000)] },
+    ]);
+    const summary = await importInto({
+      engine: m.store,
+      source: serverMemorySource,
+      path: file,
+      clock: m.clock.read,
+    });
+    assert.equal(summary.imported, 1);
+    assert.deepEqual(
+      summary.refused.map((r) => r.where),
+      [`${file}:2`],
+    );
+    assert.match(summary.refused[0]?.why ?? '', /content of 60000 characters/);
+  });
+
   it('reads the older one-document shape, and names each line it refuses', async (t) => {
     const m = await openTestClient();
     t.after(() => m.close());
