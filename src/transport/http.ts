@@ -10,7 +10,7 @@ import { TransientError, UserError } from '../platform/errors.js';
 import { DEFAULT_NAMESPACE, isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
-import { paramsFault } from './jsonrpc.js';
+import { nestsDeeperThan, paramsFault, TOO_DEEP } from './jsonrpc.js';
 import type { TokenGrant } from './tokens.js';
 
 /** A request refused for what it is (host, token, route, size, rate): the status says which. */
@@ -256,11 +256,21 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
 /** express.json, whose refusals are HttpErrors: 413 past `limit`, -32700 for a body not JSON. */
 function jsonBody(limit: string): express.RequestHandler {
-  const parse = express.json({ limit });
+  const parse = express.json({
+    limit,
+    // Before JSON.parse, which takes ~180 ms over 1 MB of `[`: every namespace would wait.
+    verify: (_req, _res, body) => {
+      if (nestsDeeperThan(body.toString('latin1'))) {
+        throw Object.assign(new Error(TOO_DEEP), { type: 'entity.too.deep' });
+      }
+    },
+  });
   return (req, res, next) => {
     parse(req, res, (error?: unknown) => {
       const type = (error as { type?: unknown } | undefined)?.type;
-      if (type === 'entity.too.large') {
+      if (type === 'entity.too.deep') {
+        next(new HttpError(400, TOO_DEEP, -32600));
+      } else if (type === 'entity.too.large') {
         next(new HttpError(413, 'request body too large', -32600));
       } else if (type === 'entity.parse.failed') {
         next(new HttpError(400, 'parse error: the body is not valid JSON', -32700));

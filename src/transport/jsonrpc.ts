@@ -28,11 +28,46 @@ export type Checked =
 
 const ONE_PER_LINE = 'send one JSON-RPC 2.0 message (an object) per line';
 
+/**
+ * Arrays and objects a message may nest: far more than MCP needs (a tool's meta is at most 8
+ * deep, inside params), far fewer than it takes JSON.parse to stall. Parsing 1 MB of `[` holds
+ * the event loop ~180 ms, for every namespace at once; counting the brackets first takes ~2 ms.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`: one pass, brackets counted
+ * outside strings. For UTF-8 bytes read as latin1 too: no byte of a multi-byte character is an
+ * ASCII one, so the structure reads the same.
+ */
+export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** The refusal of a message nested past MAX_JSON_DEPTH. */
+export const TOO_DEEP = `invalid request: the message nests arrays and objects more than ${MAX_JSON_DEPTH} deep: send flatter JSON`;
+
 /** Up to this many messages, a refused batch is answered an error each, with its id. */
 const MAX_BATCH_ANSWERS = 100;
 
 /** Parses one line of a stdio stream: JSON, one JSON-RPC 2.0 message, params that fit. */
 export function checkLine(line: string): Checked {
+  if (nestsDeeperThan(line)) return { reply: rpcError(ErrorCode.InvalidRequest, TOO_DEEP) };
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -293,6 +293,34 @@ describe('JSON-RPC batches', () => {
   });
 });
 
+describe('deep JSON over HTTP', () => {
+  it('refuses a 1 MB body nested past the bound with -32600 before parsing it, in well under 100 ms', async (t) => {
+    const m = await openTestMemory();
+    t.after(() => m.close());
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: m.memory, logger: m.logger }),
+      authToken: TOKEN,
+      allowedHosts: [],
+      bodyLimit: '1mb',
+      logger: pino({ level: 'silent' }),
+      health: () => ({}),
+    });
+    const s = await listen(app, '127.0.0.1', 0);
+    t.after(() => s.close(100));
+    const headers = { ...jsonHeaders, authorization: `Bearer ${TOKEN}` };
+    const body = `${'['.repeat(500_000)}${']'.repeat(500_000)}`;
+    // What the server spends on it, from the last byte sent to the answer: the event loop's time.
+    const started = performance.now();
+    const res = await request(`${s.url}/mcp`, { headers, body });
+    const ms = performance.now() - started;
+    assert.equal(res.status, 400);
+    const answer = JSON.parse(res.body);
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /nests arrays and objects more than 64 deep/);
+    assert.ok(ms < 100, `took ${ms} ms`);
+  });
+});
+
 describe('rate limit of calls without a valid token', () => {
   const ECHO_TOKEN = 'echo-token-0123456789abcdef';
   let m: TestMemory;
