@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
-import { findForgotten, forgottenIn, forgottenOwners } from './forgotten.js';
+import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, RawLine } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
@@ -65,7 +65,7 @@ export class JsonlStore extends NamespacedEngine {
   readonly dataDir: string;
   private readonly files: Record<Kind, JsonlFile>;
   private readonly quarantineFile: JsonlFile;
-  private readonly forgottenFile: string;
+  private readonly forgotten: ForgottenIndex;
   private readonly journal: TransactionJournal;
   private readonly lock: DirLock;
   private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string }[] = [];
@@ -98,7 +98,7 @@ export class JsonlStore extends NamespacedEngine {
       options.sidecarMinLines ?? 1000,
     );
     this.quarantineFile = new JsonlFile(path.join(this.dataDir, FILES.quarantine));
-    this.forgottenFile = path.join(this.dataDir, FILES.forgotten);
+    this.forgotten = new ForgottenIndex(path.join(this.dataDir, FILES.forgotten), this.logger);
     this.journal = new TransactionJournal(this.dataDir);
     this.lock = new DirLock(this.dataDir, path.join(this.dataDir, FILES.lock), {
       staleMs: options.lockStaleMs,
@@ -276,15 +276,15 @@ export class JsonlStore extends NamespacedEngine {
    * glued onto a torn line by an older mnemo) still gives it.
    */
   async findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined> {
-    return findForgotten(this.forgottenFile, ns, id, this.logger);
+    return this.forgotten.find(ns, id);
   }
 
   async forgottenIn(ns: string): Promise<MemoryRecord[]> {
-    return forgottenIn(this.forgottenFile, ns, (id) => this.live.namespaceOfMemory(id) === ns);
+    return this.forgotten.recordsOf(ns, (id) => this.live.namespaceOfMemory(id) === ns);
   }
 
   async forgottenOwners(): Promise<ReadonlyMap<string, string>> {
-    return forgottenOwners(this.forgottenFile);
+    return this.forgotten.owners();
   }
 
   /**
@@ -325,6 +325,7 @@ export class JsonlStore extends NamespacedEngine {
     this.files.memories.close();
     this.files.relations.close();
     this.quarantineFile.close();
+    this.forgotten.close();
   }
 
   private assertOpen(): void {
