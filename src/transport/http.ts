@@ -10,7 +10,7 @@ import { TransientError, UserError } from '../platform/errors.js';
 import { DEFAULT_NAMESPACE, isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
-import { nestsDeeperThan, paramsFault, TOO_DEEP } from './jsonrpc.js';
+import { jsonShapeProblem, paramsFault } from './jsonrpc.js';
 import type { TokenGrant } from './tokens.js';
 
 /** A request refused for what it is (host, token, route, size, rate): the status says which. */
@@ -258,18 +258,20 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 function jsonBody(limit: string): express.RequestHandler {
   const parse = express.json({
     limit,
-    // Before JSON.parse, which takes ~180 ms over 1 MB of `[`: every namespace would wait.
+    // Before JSON.parse and the SDK's schemas, which take ~200 ms over 1 MB of `[` or of keys:
+    // every namespace would wait.
     verify: (_req, _res, body) => {
-      if (nestsDeeperThan(body.toString('latin1'))) {
-        throw Object.assign(new Error(TOO_DEEP), { type: 'entity.too.deep' });
+      const problem = jsonShapeProblem(body.toString('latin1'));
+      if (problem !== undefined) {
+        throw Object.assign(new Error(problem), { type: 'entity.shape' });
       }
     },
   });
   return (req, res, next) => {
     parse(req, res, (error?: unknown) => {
       const type = (error as { type?: unknown } | undefined)?.type;
-      if (type === 'entity.too.deep') {
-        next(new HttpError(400, TOO_DEEP, -32600));
+      if (type === 'entity.shape') {
+        next(new HttpError(400, (error as Error).message, -32600));
       } else if (type === 'entity.too.large') {
         next(new HttpError(413, 'request body too large', -32600));
       } else if (type === 'entity.parse.failed') {

@@ -294,7 +294,7 @@ describe('JSON-RPC batches', () => {
 });
 
 describe('deep JSON over HTTP', () => {
-  it('refuses a 1 MB body nested past the bound with -32600 before parsing it, in well under 100 ms', async (t) => {
+  it('refuses a 1 MB body nested too deep, or with too many members, with -32600 before parsing it, in well under 100 ms', async (t) => {
     const m = await openTestMemory();
     t.after(() => m.close());
     const app = createHttpApp({
@@ -318,6 +318,22 @@ describe('deep JSON over HTTP', () => {
     assert.equal(answer.error.code, -32600);
     assert.match(answer.error.message, /nests arrays and objects more than 64 deep/);
     assert.ok(ms < 100, `took ${ms} ms`);
+    const wide = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'memory_stats',
+        arguments: {},
+        _meta: Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [`k${i}`, 1])),
+      },
+    });
+    const before = performance.now();
+    const refused = await request(`${s.url}/mcp`, { headers, body: wide });
+    const took = performance.now() - before;
+    assert.equal(refused.status, 400);
+    assert.match(JSON.parse(refused.body).error.message, /more than 10,000 members in all/);
+    assert.ok(took < 100, `took ${took} ms`);
   });
 });
 

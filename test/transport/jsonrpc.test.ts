@@ -1,7 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { checkLine, MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/transport/jsonrpc.js';
+import {
+  checkLine,
+  jsonShapeProblem,
+  MAX_JSON_DEPTH,
+  MAX_JSON_MEMBERS,
+} from '../../src/transport/jsonrpc.js';
+
+/** Members of all the objects in `value`. */
+function membersOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  const own = Array.isArray(value) ? 0 : Object.keys(value).length;
+  return (
+    own +
+    Object.values(value as Record<string, unknown>).reduce<number>((n, v) => n + membersOf(v), 0)
+  );
+}
 
 /** Arrays and objects nested in `value`, the outermost counted. */
 function depthOf(value: unknown): number {
@@ -39,15 +54,40 @@ describe('checkLine: batches', () => {
 });
 
 describe('nesting: refused before JSON.parse, in linear time', () => {
-  it('nestsDeeperThan counts the nesting of any JSON text exactly (strings with brackets, quotes and escapes included)', () => {
-    // Holds: for every JSON value and bound, the scan agrees with the parsed value's depth.
+  it('jsonShapeProblem counts the nesting and the members of any JSON text exactly (strings with brackets, colons, quotes and escapes included)', () => {
+    // Holds: for every JSON value and bounds, the scan refuses it exactly when the parsed value
+    // is deeper or has more members than the bounds.
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, max) => {
-        const text = JSON.stringify(value);
-        assert.equal(nestsDeeperThan(text, max), depthOf(value) > max);
-      }),
+      fc.property(
+        fc.jsonValue({ maxDepth: 8 }),
+        fc.integer({ min: 0, max: 9 }),
+        fc.integer({ min: 0, max: 40 }),
+        (value, depth, members) => {
+          const text = JSON.stringify(value);
+          const problem = jsonShapeProblem(text, { depth, members: Number.POSITIVE_INFINITY });
+          assert.equal(problem !== undefined, depthOf(value) > depth);
+          const wide = jsonShapeProblem(text, { depth: Number.POSITIVE_INFINITY, members });
+          assert.equal(wide !== undefined, membersOf(value) > members);
+        },
+      ),
       { numRuns: 300, interruptAfterTimeLimit: 3_000 },
     );
+  });
+
+  it(`answers a line whose objects have more than ${MAX_JSON_MEMBERS} members with one -32600, fast`, () => {
+    const keys = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, 1]));
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'memory_stats', arguments: keys },
+    });
+    const started = performance.now();
+    const checked = checkLine(line);
+    const ms = performance.now() - started;
+    assert.ok('reply' in checked && !Array.isArray(checked.reply));
+    assert.match(checked.reply.error.message, /more than 10,000 members in all/);
+    assert.ok(ms < 100, `took ${ms} ms`);
   });
 
   for (const [name, open, close] of [
