@@ -42,22 +42,35 @@ export const MAX_JSON_DEPTH = 64;
  */
 export const MAX_JSON_MEMBERS = 10_000;
 
+/**
+ * Commas of a message (between array elements and object members): a list of mnemo's is at most
+ * 100 long. zod checks every element of a list before its length: 500,000 wrong ones held the
+ * event loop half a second, and their errors overflowed the stack.
+ */
+export const MAX_JSON_COMMAS = 20_000;
+
 export interface JsonShapeLimits {
   depth: number;
   members: number;
+  commas: number;
 }
 
 /**
- * Why JSON text is refused before it is parsed (nested too deep, too many members), or
- * undefined: one pass, brackets and colons counted outside strings. For UTF-8 bytes read as
+ * Why JSON text is refused before it is parsed (nested too deep, too many members or values),
+ * or undefined: one pass, brackets, colons and commas counted outside strings. For UTF-8 bytes read as
  * latin1 too: no byte of a multi-byte character is an ASCII one, so the structure reads the same.
  */
 export function jsonShapeProblem(
   text: string,
-  limits: JsonShapeLimits = { depth: MAX_JSON_DEPTH, members: MAX_JSON_MEMBERS },
+  limits: JsonShapeLimits = {
+    depth: MAX_JSON_DEPTH,
+    members: MAX_JSON_MEMBERS,
+    commas: MAX_JSON_COMMAS,
+  },
 ): string | undefined {
   let depth = 0;
   let members = 0;
+  let commas = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -74,6 +87,8 @@ export function jsonShapeProblem(
       depth--;
     } else if (c === 0x3a && ++members > limits.members) {
       return `invalid request: the message's objects have more than ${count(limits.members)} members in all: send less per call`;
+    } else if (c === 0x2c && ++commas > limits.commas) {
+      return `invalid request: the message's lists and objects hold more than ${count(limits.commas)} values in all: send less per call`;
     }
   }
   return undefined;

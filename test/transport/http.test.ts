@@ -294,7 +294,7 @@ describe('JSON-RPC batches', () => {
 });
 
 describe('deep JSON over HTTP', () => {
-  it('refuses a 1 MB body nested too deep, or with too many members, with -32600 before parsing it, in well under 100 ms', async (t) => {
+  it('refuses a 1 MB body nested too deep, or with too many members or values, with -32600 before parsing it, in well under 100 ms', async (t) => {
     const m = await openTestMemory();
     t.after(() => m.close());
     const app = createHttpApp({
@@ -334,6 +334,19 @@ describe('deep JSON over HTTP', () => {
     assert.equal(refused.status, 400);
     assert.match(JSON.parse(refused.body).error.message, /more than 10,000 members in all/);
     assert.ok(took < 100, `took ${took} ms`);
+    // 500,000 wrong statuses held the loop half a second, then overflowed the stack.
+    const long = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'search_memory', arguments: { status: Array(500_000).fill(1) } },
+    });
+    const at = performance.now();
+    const listed = await request(`${s.url}/mcp`, { headers, body: long });
+    const spent = performance.now() - at;
+    assert.equal(listed.status, 400);
+    assert.match(JSON.parse(listed.body).error.message, /more than 20,000 values in all/);
+    assert.ok(spent < 100, `took ${spent} ms`);
   });
 });
 

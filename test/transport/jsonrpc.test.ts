@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import {
   checkLine,
   jsonShapeProblem,
+  MAX_JSON_COMMAS,
   MAX_JSON_DEPTH,
   MAX_JSON_MEMBERS,
 } from '../../src/transport/jsonrpc.js';
@@ -16,6 +17,13 @@ function membersOf(value: unknown): number {
     own +
     Object.values(value as Record<string, unknown>).reduce<number>((n, v) => n + membersOf(v), 0)
   );
+}
+
+/** Commas of `value` as JSON: between the elements of each list and the members of each object. */
+function commasOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  const inner = Object.values(value as Record<string, unknown>);
+  return Math.max(0, inner.length - 1) + inner.reduce<number>((n, v) => n + commasOf(v), 0);
 }
 
 /** Arrays and objects nested in `value`, the outermost counted. */
@@ -40,21 +48,29 @@ describe('checkLine: batches', () => {
     );
   });
 
-  it('answers a batch of a million messages with one error, in well under 200 ms', () => {
+  it('answers a batch of 10,000 messages with one error, not one a message', () => {
+    const line = JSON.stringify(Array(10_000).fill(0));
+    const checked = checkLine(line);
+    const reply = 'reply' in checked ? JSON.stringify(checked.reply) : '';
+    assert.ok('reply' in checked && !Array.isArray(checked.reply), 'one answer, not one a message');
+    assert.match(reply, /-32600.*batches are not supported \(this one has 10000 messages\)/);
+  });
+
+  it('answers a line of a million values with one short error, in well under 200 ms', () => {
     const line = `[${'0,'.repeat(1_000_000)}0]`;
     const started = performance.now();
     const checked = checkLine(line);
     const reply = 'reply' in checked ? JSON.stringify(checked.reply) : '';
     const ms = performance.now() - started;
-    assert.ok('reply' in checked && !Array.isArray(checked.reply), 'one answer, not one a message');
-    assert.match(reply, /-32600.*batches are not supported/);
+    assert.ok('reply' in checked && !Array.isArray(checked.reply));
+    assert.match(reply, /-32600/);
     assert.ok(reply.length < 1_000, `the answer is short (${reply.length} characters)`);
     assert.ok(ms < 200, `took ${ms} ms`);
   });
 });
 
 describe('nesting: refused before JSON.parse, in linear time', () => {
-  it('jsonShapeProblem counts the nesting and the members of any JSON text exactly (strings with brackets, colons, quotes and escapes included)', () => {
+  it('jsonShapeProblem counts the nesting, members and commas of any JSON text exactly (strings with brackets, colons, commas, quotes and escapes included)', () => {
     // Holds: for every JSON value and bounds, the scan refuses it exactly when the parsed value
     // is deeper or has more members than the bounds.
     fc.assert(
@@ -64,14 +80,32 @@ describe('nesting: refused before JSON.parse, in linear time', () => {
         fc.integer({ min: 0, max: 40 }),
         (value, depth, members) => {
           const text = JSON.stringify(value);
-          const problem = jsonShapeProblem(text, { depth, members: Number.POSITIVE_INFINITY });
-          assert.equal(problem !== undefined, depthOf(value) > depth);
-          const wide = jsonShapeProblem(text, { depth: Number.POSITIVE_INFINITY, members });
+          const none = Number.POSITIVE_INFINITY;
+          const deep = jsonShapeProblem(text, { depth, members: none, commas: none });
+          assert.equal(deep !== undefined, depthOf(value) > depth);
+          const wide = jsonShapeProblem(text, { depth: none, members, commas: none });
           assert.equal(wide !== undefined, membersOf(value) > members);
+          const long = jsonShapeProblem(text, { depth: none, members: none, commas: members });
+          assert.equal(long !== undefined, commasOf(value) > members);
         },
       ),
       { numRuns: 300, interruptAfterTimeLimit: 3_000 },
     );
+  });
+
+  it(`answers a line with more than ${MAX_JSON_COMMAS} values in a list with one -32600, fast`, () => {
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search_memory', arguments: { status: Array(500_000).fill(1) } },
+    });
+    const started = performance.now();
+    const checked = checkLine(line);
+    const ms = performance.now() - started;
+    assert.ok('reply' in checked && !Array.isArray(checked.reply));
+    assert.match(checked.reply.error.message, /more than 20,000 values in all/);
+    assert.ok(ms < 100, `took ${ms} ms`);
   });
 
   it(`answers a line whose objects have more than ${MAX_JSON_MEMBERS} members with one -32600, fast`, () => {
