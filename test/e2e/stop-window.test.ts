@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -108,17 +109,27 @@ describe('SIGTERM ends the server within its stop window', () => {
       },
     });
     assert.equal(init.status, 200);
-    const hanging = call({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'hang', arguments: {} },
-    }).then(
-      (r) => r.text(),
-      () => 'closed',
-    );
-    // Long enough for the call to reach the upstream: it is in flight when the signal comes.
-    await new Promise((r) => setTimeout(r, 300));
+    // Sent whole before the signal: the server holds it, waiting for the upstream's answer.
+    const url = new URL(`${base}/mcp/echo`);
+    const sent = http.request(url, { method: 'POST', headers });
+    const hanging = new Promise<string>((resolve) => {
+      sent.on('response', (r) => {
+        r.resume();
+        r.on('end', () => resolve(`answered ${r.statusCode}`));
+      });
+      sent.on('error', () => resolve('closed'));
+    });
+    await new Promise<void>((resolve) => {
+      sent.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'hang', arguments: {} },
+        }),
+        resolve,
+      );
+    });
     const { code, ms } = await stopTime(serve.child, serve.exited);
     assert.notEqual(code, 'still running', serve.printed());
     assert.ok(ms < BOUND_MS, `exited after ${Math.round(ms)} ms`);
