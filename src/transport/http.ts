@@ -260,7 +260,16 @@ function jsonBody(limit: string): express.RequestHandler {
     limit,
     // Before JSON.parse and the SDK's schemas, which take ~200 ms over 1 MB of `[` or of keys:
     // every namespace would wait.
-    verify: (_req, _res, body) => {
+    verify: (_req, _res, body, encoding) => {
+      // The scan reads bytes as UTF-8's ASCII; UTF-16 would hide brackets from it (and MCP speaks UTF-8).
+      if (encoding.toLowerCase() !== 'utf-8') {
+        throw Object.assign(
+          new Error('send JSON in UTF-8 (Content-Type: application/json; charset=utf-8)'),
+          {
+            type: 'entity.charset',
+          },
+        );
+      }
       const problem = jsonShapeProblem(body.toString('latin1'));
       if (problem !== undefined) {
         throw Object.assign(new Error(problem), { type: 'entity.shape' });
@@ -272,6 +281,8 @@ function jsonBody(limit: string): express.RequestHandler {
       const type = (error as { type?: unknown } | undefined)?.type;
       if (type === 'entity.shape') {
         next(new HttpError(400, (error as Error).message, -32600));
+      } else if (type === 'entity.charset') {
+        next(new HttpError(415, (error as Error).message, -32600));
       } else if (type === 'entity.too.large') {
         next(new HttpError(413, 'request body too large', -32600));
       } else if (type === 'entity.parse.failed') {

@@ -22,7 +22,7 @@ const TOKEN = 'test-token-0123456789abcdef';
 /** A raw request, so a test can send any Host, header or body. */
 function request(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string },
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -347,6 +347,14 @@ describe('deep JSON over HTTP', () => {
     assert.equal(listed.status, 400);
     assert.match(JSON.parse(listed.body).error.message, /more than 20,000 values in all/);
     assert.ok(spent < 100, `took ${spent} ms`);
+    // In UTF-16 a scan of bytes reads `\"` (5C 00 22 00) as the string's end, and the real end
+    // as a new string: the brackets after it would be hidden from it. Only UTF-8 is read.
+    const utf16 = await request(`${s.url}/mcp`, {
+      headers: { ...headers, 'content-type': 'application/json; charset=utf-16le' },
+      body: Buffer.from(`["\\"", ${'['.repeat(100_000)}${']'.repeat(100_000)}]`, 'utf16le'),
+    });
+    assert.equal(utf16.status, 415);
+    assert.match(JSON.parse(utf16.body).error.message, /send JSON in UTF-8/);
   });
 });
 
