@@ -21,7 +21,15 @@ if (isEntryPoint()) {
     env: process.env,
     stdout: process.stdout,
     stderr: process.stderr,
-    signals: process,
+    signals: {
+      on: (signal, listener) => process.on(signal, listener),
+      exit: (code) => process.exit(code),
+      end: () => {
+        // With no listener left, the signal's default action ends the process, thread pool or not.
+        process.removeAllListeners('SIGTERM');
+        process.kill(process.pid, 'SIGTERM');
+      },
+    },
   }).then((code) => {
     process.exitCode = code;
   });

@@ -43,6 +43,9 @@ export const readGraphInput = z.object({
       }),
     )
     .min(1, { error: 'relation_types is empty: leave it out for every type' })
+    .max(RELATION_TYPES.length, {
+      error: `relation_types lists more than ${RELATION_TYPES.length} types: name each once`,
+    })
     .optional()
     .describe(
       `Only relations of these types (default: every one of ${RELATION_TYPES.join(', ')}).`,

@@ -96,7 +96,10 @@ export const tags = (field = 'tags') =>
 
 export const statusList = z
   .array(z.enum(MEMORY_STATUSES, { error: 'status must list active, promoted or archived' }))
-  .min(1, { error: 'status is empty: list at least one of active, promoted, archived' });
+  .min(1, { error: 'status is empty: list at least one of active, promoted, archived' })
+  .max(MEMORY_STATUSES.length, {
+    error: 'status lists more than 3 statuses: name each of active, promoted, archived once',
+  });
 
 /** A whole number of results, 1 to `max`. */
 export const pageNumber = (field: string, max: number) =>

@@ -100,6 +100,13 @@ export interface StorageEngine {
    * every namespace, so a write of an id another namespace holds is refused.
    */
   namespaceOfMemory(id: string): string | undefined;
+  /** The namespace that holds live relation `id`, whichever it is (for import, as above). */
+  namespaceOfRelation(id: string): string | undefined;
+  /**
+   * The namespace of each forgotten memory's id, across every namespace: a forgotten id is still
+   * its namespace's (restore brings it back there). For the person's tools (import) only.
+   */
+  forgottenOwners(): Promise<ReadonlyMap<string, string>>;
   /**
    * Bytes each part of the store takes, by name: the files' sizes while the store holds one
    * namespace, else what this namespace's live records take in them.

@@ -1,87 +1,140 @@
 // Reading forgotten.jsonl back: the last copy of a memory that gc or delete_memory removed.
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { DEFAULT_NAMESPACE } from './engine.js';
-import { readAllLines } from './jsonl-file.js';
+import { type BadLine, JsonlFile } from './jsonl-file.js';
 import { type MemoryRecord, toMemoryRecord } from './records.js';
 
+/** Bytes of forgotten.jsonl read between two turns of the event loop. */
+const SLICE_BYTES = 256 * 1024;
+
+interface ForgottenLine {
+  ns: string;
+  offset: number;
+  length: number;
+}
+
 /**
- * The last copy of memory `id` of namespace `ns` in the forgotten file, or undefined. A line that
- * cannot be read is reported, never dropped silently; a record an older version glued onto the
- * fragment of a write cut short is still found.
+ * Where the last forgotten copy of each memory is in forgotten.jsonl, by id: read once, in
+ * slices with a turn of the event loop between, then only what was appended since. The file
+ * grows with every namespace's deletions; reading it whole at each restore held every other
+ * call for as long as the file was large.
  */
-export function findForgotten(
-  file: string,
-  ns: string,
-  id: string,
-  logger: Logger,
-): MemoryRecord | undefined {
-  const name = path.basename(file);
-  const { values, bad } = readAllLines(file);
-  const wanted = (line: unknown) =>
-    (line as { id?: unknown }).id === id &&
-    ((line as { namespace?: unknown }).namespace ?? DEFAULT_NAMESPACE) === ns;
-  let found: unknown;
-  for (const line of values) {
-    if (wanted(line)) found = line;
+export class ForgottenIndex {
+  private readonly file: JsonlFile;
+  private readonly name: string;
+  /** In the order each id was last forgotten. */
+  private readonly lines = new Map<string, ForgottenLine>();
+  private reading: Promise<void> | undefined;
+
+  constructor(
+    filePath: string,
+    private readonly logger: Logger,
+  ) {
+    this.file = new JsonlFile(filePath);
+    this.name = path.basename(filePath);
   }
-  for (const line of bad) {
-    const glued = recordAfterFragment(line.text);
-    if (glued !== undefined && found === undefined && wanted(glued)) found = glued;
-    logger.warn(
-      { file: name, offset: line.offset, recovered: glued?.id ?? null },
-      `${name} has a line that cannot be read at byte ${line.offset}: ` +
+
+  /** The last copy of memory `id` of namespace `ns`, or undefined. */
+  async find(ns: string, id: string): Promise<MemoryRecord | undefined> {
+    await this.catchUp();
+    const line = this.lines.get(id);
+    if (line === undefined || line.ns !== ns) return undefined;
+    return this.recordAt(line);
+  }
+
+  /** The last copy of each memory of `ns` that `isLive` does not name, oldest first. */
+  async recordsOf(ns: string, isLive: (id: string) => boolean): Promise<MemoryRecord[]> {
+    await this.catchUp();
+    const records: MemoryRecord[] = [];
+    for (const [id, line] of this.lines) {
+      if (line.ns !== ns || isLive(id)) continue;
+      const record = this.recordAt(line);
+      if (record) records.push(record);
+    }
+    return records;
+  }
+
+  /** The namespace of each forgotten id. */
+  async owners(): Promise<Map<string, string>> {
+    await this.catchUp();
+    return new Map([...this.lines].map(([id, line]) => [id, line.ns]));
+  }
+
+  close(): void {
+    this.file.close();
+  }
+
+  /** Reads what was appended since the last call; one read at a time, whoever asks. */
+  private catchUp(): Promise<void> {
+    this.reading ??= this.readSlices().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async readSlices(): Promise<void> {
+    for (;;) {
+      const read = this.file.readNew({
+        maxBytes: SLICE_BYTES,
+        onReset: () => this.lines.clear(),
+        visit: (value, offset, length) => this.take(value, offset, length),
+      });
+      for (const bad of read.corrupt) this.takeBad(bad);
+      if (!read.more) return;
+      await setImmediate();
+    }
+  }
+
+  private take(value: unknown, offset: number, length: number): void {
+    const id = (value as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string') return;
+    const ns = (value as { namespace?: unknown }).namespace;
+    this.lines.delete(id);
+    this.lines.set(id, { ns: typeof ns === 'string' ? ns : DEFAULT_NAMESPACE, offset, length });
+  }
+
+  /** A line that cannot be read: reported once, its glued record (if any) still indexed. */
+  private takeBad(line: BadLine): void {
+    const glued = gluedRecord(line.text);
+    if (glued !== undefined && !this.lines.has(glued.record.id)) {
+      const skipped = Buffer.byteLength(line.text.slice(0, glued.at));
+      const length = Buffer.byteLength(line.text) - skipped;
+      this.take(glued.record, line.offset + skipped, length);
+    }
+    this.logger.warn(
+      { file: this.name, offset: line.offset, recovered: glued?.record.id ?? null },
+      `${this.name} has a line that cannot be read at byte ${line.offset}: ` +
         (glued
-          ? `the record at its end (${glued.id}) can still be restored`
+          ? `the record at its end (${glued.record.id}) can still be restored`
           : 'a memory in it cannot be restored'),
     );
   }
-  if (found === undefined) return undefined;
-  const { forgotten_at: _at, ...record } = found as Record<string, unknown>;
-  return toMemoryRecord(record);
-}
 
-/**
- * The last copy of each memory of namespace `ns` in the forgotten file whose id `isLive` does not
- * name, in the order they were last forgotten. Unreadable lines are left out (findForgotten
- * reports them when a restore reads the file).
- */
-export function forgottenIn(
-  file: string,
-  ns: string,
-  isLive: (id: string) => boolean,
-): MemoryRecord[] {
-  const last = new Map<string, unknown>();
-  for (const line of readAllLines(file).values) {
-    const id = (line as { id?: unknown }).id;
-    if (typeof id !== 'string' || isLive(id)) continue;
-    if (((line as { namespace?: unknown }).namespace ?? DEFAULT_NAMESPACE) !== ns) continue;
-    last.delete(id);
-    last.set(id, line);
-  }
-  const records: MemoryRecord[] = [];
-  for (const line of last.values()) {
-    const { forgotten_at: _at, namespace: _ns, ...record } = line as Record<string, unknown>;
+  private recordAt(line: ForgottenLine): MemoryRecord | undefined {
+    const text = this.file.readAt(line.offset, line.length).toString('utf8');
     try {
-      records.push(toMemoryRecord(record));
+      const {
+        forgotten_at: _at,
+        namespace: _ns,
+        ...record
+      } = JSON.parse(text) as Record<string, unknown>;
+      return toMemoryRecord(record);
     } catch {
-      // Not a memory: nothing to carry.
+      return undefined;
     }
   }
-  return records;
 }
 
-/**
- * The record at the end of a line an append was glued onto (the fragment of a write cut short,
- * which older versions did not cut off first): mnemo writes `id` first.
- */
-function recordAfterFragment(text: string): { id: string } | undefined {
+/** The record glued at the end of `text`, and the index of the character where it starts. */
+function gluedRecord(text: string): { record: { id: string }; at: number } | undefined {
   const starts = /\{"id":\s*"/g;
   for (let m = starts.exec(text); m !== null; m = starts.exec(text)) {
     if (m.index === 0) continue;
     try {
       const value = JSON.parse(text.slice(m.index)) as { id?: unknown };
-      if (typeof value?.id === 'string') return value as { id: string };
+      if (typeof value?.id === 'string') return { record: value as { id: string }, at: m.index };
     } catch {
       // Not there: try the next one.
     }

@@ -182,6 +182,20 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     return true;
   }
 
+  /**
+   * The bytes the memories' lines take in the log, newlines included, from the lengths kept: a
+   * record kept whole (no line to read again) is measured by `measure`.
+   */
+  lineBytes(measure: (record: MemoryRecord) => number): number {
+    let bytes = 0;
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      if (this.ids[slot] === undefined) continue;
+      const length = this.lengths[slot] as number;
+      bytes += length === -1 ? measure(this.recordAt(slot)) : length + 1;
+    }
+    return bytes;
+  }
+
   *keys(): MapIterator<string> {
     for (const id of this.ids) if (id !== undefined) yield id;
   }

@@ -24,6 +24,7 @@ export interface NamespaceHost {
   namespace(name: string): StorageEngine;
   findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined>;
   forgottenIn(ns: string): Promise<MemoryRecord[]>;
+  forgottenOwners(): Promise<ReadonlyMap<string, string>>;
   sizesIn(ns: string): Promise<Record<string, number>>;
   refresh(): Promise<void>;
   transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
@@ -70,6 +71,14 @@ export class NamespaceView implements StorageEngine {
 
   namespaceOfMemory(id: string): string | undefined {
     return this.host.live.namespaceOfMemory(id);
+  }
+
+  namespaceOfRelation(id: string): string | undefined {
+    return this.host.live.namespaceOfRelation(id);
+  }
+
+  forgottenOwners(): Promise<ReadonlyMap<string, string>> {
+    return this.host.forgottenOwners();
   }
 
   sizes(): Promise<Record<string, number>> {
@@ -120,6 +129,7 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   abstract readonly loaded: Promise<void>;
   abstract findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined>;
   abstract forgottenIn(ns: string): Promise<MemoryRecord[]>;
+  abstract forgottenOwners(): Promise<ReadonlyMap<string, string>>;
   abstract sizesIn(ns: string): Promise<Record<string, number>>;
   abstract refresh(): Promise<void>;
   abstract transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
@@ -159,6 +169,10 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
 
   namespaceOfMemory(id: string): string | undefined {
     return this.live.namespaceOfMemory(id);
+  }
+
+  namespaceOfRelation(id: string): string | undefined {
+    return this.live.namespaceOfRelation(id);
   }
 
   sizes(): Promise<Record<string, number>> {

@@ -1,11 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
-import { findForgotten, forgottenIn } from './forgotten.js';
+import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { type BadLine, JsonlFile, RawLine } from './jsonl-file.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
@@ -66,7 +65,7 @@ export class JsonlStore extends NamespacedEngine {
   readonly dataDir: string;
   private readonly files: Record<Kind, JsonlFile>;
   private readonly quarantineFile: JsonlFile;
-  private readonly forgottenFile: string;
+  private readonly forgotten: ForgottenIndex;
   private readonly journal: TransactionJournal;
   private readonly lock: DirLock;
   private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string }[] = [];
@@ -99,7 +98,7 @@ export class JsonlStore extends NamespacedEngine {
       options.sidecarMinLines ?? 1000,
     );
     this.quarantineFile = new JsonlFile(path.join(this.dataDir, FILES.quarantine));
-    this.forgottenFile = path.join(this.dataDir, FILES.forgotten);
+    this.forgotten = new ForgottenIndex(path.join(this.dataDir, FILES.forgotten), this.logger);
     this.journal = new TransactionJournal(this.dataDir);
     this.lock = new DirLock(this.dataDir, path.join(this.dataDir, FILES.lock), {
       staleMs: options.lockStaleMs,
@@ -277,41 +276,32 @@ export class JsonlStore extends NamespacedEngine {
    * glued onto a torn line by an older mnemo) still gives it.
    */
   async findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined> {
-    return findForgotten(this.forgottenFile, ns, id, this.logger);
+    return this.forgotten.find(ns, id);
   }
 
   async forgottenIn(ns: string): Promise<MemoryRecord[]> {
-    return forgottenIn(this.forgottenFile, ns, (id) => this.live.namespaceOfMemory(id) === ns);
+    return this.forgotten.recordsOf(ns, (id) => this.live.namespaceOfMemory(id) === ns);
+  }
+
+  async forgottenOwners(): Promise<ReadonlyMap<string, string>> {
+    return this.forgotten.owners();
   }
 
   /**
-   * For the views: the files' sizes while the store holds namespace `ns` only, else the bytes
-   * its live records take in the logs (what another namespace keeps is never counted).
+   * For the views: the bytes namespace `ns`'s live records take in the logs. Never the files'
+   * sizes, even while `ns` is the only namespace live: they hold other namespaces' dead lines and
+   * forgotten copies, so they would show one namespace another's deletions.
    */
   async sizesIn(ns: string): Promise<Record<string, number>> {
-    const shared = this.live.namespaces().some((name) => name !== ns);
-    if (!shared) return this.fileSizes();
     const space = this.live.space(ns);
-    const bytes = (records: Iterable<object>) => {
-      let n = 0;
-      for (const r of records) n += Buffer.byteLength(JSON.stringify(storedShape(r))) + 1;
-      return n;
-    };
+    const measure = (record: object) =>
+      Buffer.byteLength(JSON.stringify(withNamespace(storedShape(record), ns))) + 1;
+    let relations = 0;
+    for (const r of space.relations.values()) relations += measure(r);
     return {
-      [FILES.memories]: bytes(space.memories.values()),
-      [FILES.relations]: bytes(space.relations.values()),
+      [FILES.memories]: space.memories.lineBytes(measure),
+      [FILES.relations]: relations,
     };
-  }
-
-  /** Bytes on disk of the store's files. */
-  private fileSizes(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const name of Object.values(FILES)) {
-      if (name === FILES.lock) continue;
-      const stat = fs.statSync(path.join(this.dataDir, name), { throwIfNoEntry: false });
-      out[name] = stat?.size ?? 0;
-    }
-    return out;
   }
 
   /** Rewrites both logs from their live records, if no other process holds the lock. */
@@ -335,6 +325,7 @@ export class JsonlStore extends NamespacedEngine {
     this.files.memories.close();
     this.files.relations.close();
     this.quarantineFile.close();
+    this.forgotten.close();
   }
 
   private assertOpen(): void {

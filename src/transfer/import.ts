@@ -72,6 +72,17 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
   // With --dry-run: what earlier batches would have written, for the relations after them.
   const wouldExist = new Set<string>();
   let forgottenIds: Set<string> | undefined;
+  // Every namespace's forgotten ids: one another namespace forgot is still its own (its restore
+  // brings it back), so it is never written here, live or forgotten.
+  let owners: ReadonlyMap<string, string> | undefined;
+  /** The other namespace that holds memory `id`, live or forgotten; undefined when none does. */
+  const heldElsewhere = async (id: string): Promise<string | undefined> => {
+    owners ??= await engine.forgottenOwners();
+    const holder = engine.namespaceOfMemory(id) ?? owners.get(id);
+    return holder !== undefined && holder !== engine.namespaceName ? holder : undefined;
+  };
+  const heldMessage = (what: string, id: string, holder: string) =>
+    `${what} ${id} is held by namespace "${holder}": an id belongs to one namespace, live or forgotten (import into "${holder}", or leave it out)`;
   let batch = newBatch();
 
   const exists = (id: string) => engine.memories.has(id) || wouldExist.has(id) || batch.ids.has(id);
@@ -114,21 +125,19 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
         refuse(entry.where, entry.why);
         break;
       case 'memory': {
+        const where = entry.where ?? entry.key;
         const made = memoryOf(entry, source.format, engine.namespaceName, options.clock());
         if (typeof made === 'string') {
-          refuse(entry.key, made);
+          refuse(where, made);
           break;
         }
         if (exists(made.id)) {
           summary.skipped_existing++;
           break;
         }
-        const holder = engine.namespaceOfMemory(made.id);
-        if (holder !== undefined && holder !== engine.namespaceName) {
-          refuse(
-            entry.key,
-            `memory ${made.id} is held by namespace "${holder}": a memory belongs to one namespace (import into "${holder}", or leave it out)`,
-          );
+        const holder = await heldElsewhere(made.id);
+        if (holder !== undefined) {
+          refuse(where, heldMessage('memory', made.id, holder));
           break;
         }
         batch.add('memory', made);
@@ -141,18 +150,24 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
           derivedId(engine.namespaceName, source.format, entry.toKey),
           options.clock(),
         );
+        const where = entry.where ?? `${entry.fromKey} -> ${entry.toKey}`;
         if (typeof made === 'string') {
-          refuse(`${entry.fromKey} -> ${entry.toKey}`, made);
+          refuse(where, made);
           break;
         }
         if (engine.relations.has(made.id) || batch.ids.has(made.id) || wouldExist.has(made.id)) {
           summary.skipped_existing++;
           break;
         }
+        const holder = engine.namespaceOfRelation(made.id);
+        if (holder !== undefined && holder !== engine.namespaceName) {
+          refuse(where, heldMessage('relation', made.id, holder));
+          break;
+        }
         const missing = [made.from_memory_id, made.to_memory_id].find((id) => !exists(id));
         if (missing !== undefined) {
           refuse(
-            `${entry.fromKey} -> ${entry.toKey}`,
+            where,
             `memory ${missing} is not in namespace "${engine.namespaceName}" (refused above, or never imported)`,
           );
           break;
@@ -161,11 +176,17 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
         break;
       }
       case 'forgotten': {
+        const where = entry.where ?? `forgotten ${String(entry.record.id)}`;
         let record: MemoryRecord;
         try {
           record = toMemoryRecord(entry.record);
         } catch (error) {
-          refuse(`forgotten ${String(entry.record.id)}`, reason(error));
+          refuse(where, reason(error));
+          break;
+        }
+        const holder = await heldElsewhere(record.id);
+        if (holder !== undefined) {
+          refuse(where, heldMessage('memory', record.id, holder));
           break;
         }
         forgottenIds ??= new Set((await engine.forgottenRecords()).map((r) => r.id));

@@ -99,19 +99,21 @@ async function* mnemoEntries(file: string, report?: ReadReport): AsyncGenerator<
       yield {
         kind: 'memory',
         key: keyOf(memory.id),
+        where,
         content: typeof memory.content === 'string' ? memory.content : '',
         record: memory,
       };
     } else if (isObject(relation)) {
       yield {
         kind: 'relation',
+        where,
         fromKey: keyOf(relation.from_memory_id),
         toKey: keyOf(relation.to_memory_id),
         relation_type: 'related',
         record: relation,
       };
     } else if (isObject(forgotten)) {
-      yield { kind: 'forgotten', record: forgotten };
+      yield { kind: 'forgotten', where, record: forgotten };
     } else {
       yield {
         kind: 'refused',

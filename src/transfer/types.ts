@@ -18,6 +18,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export interface ImportItem {
   kind: 'memory';
   key: string;
+  /** Where in the source it is (a file and line), when the source can say: a refusal names it. */
+  where?: string;
   content: string;
   tags?: string[];
   entities?: string[];
@@ -43,6 +45,8 @@ export interface ImportItem {
 /** A relation between two imported memories, named by their items' keys. */
 export interface ImportRelation {
   kind: 'relation';
+  /** Where in the source it is (a file and line), when the source can say: a refusal names it. */
+  where?: string;
   fromKey: string;
   toKey: string;
   relation_type:
@@ -61,6 +65,8 @@ export interface ImportRelation {
 /** A forgotten copy (a mnemo export's), kept so that restore_memory can bring it back. */
 export interface ImportForgotten {
   kind: 'forgotten';
+  /** Where in the source it is (a file and line), when the source can say: a refusal names it. */
+  where?: string;
   record: Record<string, unknown>;
 }
 

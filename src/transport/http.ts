@@ -10,7 +10,7 @@ import { HIDDEN_PATH_LOG, remoteMessage, TransientError, UserError } from '../pl
 import { DEFAULT_NAMESPACE, isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
-import { paramsFault } from './jsonrpc.js';
+import { jsonShapeProblem, paramsFault } from './jsonrpc.js';
 import type { TokenGrant } from './tokens.js';
 
 /** A request refused for what it is (host, token, route, size, rate): the status says which. */
@@ -188,7 +188,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   const upstreamPools = new Map<string, ServerPool>();
-  app.post('/mcp/:label', jsonBody(deps.bodyLimit), async (req, res) => {
+  app.post('/mcp/:label', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
     const label = req.params.label as string;
     res.locals.label = label;
     let pool = upstreamPools.get(label);
@@ -230,7 +230,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // One pool a namespace: a server is bound to the memory of one.
   const memoryPools = new Map<string, ServerPool>();
-  app.post('/mcp', jsonBody(deps.bodyLimit), async (req, res) => {
+  app.post('/mcp', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
     const namespace = res.locals.namespace as string;
     let pool = memoryPools.get(namespace);
     if (!pool) {
@@ -258,11 +258,34 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
 /** express.json, whose refusals are HttpErrors: 413 past `limit`, -32700 for a body not JSON. */
 function jsonBody(limit: string): express.RequestHandler {
-  const parse = express.json({ limit });
+  const parse = express.json({
+    limit,
+    // Before JSON.parse and the SDK's schemas, which take ~200 ms over 1 MB of `[` or of keys:
+    // every namespace would wait.
+    verify: (_req, _res, body, encoding) => {
+      // The scan reads bytes as UTF-8's ASCII; UTF-16 would hide brackets from it (and MCP speaks UTF-8).
+      if (encoding.toLowerCase() !== 'utf-8') {
+        throw Object.assign(
+          new Error('send JSON in UTF-8 (Content-Type: application/json; charset=utf-8)'),
+          {
+            type: 'entity.charset',
+          },
+        );
+      }
+      const problem = jsonShapeProblem(body.toString('latin1'));
+      if (problem !== undefined) {
+        throw Object.assign(new Error(problem), { type: 'entity.shape' });
+      }
+    },
+  });
   return (req, res, next) => {
     parse(req, res, (error?: unknown) => {
       const type = (error as { type?: unknown } | undefined)?.type;
-      if (type === 'entity.too.large') {
+      if (type === 'entity.shape') {
+        next(new HttpError(400, (error as Error).message, -32600));
+      } else if (type === 'entity.charset') {
+        next(new HttpError(415, (error as Error).message, -32600));
+      } else if (type === 'entity.too.large') {
         next(new HttpError(413, 'request body too large', -32600));
       } else if (type === 'entity.parse.failed') {
         next(new HttpError(400, 'parse error: the body is not valid JSON', -32700));
@@ -272,6 +295,17 @@ function jsonBody(limit: string): express.RequestHandler {
     });
   };
 }
+
+/**
+ * A JSON array body is a JSON-RPC batch: refused whole, before any of it runs. MCP dropped
+ * batches (2025-06-18), and a batch of n calls would pass the rate limit as one request.
+ */
+const oneMessage: express.RequestHandler = (req, _res, next) => {
+  if (Array.isArray(req.body)) {
+    throw new HttpError(400, 'batches are not supported: send one message per request', -32600);
+  }
+  next();
+};
 
 const unauthorized = () =>
   new HttpError(401, 'missing or wrong token: send Authorization: Bearer <token>', -32001, {

@@ -28,8 +28,81 @@ export type Checked =
 
 const ONE_PER_LINE = 'send one JSON-RPC 2.0 message (an object) per line';
 
+/**
+ * Arrays and objects a message may nest: far more than MCP needs (a tool's meta is at most 8
+ * deep, inside params), far fewer than it takes JSON.parse to stall. Parsing 1 MB of `[` holds
+ * the event loop ~180 ms, for every namespace at once; counting the brackets first takes ~2 ms.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Members (key: value pairs) of all the objects of a message together: mnemo's largest call (a
+ * meta of 16,000 characters) has under 3,000. The SDK's schemas copy every key of the objects
+ * they check, several times: 80,000 keys in 1 MB held the event loop ~300 ms.
+ */
+export const MAX_JSON_MEMBERS = 10_000;
+
+/**
+ * Commas of a message (between array elements and object members): a list of mnemo's is at most
+ * 100 long. zod checks every element of a list before its length: 500,000 wrong ones held the
+ * event loop half a second, and their errors overflowed the stack.
+ */
+export const MAX_JSON_COMMAS = 20_000;
+
+export interface JsonShapeLimits {
+  depth: number;
+  members: number;
+  commas: number;
+}
+
+/**
+ * Why JSON text is refused before it is parsed (nested too deep, too many members or values),
+ * or undefined: one pass, brackets, colons and commas counted outside strings. For UTF-8 bytes read as
+ * latin1 too: no byte of a multi-byte character is an ASCII one, so the structure reads the same.
+ */
+export function jsonShapeProblem(
+  text: string,
+  limits: JsonShapeLimits = {
+    depth: MAX_JSON_DEPTH,
+    members: MAX_JSON_MEMBERS,
+    commas: MAX_JSON_COMMAS,
+  },
+): string | undefined {
+  let depth = 0;
+  let members = 0;
+  let commas = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limits.depth) {
+        return `invalid request: the message nests arrays and objects more than ${limits.depth} deep: send flatter JSON`;
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    } else if (c === 0x3a && ++members > limits.members) {
+      return `invalid request: the message's objects have more than ${count(limits.members)} members in all: send less per call`;
+    } else if (c === 0x2c && ++commas > limits.commas) {
+      return `invalid request: the message's lists and objects hold more than ${count(limits.commas)} values in all: send less per call`;
+    }
+  }
+  return undefined;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Up to this many messages, a refused batch is answered an error each, with its id. */
+const MAX_BATCH_ANSWERS = 100;
+
 /** Parses one line of a stdio stream: JSON, one JSON-RPC 2.0 message, params that fit. */
 export function checkLine(line: string): Checked {
+  const shape = jsonShapeProblem(line);
+  if (shape !== undefined) return { reply: rpcError(ErrorCode.InvalidRequest, shape) };
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -44,6 +117,16 @@ export function checkLine(line: string): Checked {
         reply: rpcError(
           ErrorCode.InvalidRequest,
           `invalid request: an empty batch: ${ONE_PER_LINE}`,
+        ),
+      };
+    }
+    // A long batch gets one answer: an answer an element would make its reply (and the time to
+    // write it) grow with what the client sent, up to the line's cap in error objects.
+    if (value.length > MAX_BATCH_ANSWERS) {
+      return {
+        reply: rpcError(
+          ErrorCode.InvalidRequest,
+          `invalid request: batches are not supported (this one has ${value.length} messages): ${ONE_PER_LINE}`,
         ),
       };
     }

@@ -45,6 +45,12 @@ function fakeApp(withClosed = false) {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A timer the test fires: what `after` was asked to call, and when. */
+function manualTimer() {
+  const pending: { ms: number; fire: () => void }[] = [];
+  return { pending, after: (ms: number, fire: () => void) => void pending.push({ ms, fire }) };
+}
+
 describe('serveUntilStopped', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} stops the app, and resolves once it has stopped`, async () => {
@@ -120,5 +126,64 @@ describe('serveUntilStopped', () => {
     finishStop();
     await serving;
     assert.equal(app.stops, 1);
+  });
+
+  it('ends the process with end() rather than exit() when it has one: exit waits for a blocked thread pool', async () => {
+    const p = fakeProcess();
+    let ended = 0;
+    const signals: ProcessSignals = {
+      ...p.signals,
+      end: () => {
+        ended += 1;
+      },
+    };
+    const { app } = fakeApp();
+    const timer = manualTimer();
+    void serveUntilStopped(app, signals, capturingLogger().logger, { after: timer.after });
+    p.send('SIGTERM');
+    await turn();
+    timer.pending[0]?.fire();
+    assert.equal(ended, 1);
+    p.send('SIGTERM');
+    assert.equal(ended, 2);
+    assert.deepEqual(p.exits, []);
+  });
+
+  it('a stop that never completes exits 1 once the window has passed', async () => {
+    const p = fakeProcess();
+    const { app } = fakeApp();
+    const { logger, lines } = capturingLogger();
+    const timer = manualTimer();
+    void serveUntilStopped(app, p.signals, logger, { windowMs: 7_000, after: timer.after });
+    await turn();
+    assert.equal(timer.pending.length, 0, 'no window before a stop is asked for');
+    p.send('SIGTERM');
+    await turn();
+    assert.deepEqual(
+      timer.pending.map((t) => t.ms),
+      [7_000],
+    );
+    assert.deepEqual(p.exits, [], 'the stop runs in its window');
+    timer.pending[0]?.fire();
+    assert.deepEqual(p.exits, [1]);
+    assert.ok(
+      lines.some((l) => l.level === 40 && /longer than 7000 ms: ending now/.test(String(l.msg))),
+    );
+  });
+
+  it('a stop that completed while something still holds the process open ends it at the window', async () => {
+    const p = fakeProcess();
+    const { app, finishStop, endByItself } = fakeApp(true);
+    const { logger, lines } = capturingLogger();
+    const timer = manualTimer();
+    const serving = serveUntilStopped(app, p.signals, logger, { after: timer.after });
+    endByItself();
+    await turn();
+    finishStop();
+    await serving;
+    assert.deepEqual(p.exits, [], 'the exit code is main’s to give, when the process can end');
+    timer.pending[0]?.fire();
+    assert.deepEqual(p.exits, [1]);
+    assert.ok(lines.some((l) => /still held the process/.test(String(l.msg))));
   });
 });

@@ -250,3 +250,42 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+for (const engine of ENGINES) {
+  describe(`namespaces: memory_stats shows one namespace nothing of another's writes (${engine})`, {
+    skip: await engineAbsent(engine),
+  }, () => {
+    it('store_bytes of bob stays the same while alice saves, relates, deletes and forgets', async (tc) => {
+      const t = await openTestMemory({}, tempDir(), { engine });
+      tc.after(() => t.close());
+      const alice = await link(t.opened.memoryFor('alice'), t);
+      const bob = await link(t.opened.memoryFor('bob'), t);
+      tc.after(async () => {
+        await alice.close();
+        await bob.close();
+      });
+      await bob.ok('save_memory', { content: 'the ferry leaves at nine from the east pier' });
+      const bytesOfBob = async () =>
+        (await bob.ok<{ store_bytes: Record<string, number> }>('memory_stats')).store_bytes;
+      const before = await bytesOfBob();
+      assert.ok(
+        Object.values(before).some((n) => n > 0),
+        'bob sees his own bytes',
+      );
+      const theirs: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const content = `alice's secret number ${i} is ${'x'.repeat(200 * i)}`;
+        theirs.push((await alice.ok<{ memory_id: string }>('save_memory', { content })).memory_id);
+      }
+      await alice.ok('create_relation', {
+        from_memory_id: theirs[0],
+        to_memory_id: theirs[1],
+        relation_type: 'related',
+      });
+      assert.deepEqual(await bytesOfBob(), before, 'after alice saves');
+      // Every memory of alice deleted: bob is the only namespace with a live record left.
+      for (const id of theirs) await alice.ok('delete_memory', { memory_id: id });
+      assert.deepEqual(await bytesOfBob(), before, 'after alice deletes all of hers');
+    });
+  });
+}

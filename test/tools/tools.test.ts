@@ -363,6 +363,18 @@ for (const engine of ENGINES) {
         ['top_k too big', 'search_memory', { query: 'x', top_k: 101 }, /top_k must be at most 100/],
         ['top_k zero', 'search_memory', { query: 'x', top_k: 0 }, /top_k must be at least 1/],
         [
+          'a status list longer than the statuses',
+          'search_memory',
+          { query: 'x', status: ['active', 'active', 'promoted', 'archived'] },
+          /status lists more than 3 statuses: name each of active, promoted, archived once/,
+        ],
+        [
+          'a relation_types list longer than the types',
+          'read_graph',
+          { relation_types: Array(7).fill('related') },
+          /relation_types lists more than 6 types: name each once/,
+        ],
+        [
           'unknown memory_id',
           'touch_memory',
           { memory_id: 'no-such-id' },

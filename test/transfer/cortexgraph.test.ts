@@ -177,6 +177,7 @@ describe('cortexgraphSource', () => {
       { ...rels[0], record: undefined },
       {
         kind: 'relation',
+        where: path.join(data, 'relations.jsonl:1'),
         fromKey: 'cortexgraph:a',
         toKey: 'cortexgraph:p1',
         relation_type: 'supports',

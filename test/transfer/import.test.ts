@@ -259,6 +259,104 @@ for (const engine of ENGINES) {
       assert.match(summary.refused[0]?.why ?? '', /held by namespace "default"/);
       assert.equal(work.memories.has(saved.memory_id), false);
     });
+
+    it('never writes or shadows an id another namespace holds, live or forgotten: each such line refused by file:line, the rest imported', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const alice = m.opened.memoryFor('alice');
+      const bob = m.opened.memoryFor('bob');
+      const secret = 'alice keeps the spare key under the third stone';
+      const save = async (content: string) => (await alice.writing.save({ content })).memory_id;
+      const [live, later, gone] = [
+        await save(secret),
+        await save(`${secret} too`),
+        await save('gone'),
+      ];
+      const { relation_id } = await alice.writing.createRelation({
+        from_memory_id: live,
+        to_memory_id: later,
+        relation_type: 'related',
+      });
+      await alice.forgetting.delete({ memory_id: gone });
+      const aliceStore = m.store.namespace('alice');
+      const exported = await collect(mnemoExportLines(aliceStore, T0));
+      // Forgotten after the export: the file still carries it as a live memory.
+      await alice.forgetting.delete({ memory_id: later });
+
+      const record = (id: string) =>
+        JSON.parse(exported.find((l) => l.includes(`"id":"${id}"`)) ?? '{}').memory;
+      const fresh = (id: string, content: string) =>
+        JSON.stringify({ memory: { ...record(live), id, content } });
+      const own1 = '11111111-1111-4111-8111-111111111111';
+      const own2 = '22222222-2222-4222-8222-222222222222';
+      const lines = [
+        ...exported,
+        'not json {',
+        JSON.stringify({ memory: { id: 'no-content' } }),
+        fresh(own1, 'bob has a bicycle'),
+        fresh(own2, 'bob has a red bicycle bell'),
+        // alice's relation id over two memories of bob's own.
+        JSON.stringify({
+          relation: {
+            id: relation_id,
+            from_memory_id: own1,
+            to_memory_id: own2,
+            relation_type: 'related',
+            strength: 1,
+            created_at: T0,
+            metadata: {},
+          },
+        }),
+      ];
+      const file = path.join(m.dir, 'alice.jsonl');
+      fs.writeFileSync(file, `${lines.join('\n')}\n`);
+
+      const summary = await importInto({
+        engine: m.store.namespace('bob'),
+        source: mnemoSource,
+        path: file,
+        clock: m.clock.read,
+      });
+      assert.equal(summary.imported, 2, JSON.stringify(summary.refused));
+      assert.equal(summary.forgotten, 0);
+      assert.equal(summary.relations, 0);
+      const byLine = new Map(
+        summary.refused.map((r) => [Number(r.where.slice(file.length + 1)), r.why]),
+      );
+      for (const r of summary.refused) assert.ok(r.where.startsWith(`${file}:`), r.where);
+      const lineOf = (needle: string) => lines.findIndex((l) => l.includes(needle)) + 1;
+      const held = /is held by namespace "alice"/;
+      assert.match(
+        byLine.get(lineOf(`"memory":{"id":"${live}"`)) ?? '',
+        held,
+        'a live memory of alice',
+      );
+      assert.match(
+        byLine.get(lineOf(`"memory":{"id":"${later}"`)) ?? '',
+        held,
+        'one alice forgot since',
+      );
+      assert.match(
+        byLine.get(lineOf(`"forgotten":{"id":"${gone}"`)) ?? '',
+        held,
+        "alice's forgotten copy",
+      );
+      assert.match(byLine.get(lines.length) ?? '', /relation .* is held by namespace "alice"/);
+      assert.match(byLine.get(lineOf('not json {')) ?? '', /not a JSON line/);
+      assert.match(byLine.get(lineOf('no-content')) ?? '', /content/);
+      for (const r of summary.refused) assert.ok(!r.why.includes('spare key'), r.why);
+      const bobStore = m.store.namespace('bob');
+      assert.deepEqual([...bobStore.memories.keys()].sort(), [own1, own2]);
+      assert.deepEqual(await bobStore.forgottenRecords(), []);
+      await assert.rejects(
+        bob.forgetting.restore({ memory_id: gone }),
+        /neither a live memory nor a forgotten one/,
+      );
+      // Alice's ids are still hers to bring back.
+      for (const id of [later, gone]) {
+        assert.equal((await alice.forgetting.restore({ memory_id: id })).status, 'active', id);
+      }
+    });
   });
 }
 
@@ -285,6 +383,27 @@ describe('bad input to an import', () => {
       /cannot read .*nothing \(ENOENT\)/,
     );
     assert.equal(m.store.memories.size, 0);
+  });
+
+  it('a record the importer refuses (content too long) is named by its file and line, the rest imported', async (t) => {
+    const m = await openTestClient();
+    t.after(() => m.close());
+    const file = writeGraph(m.dir, [
+      { type: 'entity', name: 'Ok', entityType: 'thing', observations: ['fine'] },
+      { type: 'entity', name: 'Big', entityType: 'thing', observations: ['x'.repeat(60_000)] },
+    ]);
+    const summary = await importInto({
+      engine: m.store,
+      source: serverMemorySource,
+      path: file,
+      clock: m.clock.read,
+    });
+    assert.equal(summary.imported, 1);
+    assert.deepEqual(
+      summary.refused.map((r) => r.where),
+      [`${file}:2`],
+    );
+    assert.match(summary.refused[0]?.why ?? '', /content of 60000 characters/);
   });
 
   it('reads the older one-document shape, and names each line it refuses', async (t) => {

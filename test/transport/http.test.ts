@@ -22,7 +22,7 @@ const TOKEN = 'test-token-0123456789abcdef';
 /** A raw request, so a test can send any Host, header or body. */
 function request(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string },
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -243,6 +243,118 @@ describe('rate limit', () => {
       401,
       'another token has its own budget (and is then refused as wrong)',
     );
+  });
+});
+
+describe('JSON-RPC batches', () => {
+  it('refuses a batch of 50 calls whole with -32600, before any of them runs, on /mcp and /mcp/<label>', async (t) => {
+    const m = await openTestMemory();
+    t.after(() => m.close());
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: m.memory, logger: m.logger }),
+      authToken: TOKEN,
+      allowedHosts: [],
+      bodyLimit: '64kb',
+      logger: pino({ level: 'silent' }),
+      health: () => ({}),
+      rateLimitPerMinute: 5,
+      gateway: {
+        has: (label) => label === 'echo',
+        tokenFor: () => undefined,
+        createServer: () => createServer({ memory: m.memory, logger: m.logger }),
+      },
+    });
+    const s = await listen(app, '127.0.0.1', 0);
+    t.after(() => s.close(100));
+    const batch = JSON.stringify(
+      Array.from({ length: 50 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'save_memory', arguments: { content: `batched call ${i}` } },
+      })),
+    );
+    const headers = { ...jsonHeaders, authorization: `Bearer ${TOKEN}` };
+    for (const route of ['/mcp', '/mcp/echo']) {
+      const res = await request(`${s.url}${route}`, { headers, body: batch });
+      assert.equal(res.status, 400, route);
+      const body = JSON.parse(res.body);
+      assert.equal(body.error.code, -32600);
+      assert.match(body.error.message, /batches are not supported: send one message per request/);
+    }
+    await m.store.refresh();
+    assert.equal(m.store.memories.size, 0, 'nothing of the batch was saved');
+    // Two batches were two calls of the five: three single calls are left, then 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push((await request(`${s.url}/mcp`, { headers, body: initialize })).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
+});
+
+describe('deep JSON over HTTP', () => {
+  it('refuses a 1 MB body nested too deep, or with too many members or values, with -32600 before parsing it, in well under 100 ms', async (t) => {
+    const m = await openTestMemory();
+    t.after(() => m.close());
+    const app = createHttpApp({
+      createMcpServer: () => createServer({ memory: m.memory, logger: m.logger }),
+      authToken: TOKEN,
+      allowedHosts: [],
+      bodyLimit: '1mb',
+      logger: pino({ level: 'silent' }),
+      health: () => ({}),
+    });
+    const s = await listen(app, '127.0.0.1', 0);
+    t.after(() => s.close(100));
+    const headers = { ...jsonHeaders, authorization: `Bearer ${TOKEN}` };
+    const body = `${'['.repeat(500_000)}${']'.repeat(500_000)}`;
+    // What the server spends on it, from the last byte sent to the answer: the event loop's time.
+    const started = performance.now();
+    const res = await request(`${s.url}/mcp`, { headers, body });
+    const ms = performance.now() - started;
+    assert.equal(res.status, 400);
+    const answer = JSON.parse(res.body);
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /nests arrays and objects more than 64 deep/);
+    assert.ok(ms < 100, `took ${ms} ms`);
+    const wide = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'memory_stats',
+        arguments: {},
+        _meta: Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [`k${i}`, 1])),
+      },
+    });
+    const before = performance.now();
+    const refused = await request(`${s.url}/mcp`, { headers, body: wide });
+    const took = performance.now() - before;
+    assert.equal(refused.status, 400);
+    assert.match(JSON.parse(refused.body).error.message, /more than 10,000 members in all/);
+    assert.ok(took < 100, `took ${took} ms`);
+    // 500,000 wrong statuses held the loop half a second, then overflowed the stack.
+    const long = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'search_memory', arguments: { status: Array(500_000).fill(1) } },
+    });
+    const at = performance.now();
+    const listed = await request(`${s.url}/mcp`, { headers, body: long });
+    const spent = performance.now() - at;
+    assert.equal(listed.status, 400);
+    assert.match(JSON.parse(listed.body).error.message, /more than 20,000 values in all/);
+    assert.ok(spent < 100, `took ${spent} ms`);
+    // In UTF-16 a scan of bytes reads `\"` (5C 00 22 00) as the string's end, and the real end
+    // as a new string: the brackets after it would be hidden from it. Only UTF-8 is read.
+    const utf16 = await request(`${s.url}/mcp`, {
+      headers: { ...headers, 'content-type': 'application/json; charset=utf-16le' },
+      body: Buffer.from(`["\\"", ${'['.repeat(100_000)}${']'.repeat(100_000)}]`, 'utf16le'),
+    });
+    assert.equal(utf16.status, 415);
+    assert.match(JSON.parse(utf16.body).error.message, /send JSON in UTF-8/);
   });
 });
 

@@ -219,6 +219,14 @@ export class PostgresStore extends NamespacedEngine {
     return rows.filter((row) => !live.has(row.id)).map((row) => toMemoryRecord(row.record));
   }
 
+  async forgottenOwners(): Promise<ReadonlyMap<string, string>> {
+    const rows = await this.query<{ id: string; namespace: string }>(
+      'SELECT DISTINCT ON (id) id, namespace FROM mnemo_forgotten ORDER BY id, seq DESC',
+      [],
+    );
+    return new Map(rows.map((row) => [row.id, row.namespace]));
+  }
+
   /** The bytes this namespace's rows take in each table (another namespace's never counted). */
   async sizesIn(ns: string): Promise<Record<string, number>> {
     const out: Record<string, number> = {};

@@ -87,6 +87,7 @@ async function* cortexgraphEntries(
       yield {
         kind: 'memory',
         key: cortexgraphKey(id),
+        where,
         content,
         record: raw as Record<string, unknown>,
       };
@@ -139,6 +140,7 @@ async function* cortexgraphEntries(
       }
       yield {
         kind: 'relation',
+        where,
         fromKey: cortexgraphKey(relation.from_memory_id),
         toKey: cortexgraphKey(relation.to_memory_id),
         relation_type: relation.relation_type,

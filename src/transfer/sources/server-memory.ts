@@ -91,12 +91,12 @@ async function* serverMemoryEntries(
     const items = entityItems(entity);
     const head = items[0];
     if (head) heads.set(entity.name, head.key);
-    yield* items;
+    for (const item of items) yield { ...item, where };
   };
 
   const onRelation = function* (relation: Relation, where: string): Generator<ImportEntry> {
     const made = relationBetween(relation, heads);
-    if (made) yield made;
+    if (made) yield { ...made, where };
     else pending.push({ relation, where });
   };
 
@@ -147,7 +147,7 @@ async function* serverMemoryEntries(
   for (const { relation, where } of pending) {
     const made = relationBetween(relation, heads);
     if (made) {
-      yield made;
+      yield { ...made, where };
       continue;
     }
     const missing = heads.has(relation.from) ? relation.to : relation.from;

@@ -1,0 +1,173 @@
+// SIGTERM ends the built server within its stop window whatever is pending: a call to an
+// upstream that never answers, a read of the vault that never returns (a FIFO named *.md).
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { STOP_WINDOW_MS } from '../../src/cli/signals.js';
+import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'echo-upstream.ts');
+const TOKEN = 'stop-token-0123456789abcdef';
+/** The window, and room for a loaded machine to start the exit. */
+const BOUND_MS = STOP_WINDOW_MS + 3_000;
+
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+after(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const d of dirs) removeDir(d);
+});
+
+function start(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    env: { PATH: process.env.PATH ?? '', MNEMO_LOG_LEVEL: 'warn', MNEMO_EMBEDDINGS: 'off', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let printed = '';
+  child.stdout.on('data', (d: Buffer) => {
+    printed += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    printed += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { child, exited, printed: () => printed };
+}
+
+/** How long `child` takes to exit after SIGTERM, and its exit code. */
+async function stopTime(child: ChildProcess, exited: Promise<number | null>) {
+  const started = performance.now();
+  child.kill('SIGTERM');
+  const code = await Promise.race([
+    exited,
+    new Promise<'still running'>((resolve) =>
+      setTimeout(resolve, BOUND_MS + 5_000, 'still running'),
+    ),
+  ]);
+  return { code, ms: performance.now() - started };
+}
+
+async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (!(await check())) {
+    if (performance.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('SIGTERM ends the server within its stop window', () => {
+  it('mnemo serve, with a call to an upstream that never answers in flight', async () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const config = path.join(dir, 'gateway-config.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          echo: { command: process.execPath, args: ['--import', 'tsx', FIXTURE], cwd: ROOT },
+        },
+      }),
+    );
+    const serve = start(['serve', '--port', '0', '--data-dir', dir], {
+      MNEMO_AUTH_TOKEN: TOKEN,
+      MNEMO_GATEWAY_CONFIG: config,
+    });
+    let base = '';
+    await eventually(() => {
+      base = /mnemo serve: (http:\/\/\S+)\/mcp/.exec(serve.printed())?.[1] ?? '';
+      return base !== '' || serve.child.exitCode !== null;
+    }, 'serve to listen');
+    assert.ok(base, serve.printed());
+    const ready = async () => {
+      const health = (await (await fetch(`${base}/health`)).json()) as {
+        upstreams: { state: string }[];
+      };
+      return health.upstreams[0]?.state === 'ready';
+    };
+    await eventually(ready, 'the upstream to be ready');
+    const headers = {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const call = (body: unknown) =>
+      fetch(`${base}/mcp/echo`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const init = await call({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
+    assert.equal(init.status, 200);
+    // Sent whole before the signal: the server holds it, waiting for the upstream's answer.
+    const url = new URL(`${base}/mcp/echo`);
+    const sent = http.request(url, { method: 'POST', headers });
+    const hanging = new Promise<string>((resolve) => {
+      sent.on('response', (r) => {
+        r.resume();
+        r.on('end', () => resolve(`answered ${r.statusCode}`));
+      });
+      sent.on('error', () => resolve('closed'));
+    });
+    await new Promise<void>((resolve) => {
+      sent.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'hang', arguments: {} },
+        }),
+        resolve,
+      );
+    });
+    const { code, ms } = await stopTime(serve.child, serve.exited);
+    assert.notEqual(code, 'still running', serve.printed());
+    assert.ok(ms < BOUND_MS, `exited after ${Math.round(ms)} ms`);
+    await hanging;
+  });
+
+  for (const command of ['stdio', 'serve'] as const) {
+    it(`mnemo ${command}, with a FIFO named *.md put in the vault while it runs, that no one writes`, async () => {
+      const dir = makeTempDir();
+      dirs.push(dir);
+      const vault = path.join(dir, 'vault');
+      fs.mkdirSync(vault);
+      const args = command === 'serve' ? ['serve', '--port', '0'] : ['stdio'];
+      const run = start([...args, '--data-dir', dir], {
+        MNEMO_VAULT_DIR: vault,
+        MNEMO_LOG_LEVEL: 'info',
+      });
+      // Watched from then on: the FIFO comes as a new note, not in the first scan.
+      await eventually(() => run.printed().includes('vault indexed'), 'the vault to be indexed');
+      const fifo = path.join(vault, 'stuck.md');
+      execFileSync('mkfifo', [fifo]);
+      // A writer that never writes, once a reader is there: whoever reads it waits for ever.
+      let writer: number | undefined;
+      await eventually(() => {
+        try {
+          writer = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+          return true;
+        } catch {
+          return run.child.exitCode !== null;
+        }
+      }, 'mnemo to open the FIFO');
+      try {
+        const { code, ms } = await stopTime(run.child, run.exited);
+        assert.notEqual(code, 'still running', run.printed());
+        assert.ok(ms < BOUND_MS, `exited after ${Math.round(ms)} ms`);
+      } finally {
+        if (writer !== undefined) fs.closeSync(writer);
+      }
+    });
+  }
+});
