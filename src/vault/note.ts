@@ -1,5 +1,13 @@
-import { createRequire } from 'node:module';
-import type GrayMatter from 'gray-matter';
+import {
+  type CreateNodeOptions,
+  type DocumentOptions,
+  type ParseOptions,
+  parseDocument,
+  type SchemaOptions,
+  stringify,
+  type ToJSOptions,
+  type ToStringOptions,
+} from 'yaml';
 import { firstLine } from './slug.js';
 
 /** What a note of a promoted memory says in its properties (Obsidian's name for frontmatter). */
@@ -44,19 +52,33 @@ export interface ParsedNote {
   valid: boolean;
 }
 
-// Loaded at first use, not at start: `mnemo stdio` answers the handshake sooner without it.
-const require = createRequire(import.meta.url);
-let loaded: typeof GrayMatter | undefined;
-function matter(): typeof GrayMatter {
-  loaded ??= require('gray-matter') as typeof GrayMatter;
-  return loaded;
-}
+/**
+ * Aliases a note's properties may resolve, in all. A note is a few lines of properties; a bound
+ * this small refuses the alias bomb (nine levels of nine aliases: 612 bytes that expand to
+ * hundreds of MB) before anything is expanded.
+ */
+export const MAX_NOTE_ALIASES = 50;
 
-// Passing options keeps gray-matter from caching every text it parses (its default).
-const NO_CACHE = {};
-// One line per value: Obsidian's property editor does not fold long text.
-// (js-yaml's dump options, which gray-matter passes through; its types do not list them.)
-const DUMP = { lineWidth: -1, noRefs: true } as Parameters<typeof GrayMatter.stringify>[2];
+// YAML only, the core schema only: no language engine (gray-matter's `---js` ran the note as
+// JavaScript), no custom tags (an unknown `!!js/function` stays a string, never code), no dates
+// or other objects: a note's properties are plain data.
+const PARSE: ParseOptions & DocumentOptions & SchemaOptions = {
+  schema: 'core',
+  customTags: [],
+  merge: false,
+  prettyErrors: false,
+};
+const TO_JS: ToJSOptions = { maxAliasCount: MAX_NOTE_ALIASES };
+// What js-yaml's dump wrote (through gray-matter) and the tests pin: one line per value
+// (Obsidian's property editor does not fold long text), single quotes, no anchors. The YAML 1.1
+// schema decides only what must be quoted: a string that any reader could take for a date, a
+// number or a boolean (`2026-01-01`, `yes`) is quoted, so its meaning never changes.
+const DUMP: CreateNodeOptions & DocumentOptions & SchemaOptions & ToStringOptions = {
+  schema: 'yaml-1.1',
+  lineWidth: 0,
+  singleQuote: true,
+  aliasDuplicateObjects: false,
+};
 
 /**
  * Obsidian's date-time property format: local time to the second, no zone (what Obsidian writes
@@ -101,23 +123,85 @@ export function renderNote(
   const data: Record<string, unknown> = { ...properties };
   if (data.source === undefined) delete data.source;
   if (data.promoted === undefined) delete data.promoted;
-  // A file object, not a string: gray-matter would read a body that starts with `---` as
-  // frontmatter.
-  return matter().stringify({ content: `${body}\n` }, data, DUMP);
+  return `---\n${stringify(data, DUMP).trim()}\n---\n${body}\n`;
 }
 
+/**
+ * A note's properties and body. Front matter is the YAML between a first line that is exactly
+ * `---` and the next line that is `---`; a note without it is all body. A first line `---js` (or
+ * any `---<language>`) opens no front matter that mnemo reads: such a note is invalid, its whole
+ * text the body, and nothing in it runs. Properties that are not valid YAML, use more than
+ * MAX_NOTE_ALIASES aliases, or are not a mapping make the note invalid the same way.
+ */
 export function parseNote(text: string): ParsedNote {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  if (/^---[ \t]*[^\s-]/.test(source)) return { properties: {}, body: text, valid: false };
+  const front = frontMatterOf(source);
+  if (!front) return { properties: {}, body: source, valid: true };
+  const properties = yamlMapping(front.yaml);
+  if (!properties) return { properties: {}, body: text, valid: false };
+  return { properties, body: source.slice(front.end).replace(/^\r?\n/, ''), valid: true };
+}
+
+/** The YAML text as a plain object (empty text: no properties); undefined when it is not one. */
+function yamlMapping(yaml: string): Record<string, unknown> | undefined {
   try {
-    const parsed = matter()(text, NO_CACHE);
-    const data = parsed.data;
-    const properties =
-      data && typeof data === 'object' && !Array.isArray(data)
-        ? (data as Record<string, unknown>)
-        : {};
-    return { properties, body: parsed.content.replace(/^\r?\n/, ''), valid: true };
+    const doc = parseDocument(yaml, PARSE);
+    if (doc.errors.length > 0) return undefined;
+    const data: unknown = doc.toJS(TO_JS);
+    if (data === null || data === undefined) return {};
+    return typeof data === 'object' && !Array.isArray(data)
+      ? (data as Record<string, unknown>)
+      : undefined;
   } catch {
-    return { properties: {}, body: text, valid: false };
+    // An alias count over the bound, or a document the parser gives up on.
+    return undefined;
   }
+}
+
+interface FrontMatter {
+  /** The YAML lines, each with its line end. */
+  yaml: string;
+  /** Where the text after the closing line's line end starts. */
+  end: number;
+  /** The closing line's line end: `\n`, `\r\n`, or '' at the end of the text. */
+  closingEol: string;
+}
+
+/**
+ * The front matter block at the start of `text`, found line by line (one pass: a lazy regex over
+ * the whole note backtracked on hostile text).
+ */
+function frontMatterOf(text: string): FrontMatter | undefined {
+  const open = /^---[ \t]*\r?\n/.exec(text);
+  if (!open) return undefined;
+  let at = open[0].length;
+  while (at <= text.length) {
+    const nl = text.indexOf('\n', at);
+    const lineEnd = nl < 0 ? text.length : nl;
+    const line = text.slice(at, lineEnd);
+    if (isClosingLine(line)) {
+      const closingEol = nl < 0 ? '' : line.endsWith('\r') ? '\r\n' : '\n';
+      return {
+        yaml: text.slice(open[0].length, at),
+        end: nl < 0 ? text.length : nl + 1,
+        closingEol,
+      };
+    }
+    if (nl < 0) return undefined;
+    at = nl + 1;
+  }
+  return undefined;
+}
+
+/** `---`, then only spaces or tabs (and the `\r` of a CRLF line end). */
+function isClosingLine(line: string): boolean {
+  if (!line.startsWith('---')) return false;
+  for (let i = 3; i < line.length; i++) {
+    const c = line[i];
+    if (c !== ' ' && c !== '\t' && !(c === '\r' && i === line.length - 1)) return false;
+  }
+  return true;
 }
 
 /**
@@ -141,8 +225,6 @@ export function noteTags(properties: Record<string, unknown>): string[] {
     .filter(Boolean);
 }
 
-const FRONTMATTER = /^---\r?\n([\s\S]*?\r?\n)?---[ \t]*(\r?\n|$)/;
-
 /**
  * Sets mnemo's own keys in a note's properties and changes nothing else: the body, the other
  * keys, their order, comments and quoting stay as the person left them. Each owned key's line
@@ -154,10 +236,10 @@ export function updateOwnedProperties(
   values: Partial<Record<OwnedKey, string | number>>,
 ): string | undefined {
   const parsed = parseNote(text);
-  const match = FRONTMATTER.exec(text);
-  if (!parsed.valid || !match) return undefined;
+  const front = frontMatterOf(text);
+  if (!parsed.valid || !front) return undefined;
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const lines = (match[1] ?? '').split(/\r?\n/);
+  const lines = front.yaml.split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
   for (const [key, value] of Object.entries(values)) {
     if (value === undefined) continue;
@@ -171,7 +253,7 @@ export function updateOwnedProperties(
     while (end < lines.length && /^(\s|$)/.test(lines[end] as string)) end++;
     lines.splice(at, end - at, line);
   }
-  const updated = `---${eol}${lines.join(eol)}${eol}---${match[2] || eol}${text.slice(match[0].length)}`;
+  const updated = `---${eol}${lines.join(eol)}${eol}---${front.closingEol || eol}${text.slice(front.end)}`;
   // Only a result that parses to the same other values and the new owned values is written.
   const check = parseNote(updated);
   if (!check.valid || check.body !== parsed.body) return undefined;
@@ -185,9 +267,48 @@ export function updateOwnedProperties(
   return updated;
 }
 
-// The links section renderNote writes at the end of a body: a heading, then wikilinks. (Search
-// reads notes without it too: src/search/document.ts.)
-const RELATED = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)*\s*$/;
+/**
+ * Where the links section renderNote writes at the end of a body starts (the line end before
+ * its heading included), or the body's length when it has none: a `## Related` line, then only
+ * `- [[...]]` lines (at least `minLinks` of them), then only white space. Read line by line from
+ * the end: the regex it replaces backtracked quadratically on a long last line. (Search reads
+ * notes without it too: src/search/document.ts.)
+ */
+export function relatedSectionStart(body: string, minLinks = 0): number {
+  let lineEnd = body.trimEnd().length;
+  let links = 0;
+  for (;;) {
+    const nl = body.lastIndexOf('\n', lineEnd - 1);
+    let line = body.slice(nl + 1, lineEnd);
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    line = trimTabsAndSpacesEnd(line);
+    if (line.startsWith('## Related') && isTabsAndSpaces(line.slice('## Related'.length))) {
+      if (links < minLinks) return body.length;
+      return nl < 0 ? 0 : nl > 0 && body[nl - 1] === '\r' ? nl - 1 : nl;
+    }
+    if (nl < 0 || !isLinkLine(line)) return body.length;
+    links++;
+    lineEnd = nl;
+  }
+}
+
+/** `[ \t]*- [[...]]`: a list item of one wikilink, as renderNote writes them. */
+function isLinkLine(line: string): boolean {
+  let i = 0;
+  while (line[i] === ' ' || line[i] === '\t') i++;
+  const item = line.slice(i);
+  return item.startsWith('- [[') && item.endsWith(']]') && item.length >= 6;
+}
+
+function isTabsAndSpaces(text: string): boolean {
+  return trimTabsAndSpacesEnd(text) === '';
+}
+
+function trimTabsAndSpacesEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+  return text.slice(0, end);
+}
 
 /**
  * The note with its body's text changed from `from` to `to`, when the body is still mnemo's:
@@ -197,18 +318,19 @@ const RELATED = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*
  */
 export function replaceNoteBody(text: string, from: string, to: string): string | undefined {
   const parsed = parseNote(text);
-  const match = FRONTMATTER.exec(text);
-  if (!parsed.valid || !match) return undefined;
-  const rest = text.slice(match[0].length);
+  const front = frontMatterOf(text);
+  if (!parsed.valid || !front) return undefined;
+  const head = text.slice(0, front.end);
+  const rest = text.slice(front.end);
   const lead = /^\r?\n?/.exec(rest)?.[0] ?? '';
   const body = rest.slice(lead.length);
-  const related = RELATED.exec(body)?.[0] ?? '';
+  const related = body.slice(relatedSectionStart(body));
   const own = body.slice(0, body.length - related.length);
   if (own.trim() !== from.trim()) return undefined;
-  const trailing = /\s*$/.exec(own)?.[0] ?? '';
+  const trailing = own.slice(own.trimEnd().length);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const ending = related === '' && trailing === '' ? eol : trailing;
-  const updated = `${match[0]}${lead}${to.trimEnd()}${ending}${related}`;
+  const updated = `${head}${lead}${to.trimEnd()}${ending}${related}`;
   // Only a result whose properties read back the same is written.
   const check = parseNote(updated);
   if (!check.valid) return undefined;
@@ -219,8 +341,8 @@ export function replaceNoteBody(text: string, from: string, to: string): string 
 /** A YAML scalar for a string or number, quoted when plain style would change its meaning. */
 function yamlScalar(value: string | number): string {
   if (typeof value === 'number') return String(value);
-  return (
-    matter().stringify({ content: '' }, { v: value }, DUMP).split(/\r?\n/)[1]?.slice(3) ??
-    `'${value}'`
-  );
+  const line = stringify({ v: value }, DUMP).trimEnd();
+  // A value that would take more than one line (a block scalar) is written as JSON, which is
+  // YAML's double-quoted style.
+  return line.includes('\n') ? JSON.stringify(value) : line.slice(3);
 }
