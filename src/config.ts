@@ -5,7 +5,7 @@ import { DECAY_MODELS } from './decay/index.js';
 import { UserError } from './platform/errors.js';
 import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
 import { DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from './storage/engine.js';
-import { isFolderName } from './vault/paths.js';
+import { isFolderName, normalizeFolderName } from './vault/paths.js';
 
 /**
  * Every setting in one table, from which the schema and the loader are derived. Values come from
@@ -382,8 +382,9 @@ export const SETTINGS = {
       .min(1, 'MNEMO_VAULT_FOLDER must not be empty: e.g. mnemo')
       .refine(isFolderName, {
         message:
-          'MNEMO_VAULT_FOLDER must be a folder name inside the vault, without .. or a leading dot, e.g. mnemo',
-      }),
+          'MNEMO_VAULT_FOLDER must be a folder inside the vault, folder names joined by /, without . or .. parts, a leading dot, a backslash, : or a control character, e.g. mnemo or notes/mnemo',
+      })
+      .transform(normalizeFolderName),
     meaning: 'the folder of the vault mnemo writes its notes in (the only one)',
   },
   anchorFile: {

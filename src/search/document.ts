@@ -1,4 +1,5 @@
 // What a memory is searched by, decided here once: words and meaning read the same document.
+import { relatedSectionStart } from '../platform/related-section.js';
 import type { MemoryRecord } from '../storage/records.js';
 
 /** The parts of a promoted memory's note that search reads, as the person left them. */
@@ -19,9 +20,6 @@ export interface MemoryDocument {
   words: string;
 }
 
-// The links section mnemo writes at the end of a note (renderNote): a heading, then wikilinks.
-const RELATED = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)*\s*$/;
-
 /**
  * A memory's document. Its text is its note's once promoted and edited, else its own content:
  * the links mnemo added to the note are not part of it (they name other memories), and a note
@@ -37,7 +35,7 @@ export function documentOf(
     const text = record.content;
     return { text, words: `${text}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}` };
   }
-  const body = note.body.replace(RELATED, '').trim();
+  const body = note.body.slice(0, relatedSectionStart(note.body)).trim();
   const text = body === record.content.trim() ? record.content : body;
   return { text, words: `${note.title}\n${note.tags.join(' ')}\n${text}` };
 }

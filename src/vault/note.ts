@@ -8,6 +8,7 @@ import {
   type ToJSOptions,
   type ToStringOptions,
 } from 'yaml';
+import { relatedSectionStart } from '../platform/related-section.js';
 import { firstLine } from './slug.js';
 
 /** What a note of a promoted memory says in its properties (Obsidian's name for frontmatter). */
@@ -265,49 +266,6 @@ export function updateOwnedProperties(
     if (check.properties[key] !== value) return undefined;
   }
   return updated;
-}
-
-/**
- * Where the links section renderNote writes at the end of a body starts (the line end before
- * its heading included), or the body's length when it has none: a `## Related` line, then only
- * `- [[...]]` lines (at least `minLinks` of them), then only white space. Read line by line from
- * the end: the regex it replaces backtracked quadratically on a long last line. (Search reads
- * notes without it too: src/search/document.ts.)
- */
-export function relatedSectionStart(body: string, minLinks = 0): number {
-  let lineEnd = body.trimEnd().length;
-  let links = 0;
-  for (;;) {
-    const nl = body.lastIndexOf('\n', lineEnd - 1);
-    let line = body.slice(nl + 1, lineEnd);
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    line = trimTabsAndSpacesEnd(line);
-    if (line.startsWith('## Related') && isTabsAndSpaces(line.slice('## Related'.length))) {
-      if (links < minLinks) return body.length;
-      return nl < 0 ? 0 : nl > 0 && body[nl - 1] === '\r' ? nl - 1 : nl;
-    }
-    if (nl < 0 || !isLinkLine(line)) return body.length;
-    links++;
-    lineEnd = nl;
-  }
-}
-
-/** `[ \t]*- [[...]]`: a list item of one wikilink, as renderNote writes them. */
-function isLinkLine(line: string): boolean {
-  let i = 0;
-  while (line[i] === ' ' || line[i] === '\t') i++;
-  const item = line.slice(i);
-  return item.startsWith('- [[') && item.endsWith(']]') && item.length >= 6;
-}
-
-function isTabsAndSpaces(text: string): boolean {
-  return trimTabsAndSpacesEnd(text) === '';
-}
-
-function trimTabsAndSpacesEnd(text: string): string {
-  let end = text.length;
-  while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
-  return text.slice(0, end);
 }
 
 /**

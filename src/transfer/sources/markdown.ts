@@ -12,7 +12,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { noteTags, parseNote, relatedSectionStart } from '../../vault/note.js';
+import { relatedSectionStart } from '../../platform/related-section.js';
+import { noteTags, parseNote } from '../../vault/note.js';
 import { readNoteFileAsync } from '../../vault/note-file.js';
 import { isInside } from '../../vault/paths.js';
 import { firstLine } from '../../vault/slug.js';
