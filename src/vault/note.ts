@@ -62,10 +62,14 @@ export const MAX_NOTE_ALIASES = 50;
 
 // YAML only, the core schema only: no language engine (gray-matter's `---js` ran the note as
 // JavaScript), no custom tags (an unknown `!!js/function` stays a string, never code), no dates
-// or other objects: a note's properties are plain data.
+// or other objects: a note's properties are plain data (strings, numbers, booleans, null,
+// arrays, plain objects).
 const PARSE: ParseOptions & DocumentOptions & SchemaOptions = {
   schema: 'core',
   customTags: [],
+  // Without this, an explicit !!timestamp, !!binary, !!set or !!omap makes a Date, a Uint8Array,
+  // a Set or a Map even under the core schema.
+  resolveKnownTags: false,
   merge: false,
   prettyErrors: false,
 };
@@ -151,13 +155,27 @@ function yamlMapping(yaml: string): Record<string, unknown> | undefined {
     if (doc.errors.length > 0) return undefined;
     const data: unknown = doc.toJS(TO_JS);
     if (data === null || data === undefined) return {};
-    return typeof data === 'object' && !Array.isArray(data)
+    return typeof data === 'object' && !Array.isArray(data) && isTree(data)
       ? (data as Record<string, unknown>)
       : undefined;
   } catch {
     // An alias count over the bound, or a document the parser gives up on.
     return undefined;
   }
+}
+
+/**
+ * Whether `value` holds itself nowhere: an alias inside its own anchor (`a: &l [*l]`) makes a
+ * cycle, which every reader of the properties (JSON, the checks before a rewrite) would loop on.
+ */
+function isTree(value: unknown, ancestors = new Set<unknown>()): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (ancestors.has(value)) return false;
+  ancestors.add(value);
+  const children = Array.isArray(value) ? value : Object.values(value);
+  const ok = children.every((child) => isTree(child, ancestors));
+  ancestors.delete(value);
+  return ok;
 }
 
 interface FrontMatter {

@@ -213,8 +213,8 @@ function titleOf(properties: Record<string, unknown>, prose: string, relative: s
   const title = properties.title;
   if (typeof title === 'string' && title.trim()) return title.trim();
   if (typeof title === 'number') return String(title);
-  const heading = /^#[ \t]+(.+?)[ \t#]*$/m.exec(prose)?.[1];
-  if (heading) return heading.trim();
+  const heading = firstHeading(prose);
+  if (heading) return heading;
   return path.posix.basename(relative).replace(/\.md$/i, '');
 }
 
@@ -250,9 +250,49 @@ export function toEpoch(value: unknown): number | undefined {
 
 /** The text without fenced code blocks and inline code: no links or tags are read from code. */
 function withoutCode(text: string): string {
-  return text
-    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?(^\1[^\n]*$|(?![\s\S]))/gm, '')
-    .replace(/`[^`\n]*`/g, '');
+  return withoutFences(text).replace(/`[^`\n]*`/g, '');
+}
+
+// The scans below read a note line by line, or character by character, once: the regexes they
+// replace backtracked quadratically (or worse) on a long line of `[`, `#` or an unclosed fence.
+
+/** The first `# heading`'s text, its closing `#`s and spaces left out; '' when there is none. */
+function firstHeading(prose: string): string {
+  for (const line of prose.split(/\r\n?|\n|\u2028|\u2029/)) {
+    if (line[0] !== '#' || (line[1] !== ' ' && line[1] !== '\t')) continue;
+    let end = line.length;
+    while (end > 1 && (line[end - 1] === ' ' || line[end - 1] === '\t' || line[end - 1] === '#')) {
+      end--;
+    }
+    const text = line.slice(1, end).trim();
+    if (text) return text;
+  }
+  return '';
+}
+
+/**
+ * The text without fenced code blocks: from a line that starts with ``` or ~~~ to the next line
+ * that starts with the same fence (its line end kept), or to the end when none closes it.
+ */
+function withoutFences(text: string): string {
+  const out: string[] = [];
+  let fence: string | undefined;
+  let at = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', at);
+    const line = text.slice(at, nl < 0 ? text.length : nl);
+    if (fence === undefined) {
+      const opens = (line.startsWith('```') || line.startsWith('~~~')) && nl >= 0;
+      if (opens) fence = line.slice(0, 3);
+      else out.push(nl < 0 ? line : `${line}\n`);
+    } else if (line.startsWith(fence)) {
+      fence = undefined;
+      if (nl >= 0) out.push('\n');
+    }
+    if (nl < 0) break;
+    at = nl + 1;
+  }
+  return out.join('');
 }
 
 /**
@@ -263,7 +303,7 @@ function withoutCode(text: string): string {
 export function bodyTags(prose: string): string[] {
   const tags: string[] = [];
   for (const match of prose.matchAll(/(?:^|[\s(])#([\p{L}\p{N}_/-]+)/gu)) {
-    const tag = (match[1] as string).replace(/\/+$/, '');
+    const tag = trimEndSlashes(match[1] as string);
     if (/[^\d]/.test(tag)) tags.push(tag);
   }
   return tags;
@@ -275,8 +315,8 @@ export function bodyTags(prose: string): string[] {
  */
 export function wikilinkTargets(prose: string): string[] {
   const targets: string[] = [];
-  for (const match of prose.matchAll(/!?\[\[([^\]\n]+?)\]\]/g)) {
-    const target = (match[1] as string)
+  for (const inner of wikilinkTexts(prose)) {
+    const target = inner
       .split('|')[0]
       ?.split('#')[0]
       ?.split('^')[0]
@@ -286,6 +326,35 @@ export function wikilinkTargets(prose: string): string[] {
     if (target) targets.push(target);
   }
   return targets;
+}
+
+/**
+ * The text inside each `[[...]]` (no `]` or line end inside, not empty), left to right, in one
+ * pass: every start between a `[[` and the next `]` or line end meets the same end, so the scan
+ * goes on from there.
+ */
+function wikilinkTexts(prose: string): string[] {
+  const found: string[] = [];
+  let at = 0;
+  for (;;) {
+    const open = prose.indexOf('[[', at);
+    if (open < 0) return found;
+    let end = open + 2;
+    while (end < prose.length && prose[end] !== ']' && prose[end] !== '\n') end++;
+    if (end >= prose.length) return found;
+    if (end > open + 2 && prose[end] === ']' && prose[end + 1] === ']') {
+      found.push(prose.slice(open + 2, end));
+      at = end + 2;
+    } else {
+      at = end === open + 2 ? open + 1 : end + 1;
+    }
+  }
+}
+
+function trimEndSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '/') end--;
+  return text.slice(0, end);
 }
 
 /** The imported note a link names, as Obsidian resolves it (see the top of this file). */
