@@ -6,7 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { markdownSource } from '../../src/transfer/sources/markdown.js';
+import {
+  markdownSource,
+  readNote as readMarkdownNote,
+} from '../../src/transfer/sources/markdown.js';
 import { parseNote, replaceNoteBody, updateOwnedProperties } from '../../src/vault/note.js';
 import { MAX_NOTE_BYTES, readNoteFile } from '../../src/vault/note-file.js';
 import { capturingLogger, eventually, openTestMemory, testDir } from '../support.js';
@@ -221,6 +224,22 @@ describe('linear time on a note', () => {
       }
     });
   }
+
+  it('the Markdown import reads each worst note under 100 ms', () => {
+    const notes = {
+      ...worst,
+      heading: `# ${' '.repeat(MB)}x`,
+      headingHashes: `# a${' #'.repeat(MB / 2)}x`,
+      fences: '```\n'.repeat(MB / 4),
+      unclosedFence: `\`\`\`\n${'~~~x\n'.repeat(MB / 5)}`,
+      openLinks: `${'[['.repeat(MB / 2)}x`,
+      slashes: `#a${'/'.repeat(MB)}x`,
+    };
+    for (const [name, text] of Object.entries(notes)) {
+      const ms = elapsed(() => readMarkdownNote('n.md', text, 0));
+      assert.ok(ms < 100, `${name}: ${Math.round(ms)} ms`);
+    }
+  });
 
   it('the alias bomb is refused at once, as invalid properties', () => {
     const note = `---\n${aliasBomb()}\nmemory_id: m1\n---\nbody\n`;

@@ -258,7 +258,10 @@ function withoutCode(text: string): string {
 
 /** The first `# heading`'s text, its closing `#`s and spaces left out; '' when there is none. */
 function firstHeading(prose: string): string {
-  for (const line of prose.split(/\r\n?|\n|\u2028|\u2029/)) {
+  for (let at = 0; at < prose.length; ) {
+    const stop = lineEnd(prose, at);
+    const line = prose.slice(at, stop);
+    at = stop + (prose[stop] === '\r' && prose[stop + 1] === '\n' ? 2 : 1);
     if (line[0] !== '#' || (line[1] !== ' ' && line[1] !== '\t')) continue;
     let end = line.length;
     while (end > 1 && (line[end - 1] === ' ' || line[end - 1] === '\t' || line[end - 1] === '#')) {
@@ -270,11 +273,23 @@ function firstHeading(prose: string): string {
   return '';
 }
 
+/** Where the line that starts at `at` ends: its line terminator, or the end of the text. */
+function lineEnd(text: string, at: number): number {
+  let end = at;
+  while (end < text.length) {
+    const c = text[end];
+    if (c === '\n' || c === '\r' || c === '\u2028' || c === '\u2029') break;
+    end++;
+  }
+  return end;
+}
+
 /**
  * The text without fenced code blocks: from a line that starts with ``` or ~~~ to the next line
  * that starts with the same fence (its line end kept), or to the end when none closes it.
  */
 function withoutFences(text: string): string {
+  if (!text.includes('```') && !text.includes('~~~')) return text;
   const out: string[] = [];
   let fence: string | undefined;
   let at = 0;
