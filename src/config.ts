@@ -392,7 +392,7 @@ export const SETTINGS = {
     read: resolvedPath,
     schema: z.string().min(1).optional(),
     meaning:
-      'the anchor: a Markdown file the person owns, first in every context pack (unset: `anchor.md` in the vault root)',
+      "the default namespace's anchor: a Markdown file the person owns, first in every context pack (unset: `anchor.md` in the vault root; another namespace's is `anchor.md` in its own folder)",
   },
   embeddings: {
     variable: 'MNEMO_EMBEDDINGS',

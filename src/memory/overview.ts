@@ -165,10 +165,19 @@ export class Overview {
       const text = readSmallFile(path.dirname(real), path.basename(real), file, true);
       return text === undefined ? undefined : { source: file, text };
     }
-    if (!vault) return undefined;
-    const relative = isDefault ? ANCHOR_NOTE : `${vault.writer.folder}/${ANCHOR_NOTE}`;
+    const relative = this.anchorNote();
+    if (!vault || relative === undefined) return undefined;
     const text = readSmallFile(vault.notes.vault, relative, relative, true);
     return text === undefined ? undefined : { source: relative, text };
+  }
+
+  /** Where in the vault this namespace's anchor is read from; undefined without a vault. */
+  anchorNote(): string | undefined {
+    const vault = this.ctx.vault;
+    if (!vault) return undefined;
+    return this.namespace === DEFAULT_NAMESPACE
+      ? ANCHOR_NOTE
+      : `${vault.writer.folder}/${ANCHOR_NOTE}`;
   }
 
   /** Tells `watcher` which memory of this namespace changed, from now on; the answer stops it. */

@@ -5,7 +5,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { loadConfig } from '../../src/config.js';
+import { createServer } from '../../src/server.js';
 import {
   markdownSource,
   readNote as readMarkdownNote,
@@ -293,6 +296,28 @@ describe('namespaces in the vault', () => {
       source: 'anchor.md',
       text: 'ROOT ANCHOR of the default namespace\n',
     });
+
+    // What bob's token reads over MCP: mnemo://anchor, mnemo://context and the recall prompt,
+    // with MNEMO_ANCHOR_FILE set to the root anchor (it is the default namespace's only).
+    const server = createServer({
+      memory: bob,
+      logger: m.logger,
+      anchorFile: path.join(vault, 'anchor.md'),
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'bob', version: '0' });
+    await client.connect(clientSide);
+    t.after(() => client.close());
+    const read = async (uri: string) =>
+      JSON.stringify((await client.readResource({ uri })).contents);
+    assert.match(await read('mnemo://anchor'), /Bob's own anchor/);
+    const context = await read('mnemo://context');
+    const prompt = JSON.stringify(await client.getPrompt({ name: 'recall', arguments: {} }));
+    for (const seen of [await read('mnemo://anchor'), context, prompt]) {
+      assert.doesNotMatch(seen, /ROOT ANCHOR/);
+    }
+    assert.match(context, /Bob's own anchor/);
   });
 
   it('MNEMO_VAULT_FOLDER=mnemo/ is mnemo: the default namespace does not read bob’s notes', async (t) => {
