@@ -60,6 +60,15 @@ export interface ParsedNote {
  */
 export const MAX_NOTE_ALIASES = 50;
 
+/**
+ * The longest front matter read, in characters. The YAML parser takes up to a few milliseconds a
+ * kilobyte on the worst text (thousands of keys, deep `[[[`, long flow lists), and a rewrite of a
+ * note parses it several times: this keeps each call to tens of milliseconds. Obsidian's
+ * properties and what mnemo writes (a title, tags, entities) stay far below it; a note past it
+ * is read as one whose properties are not valid.
+ */
+export const MAX_FRONT_MATTER_CHARS = 16 * 1024;
+
 // YAML only, the core schema only: no language engine (gray-matter's `---js` ran the note as
 // JavaScript), no custom tags (an unknown `!!js/function` stays a string, never code), no dates
 // or other objects: a note's properties are plain data (strings, numbers, booleans, null,
@@ -72,6 +81,9 @@ const PARSE: ParseOptions & DocumentOptions & SchemaOptions = {
   resolveKnownTags: false,
   merge: false,
   prettyErrors: false,
+  // The check of unique keys compares every key with every other: quadratic in the keys. A key
+  // given twice is data too (the last one counts), and never a reason to stall.
+  uniqueKeys: false,
 };
 const TO_JS: ToJSOptions = { maxAliasCount: MAX_NOTE_ALIASES };
 // What js-yaml's dump wrote (through gray-matter) and the tests pin: one line per value
@@ -135,14 +147,17 @@ export function renderNote(
  * A note's properties and body. Front matter is the YAML between a first line that is exactly
  * `---` and the next line that is `---`; a note without it is all body. A first line `---js` (or
  * any `---<language>`) opens no front matter that mnemo reads: such a note is invalid, its whole
- * text the body, and nothing in it runs. Properties that are not valid YAML, use more than
- * MAX_NOTE_ALIASES aliases, or are not a mapping make the note invalid the same way.
+ * text the body, and nothing in it runs. Properties longer than MAX_FRONT_MATTER_CHARS, not valid
+ * YAML, using more than MAX_NOTE_ALIASES aliases, holding themselves (an alias cycle) or not a
+ * mapping make the note invalid the same way.
  */
 export function parseNote(text: string): ParsedNote {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   if (/^---[ \t]*[^\s-]/.test(source)) return { properties: {}, body: text, valid: false };
   const front = frontMatterOf(source);
   if (!front) return { properties: {}, body: source, valid: true };
+  if (front.yaml.length > MAX_FRONT_MATTER_CHARS)
+    return { properties: {}, body: text, valid: false };
   const properties = yamlMapping(front.yaml);
   if (!properties) return { properties: {}, body: text, valid: false };
   return { properties, body: source.slice(front.end).replace(/^\r?\n/, ''), valid: true };

@@ -13,7 +13,12 @@ import {
   markdownSource,
   readNote as readMarkdownNote,
 } from '../../src/transfer/sources/markdown.js';
-import { parseNote, replaceNoteBody, updateOwnedProperties } from '../../src/vault/note.js';
+import {
+  MAX_FRONT_MATTER_CHARS,
+  parseNote,
+  replaceNoteBody,
+  updateOwnedProperties,
+} from '../../src/vault/note.js';
 import { MAX_NOTE_BYTES, readNoteFile } from '../../src/vault/note-file.js';
 import { capturingLogger, eventually, openTestMemory, testDir } from '../support.js';
 
@@ -241,6 +246,29 @@ describe('linear time on a note', () => {
     for (const [name, text] of Object.entries(notes)) {
       const ms = elapsed(() => readMarkdownNote('n.md', text, 0));
       assert.ok(ms < 100, `${name}: ${Math.round(ms)} ms`);
+    }
+  });
+
+  it('front matter: the worst shapes up to the cap parse fast; past it, refused at once', () => {
+    const fill = (unit: string) =>
+      unit.repeat(Math.floor((MAX_FRONT_MATTER_CHARS - 8) / unit.length));
+    const shapes = {
+      keys: Array.from({ length: MAX_FRONT_MATTER_CHARS / 10 }, (_, i) => `k${i}: v`).join('\n'),
+      duplicateKeys: fill('a: b\n'),
+      nestedFlow: `${fill('[').slice(0, MAX_FRONT_MATTER_CHARS / 2 - 4)}${fill(']').slice(0, MAX_FRONT_MATTER_CHARS / 2 - 4)}`,
+      longFlow: `a: [${fill('x,')}]`,
+      nestedBlock: fill('- '),
+      braces: fill('{'),
+    };
+    for (const [name, yaml] of Object.entries(shapes)) {
+      assert.ok(yaml.length <= MAX_FRONT_MATTER_CHARS, name);
+      // Generous: a linear parse takes tens of ms; the quadratic one (unique keys) took seconds.
+      const ms = elapsed(() => parseNote(`---\n${yaml}\n---\nbody`));
+      assert.ok(ms < 300, `${name}: ${Math.round(ms)} ms`);
+      const over = `---\n${yaml}${' '.repeat(MAX_FRONT_MATTER_CHARS)}\nx: 1\n---\nbody`;
+      let parsed: ReturnType<typeof parseNote> | undefined;
+      assert.ok(elapsed(() => (parsed = parseNote(over))) < 50, name);
+      assert.equal(parsed?.valid, false);
     }
   });
 
