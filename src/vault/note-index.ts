@@ -277,25 +277,28 @@ export class VaultIndex {
   private async watch(): Promise<void> {
     // Loaded here, not at start: only a vault that exists is watched.
     const { watch } = await import('chokidar');
+    // The vault's own path may be a link the person made (MNEMO_VAULT_DIR is theirs): the folder
+    // it leads to is watched, and what is inside it is never followed.
+    const root = await fs.promises.realpath(this.vault);
     if (this.closed) return;
-    const watcher = watch(this.vault, {
+    const watcher = watch(root, {
       ignoreInitial: true,
       // A link is reported as itself and refused by the reader; a link to a folder out of the
       // vault is never walked into.
       followSymlinks: false,
       ignored: (file, stats) => {
-        const relative = path.relative(this.vault, file);
+        const relative = path.relative(root, file);
         if (relative === '') return false;
         if (isSkipped(relative)) return true;
         return stats?.isFile() === true && !file.toLowerCase().endsWith('.md');
       },
     });
-    const onFile = (file: string) => void this.refresh(toVaultPath(this.vault, file));
+    const onFile = (file: string) => void this.refresh(toVaultPath(root, file));
     watcher.on('add', onFile);
     watcher.on('change', onFile);
     watcher.on('unlink', onFile);
     watcher.on('unlinkDir', (dir: string) => {
-      const prefix = `${toVaultPath(this.vault, dir)}/`;
+      const prefix = `${toVaultPath(root, dir)}/`;
       for (const relative of [...this.notes.keys()]) {
         if (relative.startsWith(prefix)) this.remove(relative);
       }

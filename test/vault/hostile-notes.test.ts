@@ -168,6 +168,22 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     assert.deepEqual(m.memory.overview.notePaths('', 100), ['after.md']);
   });
 
+  it("still watches a vault whose own path is a link (MNEMO_VAULT_DIR is the person's)", async (t) => {
+    const dir = testDir(t);
+    const real = path.join(dir, 'real-vault');
+    fs.mkdirSync(real);
+    fs.writeFileSync(path.join(real, 'a.md'), 'alpha\n');
+    fs.symlinkSync(real, path.join(dir, 'linked'));
+    const m = await openTestMemory({ MNEMO_VAULT_DIR: path.join(dir, 'linked') }, dir, {
+      watchVault: true,
+    });
+    t.after(() => m.close());
+    await m.opened.readiness.wait('vault');
+    assert.ok(m.opened.notes.get('a.md'));
+    fs.writeFileSync(path.join(real, 'b.md'), 'beta\n');
+    await eventually(() => m.opened.notes.get('b.md') !== undefined, 'the watcher to read it');
+  });
+
   it('FIFOs named *.md neither hang the index nor the reads behind it', async (t) => {
     const dir = testDir(t);
     const vault = path.join(dir, 'vault');
