@@ -36,7 +36,7 @@ const OPEN_FLAGS =
  * MAX_NOTE_BYTES, and read from that descriptor, so what was checked is what is read.
  */
 export function readNoteFile(root: string, relative: string): NoteFile {
-  const located = locate(root, relative, (p) => fs.realpathSync(p));
+  const located = locate(root, relative, (p) => fs.realpathSync.native(p));
   if (!located.ok) return located;
   let fd: number;
   try {

@@ -1,8 +1,10 @@
 import {
+  Composer,
   type CreateNodeOptions,
+  type CST,
   type DocumentOptions,
   type ParseOptions,
-  parseDocument,
+  Parser,
   type SchemaOptions,
   stringify,
   type ToJSOptions,
@@ -68,6 +70,9 @@ export const MAX_NOTE_ALIASES = 50;
  * is read as one whose properties are not valid.
  */
 export const MAX_FRONT_MATTER_CHARS = 16 * 1024;
+
+/** How deep a note's properties may nest: Obsidian's are a level or two. */
+export const MAX_NOTE_DEPTH = 64;
 
 // YAML only, the core schema only: no language engine (gray-matter's `---js` ran the note as
 // JavaScript), no custom tags (an unknown `!!js/function` stays a string, never code), no dates
@@ -166,8 +171,14 @@ export function parseNote(text: string): ParsedNote {
 /** The YAML text as a plain object (empty text: no properties); undefined when it is not one. */
 function yamlMapping(yaml: string): Record<string, unknown> | undefined {
   try {
-    const doc = parseDocument(yaml, PARSE);
-    if (doc.errors.length > 0) return undefined;
+    // First the syntax tree (built without recursion), its depth checked before the composer
+    // (which recurses a level a nesting) sees it: `[[[...` 8,000 deep ran it out of stack, and a
+    // second such note aborted the process (V8 gives up compiling a regex at the stack's end).
+    const tokens = [...new Parser().parse(yaml)];
+    if (tokens.some((token) => nestingOf(token) > MAX_NOTE_DEPTH)) return undefined;
+    const docs = [...new Composer(PARSE).compose(tokens, true, yaml.length)];
+    const doc = docs[0];
+    if (!doc || docs.length > 1 || doc.errors.length > 0) return undefined;
     const data: unknown = doc.toJS(TO_JS);
     if (data === null || data === undefined) return {};
     return typeof data === 'object' && !Array.isArray(data) && isTree(data)
@@ -177,6 +188,26 @@ function yamlMapping(yaml: string): Record<string, unknown> | undefined {
     // An alias count over the bound, or a document the parser gives up on.
     return undefined;
   }
+}
+
+/** How deep collections nest in a syntax tree, walked with a stack of its own. */
+function nestingOf(root: CST.Token): number {
+  let deepest = 0;
+  const pending: [CST.Token | undefined, number][] = [[root, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [token, depth] = next;
+    if (!token) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_NOTE_DEPTH) return deepest;
+    if (token.type === 'document') pending.push([token.value, depth]);
+    if ('items' in token) {
+      for (const item of token.items as { key?: CST.Token | null; value?: CST.Token }[]) {
+        if (item.key) pending.push([item.key, depth + 1]);
+        if (item.value) pending.push([item.value, depth + 1]);
+      }
+    }
+  }
+  return deepest;
 }
 
 /**

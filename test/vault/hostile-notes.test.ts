@@ -15,6 +15,7 @@ import {
 } from '../../src/transfer/sources/markdown.js';
 import {
   MAX_FRONT_MATTER_CHARS,
+  MAX_NOTE_DEPTH,
   parseNote,
   replaceNoteBody,
   updateOwnedProperties,
@@ -285,6 +286,28 @@ describe('linear time on a note', () => {
       let parsed: ReturnType<typeof parseNote> | undefined;
       assert.ok(elapsed(() => (parsed = parseNote(over))) < 50, name);
       assert.equal(parsed?.valid, false);
+    }
+  });
+
+  it('nesting past MAX_NOTE_DEPTH never reaches the YAML composer (it ran out of stack)', () => {
+    const deep = (n: number) => ({
+      flow: `a: ${'['.repeat(n)}${']'.repeat(n)}`,
+      flowMaps: `a: ${'{a: '.repeat(n)}1${'}'.repeat(n)}`,
+      compactSeq: `a:\n${'- '.repeat(n)}x`,
+      explicitKeys: `${'? '.repeat(n)}x`,
+    });
+    // Several times over: the second note that overflowed the stack aborted the process.
+    for (let round = 0; round < 3; round++) {
+      for (const [name, yaml] of Object.entries(deep(8000))) {
+        const note = `---\n${yaml.slice(0, MAX_FRONT_MATTER_CHARS - 20)}\nmemory_id: m\n---\nbody`;
+        assert.equal(parseNote(note).valid, false, name);
+        assert.equal(updateOwnedProperties(note, { use_count: 1 }), undefined, name);
+        assert.equal(replaceNoteBody(note, 'body', 'x'), undefined, name);
+      }
+    }
+    for (const [name, yaml] of Object.entries(deep(MAX_NOTE_DEPTH - 1))) {
+      if (name === 'explicitKeys') continue;
+      assert.equal(parseNote(`---\n${yaml}\n---\nbody`).valid, true, name);
     }
   });
 
