@@ -110,6 +110,21 @@ describe('a note is data: no front matter runs as code', () => {
       ['refused'],
     );
   });
+
+  it('mnemo import --from markdown refuses a note over 1 MB by name, and imports the rest', async (t) => {
+    const folder = testDir(t);
+    fs.writeFileSync(path.join(folder, 'dump.md'), 'x'.repeat(MAX_NOTE_BYTES + 1));
+    fs.writeFileSync(path.join(folder, 'fine.md'), 'A fine note\n');
+    const entries = [];
+    for await (const entry of markdownSource.entries(folder)) entries.push(entry);
+    assert.deepEqual(
+      entries.map((e) => [e.kind, 'where' in e ? e.where : 'key' in e ? e.key : '']),
+      [
+        ['refused', 'dump.md'],
+        ['memory', 'markdown:fine.md'],
+      ],
+    );
+  });
 });
 
 describe('the note reader never follows a link, opens a FIFO or reads a dump', () => {
