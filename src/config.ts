@@ -382,7 +382,7 @@ export const SETTINGS = {
       .min(1, 'MNEMO_VAULT_FOLDER must not be empty: e.g. mnemo')
       .refine(isFolderName, {
         message:
-          'MNEMO_VAULT_FOLDER must be a folder inside the vault, folder names joined by /, without . or .. parts, a leading dot, a backslash, : or a control character, e.g. mnemo or notes/mnemo',
+          'MNEMO_VAULT_FOLDER must be a folder name inside the vault: names joined by /, without . or .. parts, a leading dot, a backslash, : or a control character, e.g. mnemo or notes/mnemo',
       })
       .transform(normalizeFolderName),
     meaning: 'the folder of the vault mnemo writes its notes in (the only one)',
