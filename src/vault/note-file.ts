@@ -35,8 +35,13 @@ const OPEN_FLAGS =
  * opened there without following a link, checked with fstat to be a regular file of at most
  * MAX_NOTE_BYTES, and read from that descriptor, so what was checked is what is read.
  */
-export function readNoteFile(root: string, relative: string): NoteFile {
-  const located = locate(root, relative, (p) => fs.realpathSync.native(p));
+export function readNoteFile(
+  root: string,
+  relative: string,
+  // A test gives one that answers as before a swap, to check what the open itself catches.
+  realpath: (p: string) => string = fs.realpathSync.native,
+): NoteFile {
+  const located = locate(root, relative, realpath);
   if (!located.ok) return located;
   let fd: number;
   try {
@@ -45,6 +50,14 @@ export function readNoteFile(root: string, relative: string): NoteFile {
     return failure(error);
   }
   try {
+    if (
+      !openedInside(
+        readOpenedPath(() => fs.readlinkSync(`/proc/self/fd/${fd}`)),
+        located,
+      )
+    ) {
+      return { ok: false, why: 'link' };
+    }
     const stat = fs.fstatSync(fd);
     const refused = refusal(stat);
     if (refused) return refused;
@@ -77,6 +90,8 @@ export async function readNoteFileAsync(root: string, relative: string): Promise
     return failure(error);
   }
   try {
+    const opened = await fs.promises.readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    if (!openedInside(opened, located)) return { ok: false, why: 'link' };
     const stat = await handle.stat();
     const refused = refusal(stat);
     if (refused) return refused;
@@ -123,7 +138,23 @@ export function logSkippedNote(
   );
 }
 
-type Located = { ok: true; file: string } | Extract<NoteFile, { ok: false }>;
+type Located = { ok: true; file: string; realRoot: string } | Extract<NoteFile, { ok: false }>;
+
+/**
+ * Where the descriptor really leads, where the system says (Linux's /proc): a folder on the way
+ * swapped for a link between the check and the open is caught here. Undefined elsewhere.
+ */
+function readOpenedPath(readlink: () => string): string | undefined {
+  try {
+    return readlink();
+  } catch {
+    return undefined;
+  }
+}
+
+function openedInside(opened: string | undefined, located: { realRoot: string }): boolean {
+  return opened === undefined || !path.isAbsolute(opened) || isInside(located.realRoot, opened);
+}
 
 function locate(root: string, relative: string, realpath: (p: string) => string): Located {
   const target = inRoot(root, relative);
@@ -132,7 +163,7 @@ function locate(root: string, relative: string, realpath: (p: string) => string)
     const realRoot = realpath(root);
     const realFolder = realpath(path.dirname(target));
     if (!isInside(realRoot, realFolder)) return { ok: false, why: 'link' };
-    return { ok: true, file: path.join(realFolder, path.basename(target)) };
+    return { ok: true, file: path.join(realFolder, path.basename(target)), realRoot };
   } catch (error) {
     return failure(error);
   }
@@ -147,7 +178,7 @@ async function locateAsync(root: string, relative: string): Promise<Located> {
       fs.promises.realpath(path.dirname(target)),
     ]);
     if (!isInside(realRoot, realFolder)) return { ok: false, why: 'link' };
-    return { ok: true, file: path.join(realFolder, path.basename(target)) };
+    return { ok: true, file: path.join(realFolder, path.basename(target)), realRoot };
   } catch (error) {
     return failure(error);
   }

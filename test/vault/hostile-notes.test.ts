@@ -158,6 +158,20 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     assert.equal(why('missing.md'), 'missing');
   });
 
+  it('a folder swapped for a link between the check and the open is caught at the open', (t) => {
+    if (!fs.existsSync('/proc/self/fd')) return t.skip('needs /proc');
+    const dir = testDir(t);
+    const vault = path.join(dir, 'vault');
+    fs.mkdirSync(path.join(dir, 'outside'), { recursive: true });
+    fs.mkdirSync(vault);
+    fs.writeFileSync(path.join(dir, 'outside', 'x.md'), 'SECRET');
+    fs.symlinkSync(path.join(dir, 'outside'), path.join(vault, 'mnemo'));
+    // The check saw `mnemo` as the folder it was a moment before: inside the vault.
+    const asBefore = (p: string) => p;
+    const file = readNoteFile(vault, 'mnemo/x.md', asBefore);
+    assert.deepEqual(file, { ok: false, why: 'link' });
+  });
+
   it('a link planted while mnemo runs is never indexed, searched or completed', async (t) => {
     const dir = testDir(t);
     const vault = path.join(dir, 'vault');
