@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { eventually } from '../support.js';
 import { makeTempDir, removeDir, startClient } from './helpers.js';
 
 /** Resolves with `promise`, or rejects once `ms` passed: a hang fails the test, never stalls it. */
@@ -33,13 +34,7 @@ describe('FIFOs in the vault of mnemo stdio', () => {
       const answer = await c.ok<{ results: unknown[] }>('search_unified', { query: 'marmalade' });
       return answer.results.length > 0;
     };
-    await within(
-      (async () => {
-        while (!(await found())) await new Promise((resolve) => setTimeout(resolve, 50));
-      })(),
-      10_000,
-      'the note written after the pipes to be indexed',
-    );
+    await eventually(found, 'the note written after the pipes to be indexed');
     await assert.rejects(
       within(c.client.readResource({ uri: 'mnemo://vault/pipe-0.md' }), 5000, 'reading a pipe'),
       /no note/,
