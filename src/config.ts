@@ -6,7 +6,7 @@ import { UserError } from './platform/errors.js';
 import { trimEndChar } from './platform/linear-text.js';
 import { EMBEDDINGS_SETTINGS } from './search/embeddings.js';
 import { DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from './storage/engine.js';
-import { isFolderName } from './vault/paths.js';
+import { isFolderName, normalizeFolderName } from './vault/paths.js';
 
 /**
  * Every setting in one table, from which the schema and the loader are derived. Values come from
@@ -383,8 +383,9 @@ export const SETTINGS = {
       .min(1, 'MNEMO_VAULT_FOLDER must not be empty: e.g. mnemo')
       .refine(isFolderName, {
         message:
-          'MNEMO_VAULT_FOLDER must be a folder name inside the vault, without .. or a leading dot, e.g. mnemo',
-      }),
+          'MNEMO_VAULT_FOLDER must be a folder name inside the vault: names joined by /, without . or .. parts, a leading dot, a backslash, : or a control character, e.g. mnemo or notes/mnemo',
+      })
+      .transform(normalizeFolderName),
     meaning: 'the folder of the vault mnemo writes its notes in (the only one)',
   },
   anchorFile: {
@@ -392,7 +393,7 @@ export const SETTINGS = {
     read: resolvedPath,
     schema: z.string().min(1).optional(),
     meaning:
-      'the anchor: a Markdown file the person owns, first in every context pack (unset: `anchor.md` in the vault root)',
+      "the default namespace's anchor: a Markdown file the person owns, first in every context pack (unset: `anchor.md` in the vault root; another namespace's is `anchor.md` in its own folder)",
   },
   embeddings: {
     variable: 'MNEMO_EMBEDDINGS',

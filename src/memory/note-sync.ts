@@ -5,6 +5,7 @@ import type { Retriever } from '../search/retriever.js';
 import { idsWithStatus, type StorageEngine } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
 import { noteMemoryId, parseNote } from '../vault/note.js';
+import { readNoteFile } from '../vault/note-file.js';
 import type { NoteEvent, VaultIndex, VaultNote } from '../vault/note-index.js';
 import { isInside, resolveInVault, toVaultPath } from '../vault/paths.js';
 
@@ -254,12 +255,8 @@ export class NoteSync {
 
   /** Whether the file at this vault path is a note of this memory (read from the disk). */
   private namesMemory(relative: string, id: string): boolean {
-    try {
-      const text = fs.readFileSync(resolveInVault(this.notes.vault, relative), 'utf8');
-      return noteMemoryId(parseNote(text).properties) === id;
-    } catch {
-      return false;
-    }
+    const file = readNoteFile(this.notes.vault, relative);
+    return file.ok && noteMemoryId(parseNote(file.text).properties) === id;
   }
 
   private exists(relative: string): boolean {

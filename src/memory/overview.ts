@@ -4,19 +4,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { reviewPriority } from '../decay/index.js';
 import { topN } from '../search/ranking.js';
-import type { ChangeWatcher } from '../storage/engine.js';
+import { type ChangeWatcher, DEFAULT_NAMESPACE } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
+import { MAX_NOTE_BYTES, readNoteFile } from '../vault/note-file.js';
 import type { NoteEvent } from '../vault/note-index.js';
 import { resolveInVault, VaultPathError } from '../vault/paths.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
 import { round } from './present.js';
 
-/** The name of the anchor in the vault's root when MNEMO_ANCHOR_FILE is not set. */
+/**
+ * The anchor's name: in the vault's root for the default namespace when MNEMO_ANCHOR_FILE is not
+ * set, in its own folder (`<MNEMO_VAULT_FOLDER>/<namespace>/`) for another namespace.
+ */
 export const ANCHOR_NOTE = 'anchor.md';
-
-/** What the vault's notes and anchors may be read up to: a note, not a data dump. */
-const MAX_NOTE_BYTES = 1024 * 1024;
 
 /** A memory of the review queue: in the danger zone, most urgent first. */
 export interface ReviewItem {
@@ -137,29 +138,46 @@ export class Overview {
     if (parts.some((part) => part.startsWith('.'))) {
       throw new VaultPathError(`"${relative}" is hidden: mnemo reads only the vault's notes`);
     }
-    const absolute = resolveInVault(vault.notes.vault, relative);
+    resolveInVault(vault.notes.vault, relative);
     const seen = relative.split(path.sep).join('/');
     if (vault.visible && !vault.visible(seen)) throw noNote(relative);
-    return readSmallFile(absolute, relative, noNote);
+    return readSmallFile(vault.notes.vault, seen, relative);
   }
 
   /**
-   * The anchor's text: the file `file` (MNEMO_ANCHOR_FILE), else `anchor.md` in the vault's root;
-   * undefined when there is none.
+   * The anchor's text, undefined when there is none. The default namespace's is the file `file`
+   * (MNEMO_ANCHOR_FILE), else `anchor.md` in the vault's root; another namespace's is `anchor.md`
+   * in its own folder, whatever `file` says: a namespace never sees another's anchor.
    */
   anchor(file: string | undefined): { source: string; text: string } | undefined {
     const vault = this.ctx.vault;
-    let absolute: string;
-    if (file !== undefined) absolute = file;
-    else if (vault) absolute = resolveInVault(vault.notes.vault, ANCHOR_NOTE);
-    else return undefined;
-    try {
-      const text = readSmallFile(absolute, absolute, () => new MissingFile());
-      return { source: file !== undefined ? absolute : ANCHOR_NOTE, text };
-    } catch (error) {
-      if (error instanceof MissingFile) return undefined;
-      throw error;
+    const isDefault = this.namespace === DEFAULT_NAMESPACE;
+    if (isDefault && file !== undefined) {
+      // The person's own file, named in the settings: a link to it is theirs to make, so it is
+      // resolved; the file it leads to is read by the same rules as a note.
+      let real: string;
+      try {
+        real = fs.realpathSync(file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+      const text = readSmallFile(path.dirname(real), path.basename(real), file, true);
+      return text === undefined ? undefined : { source: file, text };
     }
+    const relative = this.anchorNote();
+    if (!vault || relative === undefined) return undefined;
+    const text = readSmallFile(vault.notes.vault, relative, relative, true);
+    return text === undefined ? undefined : { source: relative, text };
+  }
+
+  /** Where in the vault this namespace's anchor is read from; undefined without a vault. */
+  anchorNote(): string | undefined {
+    const vault = this.ctx.vault;
+    if (!vault) return undefined;
+    return this.namespace === DEFAULT_NAMESPACE
+      ? ANCHOR_NOTE
+      : `${vault.writer.folder}/${ANCHOR_NOTE}`;
   }
 
   /** Tells `watcher` which memory of this namespace changed, from now on; the answer stops it. */
@@ -178,8 +196,6 @@ export class Overview {
   }
 }
 
-class MissingFile extends Error {}
-
 function noNote(relative: string): MemoryError {
   return new MemoryError(
     `no note "${relative}" in the vault: complete mnemo://vault/{+path} (completion/complete) for the notes' paths`,
@@ -187,17 +203,37 @@ function noNote(relative: string): MemoryError {
   );
 }
 
-function readSmallFile(absolute: string, shown: string, missing: (p: string) => Error): string {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(absolute);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw missing(shown);
-    throw error;
+/**
+ * A note's text through the one note reader; `shown` is what an error names (the path the caller
+ * gave). A missing file is noNote, or undefined when `optional`.
+ */
+function readSmallFile(
+  root: string,
+  relative: string,
+  shown: string,
+  optional: true,
+): string | undefined;
+function readSmallFile(root: string, relative: string, shown: string): string;
+function readSmallFile(
+  root: string,
+  relative: string,
+  shown: string,
+  optional = false,
+): string | undefined {
+  const file = readNoteFile(root, relative);
+  if (file.ok) return file.text;
+  switch (file.why) {
+    case 'missing':
+    case 'not-a-file':
+      if (optional) return undefined;
+      throw noNote(shown);
+    case 'link':
+      throw new VaultPathError(`"${shown}" is a link: mnemo reads only the notes themselves`);
+    case 'too-large':
+      throw new VaultPathError(
+        `"${shown}" is larger than ${MAX_NOTE_BYTES / 1024 / 1024} MB: open it in Obsidian`,
+      );
+    default:
+      throw new VaultPathError(`"${shown}" cannot be read (${file.code ?? 'an I/O error'})`);
   }
-  if (!stat.isFile()) throw missing(shown);
-  if (stat.size > MAX_NOTE_BYTES) {
-    throw new VaultPathError(`"${shown}" is larger than 1 MB: open it in Obsidian`);
-  }
-  return fs.readFileSync(absolute, 'utf8');
 }

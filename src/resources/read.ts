@@ -8,6 +8,7 @@ import { MemoryError } from '../memory/errors.js';
 import type { Memory } from '../memory/index.js';
 import type { ReviewItem } from '../memory/overview.js';
 import { HIDDEN_PATH_LOG, remoteMessage, UserError } from '../platform/errors.js';
+import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 
 /** The JSON-RPC error of a resource that does not exist (the MCP specification's). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -120,7 +121,9 @@ export async function readResource(uri: string, deps: ReadDeps): Promise<ReadRes
         if (!anchor) {
           throw new ResourceError(
             RESOURCE_NOT_FOUND,
-            'there is no anchor: write anchor.md in the vault root, or set MNEMO_ANCHOR_FILE to a Markdown file',
+            memory.overview.namespace === DEFAULT_NAMESPACE
+              ? 'there is no anchor: write anchor.md in the vault root, or set MNEMO_ANCHOR_FILE to a Markdown file'
+              : `there is no anchor: write ${memory.overview.anchorNote() ?? 'anchor.md in your folder'} in the vault (each namespace has its own)`,
           );
         }
         return { contents: [{ uri, mimeType: 'text/markdown', text: anchor.text }] };

@@ -1,5 +1,5 @@
 // What a memory is searched by, decided here once: words and meaning read the same document.
-import { relatedSectionStart } from '../platform/linear-text.js';
+import { relatedSectionStart } from '../platform/related-section.js';
 import type { MemoryRecord } from '../storage/records.js';
 
 /** The parts of a promoted memory's note that search reads, as the person left them. */
@@ -35,9 +35,7 @@ export function documentOf(
     const text = record.content;
     return { text, words: `${text}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}` };
   }
-  // The links section mnemo writes at the end of a note (renderNote): a heading, then wikilinks.
-  const related = relatedSectionStart(note.body);
-  const body = (related === -1 ? note.body : note.body.slice(0, related)).trim();
+  const body = note.body.slice(0, relatedSectionStart(note.body)).trim();
   const text = body === record.content.trim() ? record.content : body;
   return { text, words: `${note.title}\n${note.tags.join(' ')}\n${text}` };
 }

@@ -17,6 +17,7 @@ import { makeDirs, readIfExists, replaceFile } from '../platform/durable-file.js
 import { UserError } from '../platform/errors.js';
 import type { MemoryRecord, RelationRecord } from '../storage/records.js';
 import { noteTitle, type RelatedLink, renderNote, wikilink } from '../vault/note.js';
+import { readNoteFile } from '../vault/note-file.js';
 import { candidateName, slugify } from '../vault/slug.js';
 import { propertiesOf } from '../vault/writer.js';
 
@@ -71,8 +72,14 @@ export async function exportMarkdown(options: ExportMarkdownOptions): Promise<{ 
     const links = relatedLinks(id, options.relationsOf(id), notes);
     const note = notes.get(id);
     if (!note || links.length === 0) continue;
-    const file = path.join(outDir, note.path);
-    const text = fs.readFileSync(file, 'utf8');
+    // The note this export has just written, read back without following a link put there since.
+    const file = readNoteFile(outDir, note.path);
+    if (!file.ok) {
+      throw new ExportError(
+        `the exported note ${note.path} cannot be read back (${file.why}): export to a folder only mnemo writes`,
+      );
+    }
+    const text = file.text;
     // What renderNote writes for the same links: the section after the body's last line.
     const section = `\n## Related\n${links.map((link) => `- ${wikilink(link)}`).join('\n')}\n`;
     write(outDir, note.path, `${text}${section}`);

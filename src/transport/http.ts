@@ -289,11 +289,36 @@ function jsonBody(limit: string): express.RequestHandler {
         next(new HttpError(413, 'request body too large', -32600));
       } else if (type === 'entity.parse.failed') {
         next(new HttpError(400, 'parse error: the body is not valid JSON', -32700));
+      } else if (type === 'charset.unsupported') {
+        next(new HttpError(415, 'send JSON in UTF-8 (Content-Type: application/json)', -32600));
+      } else if (type === 'encoding.unsupported') {
+        next(
+          new HttpError(
+            415,
+            'unsupported Content-Encoding: send identity, gzip or deflate',
+            -32600,
+          ),
+        );
+      } else if (isClientFault(error)) {
+        // A body that does not inflate, a request cut short: the caller's, said without echoing it.
+        next(
+          new HttpError(
+            400,
+            'the request body could not be read: send it whole, as declared',
+            -32600,
+          ),
+        );
       } else {
         next(error);
       }
     });
   };
+}
+
+/** A body parser's error that says the request was at fault (a 4xx status), not the server. */
+function isClientFault(error: unknown): boolean {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /**

@@ -6,6 +6,7 @@ import { errorCode } from '../platform/errors.js';
 import { Bm25Index, type LexicalHits } from '../search/bm25.js';
 import { Tokenizer } from '../search/tokenizer.js';
 import { noteMemoryId, noteTags, parseNote } from './note.js';
+import { logSkippedNote, type NoteFile, readNoteFile, readNoteFileAsync } from './note-file.js';
 import { toVaultPath } from './paths.js';
 
 /** A Markdown note of the vault as it is on disk, whoever wrote it. */
@@ -148,16 +149,30 @@ export class VaultIndex {
     if (this.closed || isSkipped(relative) || !relative.toLowerCase().endsWith('.md')) return;
     const seq = ++this.readSeq;
     this.reads.set(relative, seq);
-    let text: string | undefined;
-    try {
-      text = await fs.promises.readFile(path.join(this.vault, relative), 'utf8');
-    } catch (error) {
-      if (!this.isGone(relative, error)) return;
-    }
+    const file = await readNoteFileAsync(this.vault, relative);
     if (this.closed || this.reads.get(relative) !== seq) return;
+    this.apply(relative, file);
+  }
+
+  /**
+   * What a read found: the note indexed, or dropped when it is gone or no note mnemo reads (a
+   * link, a FIFO, too large: one log line each time, without its path). A read that failed for
+   * another reason (permissions, I/O) is logged and waited out.
+   */
+  private apply(relative: string, file: NoteFile): void {
+    if (!file.ok && file.why === 'unreadable') {
+      logSkippedNote(this.logger, relative, file, this.notes.get(relative)?.memoryId);
+      return;
+    }
     this.reads.delete(relative);
-    if (text === undefined) this.remove(relative);
-    else this.upsert(relative, text);
+    if (file.ok) {
+      this.upsert(relative, file.text);
+      return;
+    }
+    if (file.why !== 'missing') {
+      logSkippedNote(this.logger, relative, file, this.notes.get(relative)?.memoryId);
+    }
+    this.remove(relative);
   }
 
   /** Indexes a note from its text, e.g. one mnemo has just written. */
@@ -262,22 +277,28 @@ export class VaultIndex {
   private async watch(): Promise<void> {
     // Loaded here, not at start: only a vault that exists is watched.
     const { watch } = await import('chokidar');
+    // The vault's own path may be a link the person made (MNEMO_VAULT_DIR is theirs): the folder
+    // it leads to is watched, and what is inside it is never followed.
+    const root = await fs.promises.realpath(this.vault);
     if (this.closed) return;
-    const watcher = watch(this.vault, {
+    const watcher = watch(root, {
       ignoreInitial: true,
+      // A link is reported as itself and refused by the reader; a link to a folder out of the
+      // vault is never walked into.
+      followSymlinks: false,
       ignored: (file, stats) => {
-        const relative = path.relative(this.vault, file);
+        const relative = path.relative(root, file);
         if (relative === '') return false;
         if (isSkipped(relative)) return true;
         return stats?.isFile() === true && !file.toLowerCase().endsWith('.md');
       },
     });
-    const onFile = (file: string) => void this.refresh(toVaultPath(this.vault, file));
+    const onFile = (file: string) => void this.refresh(toVaultPath(root, file));
     watcher.on('add', onFile);
     watcher.on('change', onFile);
     watcher.on('unlink', onFile);
     watcher.on('unlinkDir', (dir: string) => {
-      const prefix = `${toVaultPath(this.vault, dir)}/`;
+      const prefix = `${toVaultPath(root, dir)}/`;
       for (const relative of [...this.notes.keys()]) {
         if (relative.startsWith(prefix)) this.remove(relative);
       }
@@ -307,34 +328,10 @@ export class VaultIndex {
     );
   }
 
-  /**
-   * Whether a failed read means the note is gone; any other failure is logged and waited out. The
-   * log names the note's memory, if any, and the error's code, never the path (a slug of a
-   * memory's content, or a person's title).
-   */
-  private isGone(relative: string, error: unknown): boolean {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR') return true;
-    const memoryId = this.notes.get(relative)?.memoryId;
-    this.logger.warn(
-      { ...(memoryId ? { memory_id: memoryId } : {}), err: errorCode(error) },
-      'cannot read note',
-    );
-    return false;
-  }
-
   /** `refresh` in one synchronous step; a read the watcher started earlier then gives way. */
   private readNow(relative: string): void {
     this.reads.set(relative, ++this.readSeq);
-    let text: string | undefined;
-    try {
-      text = fs.readFileSync(path.join(this.vault, relative), 'utf8');
-    } catch (error) {
-      if (!this.isGone(relative, error)) return;
-    }
-    this.reads.delete(relative);
-    if (text === undefined) this.remove(relative);
-    else this.upsert(relative, text);
+    this.apply(relative, readNoteFile(this.vault, relative));
   }
 
   private async listNotes(): Promise<string[]> {

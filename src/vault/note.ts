@@ -1,5 +1,16 @@
-import { createRequire } from 'node:module';
-import type GrayMatter from 'gray-matter';
+import {
+  Composer,
+  type CreateNodeOptions,
+  type CST,
+  type DocumentOptions,
+  type ParseOptions,
+  Parser,
+  type SchemaOptions,
+  stringify,
+  type ToJSOptions,
+  type ToStringOptions,
+} from 'yaml';
+import { relatedSectionStart } from '../platform/related-section.js';
 import { firstLine } from './slug.js';
 
 /** What a note of a promoted memory says in its properties (Obsidian's name for frontmatter). */
@@ -44,19 +55,52 @@ export interface ParsedNote {
   valid: boolean;
 }
 
-// Loaded at first use, not at start: `mnemo stdio` answers the handshake sooner without it.
-const require = createRequire(import.meta.url);
-let loaded: typeof GrayMatter | undefined;
-function matter(): typeof GrayMatter {
-  loaded ??= require('gray-matter') as typeof GrayMatter;
-  return loaded;
-}
+/**
+ * Aliases a note's properties may resolve, in all. A note is a few lines of properties; a bound
+ * this small refuses the alias bomb (nine levels of nine aliases: 612 bytes that expand to
+ * hundreds of MB) before anything is expanded.
+ */
+export const MAX_NOTE_ALIASES = 50;
 
-// Passing options keeps gray-matter from caching every text it parses (its default).
-const NO_CACHE = {};
-// One line per value: Obsidian's property editor does not fold long text.
-// (js-yaml's dump options, which gray-matter passes through; its types do not list them.)
-const DUMP = { lineWidth: -1, noRefs: true } as Parameters<typeof GrayMatter.stringify>[2];
+/**
+ * The longest front matter read, in characters. The YAML parser takes up to a few milliseconds a
+ * kilobyte on the worst text (thousands of keys, deep `[[[`, long flow lists), and a rewrite of a
+ * note parses it several times: this keeps each call to tens of milliseconds. Obsidian's
+ * properties and what mnemo writes (a title, tags, entities) stay far below it; a note past it
+ * is read as one whose properties are not valid.
+ */
+export const MAX_FRONT_MATTER_CHARS = 16 * 1024;
+
+/** How deep a note's properties may nest: Obsidian's are a level or two. */
+export const MAX_NOTE_DEPTH = 64;
+
+// YAML only, the core schema only: no language engine (gray-matter's `---js` ran the note as
+// JavaScript), no custom tags (an unknown `!!js/function` stays a string, never code), no dates
+// or other objects: a note's properties are plain data (strings, numbers, booleans, null,
+// arrays, plain objects).
+const PARSE: ParseOptions & DocumentOptions & SchemaOptions = {
+  schema: 'core',
+  customTags: [],
+  // Without this, an explicit !!timestamp, !!binary, !!set or !!omap makes a Date, a Uint8Array,
+  // a Set or a Map even under the core schema.
+  resolveKnownTags: false,
+  merge: false,
+  prettyErrors: false,
+  // The check of unique keys compares every key with every other: quadratic in the keys. A key
+  // given twice is data too (the last one counts), and never a reason to stall.
+  uniqueKeys: false,
+};
+const TO_JS: ToJSOptions = { maxAliasCount: MAX_NOTE_ALIASES };
+// What js-yaml's dump wrote (through gray-matter) and the tests pin: one line per value
+// (Obsidian's property editor does not fold long text), single quotes, no anchors. The YAML 1.1
+// schema decides only what must be quoted: a string that any reader could take for a date, a
+// number or a boolean (`2026-01-01`, `yes`) is quoted, so its meaning never changes.
+const DUMP: CreateNodeOptions & DocumentOptions & SchemaOptions & ToStringOptions = {
+  schema: 'yaml-1.1',
+  lineWidth: 0,
+  singleQuote: true,
+  aliasDuplicateObjects: false,
+};
 
 /**
  * Obsidian's date-time property format: local time to the second, no zone (what Obsidian writes
@@ -101,23 +145,128 @@ export function renderNote(
   const data: Record<string, unknown> = { ...properties };
   if (data.source === undefined) delete data.source;
   if (data.promoted === undefined) delete data.promoted;
-  // A file object, not a string: gray-matter would read a body that starts with `---` as
-  // frontmatter.
-  return matter().stringify({ content: `${body}\n` }, data, DUMP);
+  return `---\n${stringify(data, DUMP).trim()}\n---\n${body}\n`;
 }
 
+/**
+ * A note's properties and body. Front matter is the YAML between a first line that is exactly
+ * `---` and the next line that is `---`; a note without it is all body. A first line `---js` (or
+ * any `---<language>`) opens no front matter that mnemo reads: such a note is invalid, its whole
+ * text the body, and nothing in it runs. Properties longer than MAX_FRONT_MATTER_CHARS, not valid
+ * YAML, using more than MAX_NOTE_ALIASES aliases, holding themselves (an alias cycle) or not a
+ * mapping make the note invalid the same way.
+ */
 export function parseNote(text: string): ParsedNote {
-  try {
-    const parsed = matter()(text, NO_CACHE);
-    const data = parsed.data;
-    const properties =
-      data && typeof data === 'object' && !Array.isArray(data)
-        ? (data as Record<string, unknown>)
-        : {};
-    return { properties, body: parsed.content.replace(/^\r?\n/, ''), valid: true };
-  } catch {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  if (/^---[ \t]*[^\s-]/.test(source)) return { properties: {}, body: text, valid: false };
+  const front = frontMatterOf(source);
+  if (!front) return { properties: {}, body: source, valid: true };
+  if (front.yaml.length > MAX_FRONT_MATTER_CHARS)
     return { properties: {}, body: text, valid: false };
+  const properties = yamlMapping(front.yaml);
+  if (!properties) return { properties: {}, body: text, valid: false };
+  return { properties, body: source.slice(front.end).replace(/^\r?\n/, ''), valid: true };
+}
+
+/** The YAML text as a plain object (empty text: no properties); undefined when it is not one. */
+function yamlMapping(yaml: string): Record<string, unknown> | undefined {
+  try {
+    // First the syntax tree (built without recursion), its depth checked before the composer
+    // (which recurses a level a nesting) sees it: `[[[...` 8,000 deep ran it out of stack, and a
+    // second such note aborted the process (V8 gives up compiling a regex at the stack's end).
+    const tokens = [...new Parser().parse(yaml)];
+    if (tokens.some((token) => nestingOf(token) > MAX_NOTE_DEPTH)) return undefined;
+    const docs = [...new Composer(PARSE).compose(tokens, true, yaml.length)];
+    const doc = docs[0];
+    if (!doc || docs.length > 1 || doc.errors.length > 0) return undefined;
+    const data: unknown = doc.toJS(TO_JS);
+    if (data === null || data === undefined) return {};
+    return typeof data === 'object' && !Array.isArray(data) && isTree(data)
+      ? (data as Record<string, unknown>)
+      : undefined;
+  } catch {
+    // An alias count over the bound, or a document the parser gives up on.
+    return undefined;
   }
+}
+
+/** How deep collections nest in a syntax tree, walked with a stack of its own. */
+function nestingOf(root: CST.Token): number {
+  let deepest = 0;
+  const pending: [CST.Token | undefined, number][] = [[root, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [token, depth] = next;
+    if (!token) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_NOTE_DEPTH) return deepest;
+    if (token.type === 'document') pending.push([token.value, depth]);
+    if ('items' in token) {
+      for (const item of token.items as { key?: CST.Token | null; value?: CST.Token }[]) {
+        if (item.key) pending.push([item.key, depth + 1]);
+        if (item.value) pending.push([item.value, depth + 1]);
+      }
+    }
+  }
+  return deepest;
+}
+
+/**
+ * Whether `value` holds itself nowhere: an alias inside its own anchor (`a: &l [*l]`) makes a
+ * cycle, which every reader of the properties (JSON, the checks before a rewrite) would loop on.
+ */
+function isTree(value: unknown, ancestors = new Set<unknown>()): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (ancestors.has(value)) return false;
+  ancestors.add(value);
+  const children = Array.isArray(value) ? value : Object.values(value);
+  const ok = children.every((child) => isTree(child, ancestors));
+  ancestors.delete(value);
+  return ok;
+}
+
+interface FrontMatter {
+  /** The YAML lines, each with its line end. */
+  yaml: string;
+  /** Where the text after the closing line's line end starts. */
+  end: number;
+  /** The closing line's line end: `\n`, `\r\n`, or '' at the end of the text. */
+  closingEol: string;
+}
+
+/**
+ * The front matter block at the start of `text`, found line by line (one pass: a lazy regex over
+ * the whole note backtracked on hostile text).
+ */
+function frontMatterOf(text: string): FrontMatter | undefined {
+  const open = /^---[ \t]*\r?\n/.exec(text);
+  if (!open) return undefined;
+  let at = open[0].length;
+  while (at <= text.length) {
+    const nl = text.indexOf('\n', at);
+    const lineEnd = nl < 0 ? text.length : nl;
+    const line = text.slice(at, lineEnd);
+    if (isClosingLine(line)) {
+      const closingEol = nl < 0 ? '' : line.endsWith('\r') ? '\r\n' : '\n';
+      return {
+        yaml: text.slice(open[0].length, at),
+        end: nl < 0 ? text.length : nl + 1,
+        closingEol,
+      };
+    }
+    if (nl < 0) return undefined;
+    at = nl + 1;
+  }
+  return undefined;
+}
+
+/** `---`, then only spaces or tabs (and the `\r` of a CRLF line end). */
+function isClosingLine(line: string): boolean {
+  if (!line.startsWith('---')) return false;
+  for (let i = 3; i < line.length; i++) {
+    const c = line[i];
+    if (c !== ' ' && c !== '\t' && !(c === '\r' && i === line.length - 1)) return false;
+  }
+  return true;
 }
 
 /**
@@ -141,8 +290,6 @@ export function noteTags(properties: Record<string, unknown>): string[] {
     .filter(Boolean);
 }
 
-const FRONTMATTER = /^---\r?\n([\s\S]*?\r?\n)?---[ \t]*(\r?\n|$)/;
-
 /**
  * Sets mnemo's own keys in a note's properties and changes nothing else: the body, the other
  * keys, their order, comments and quoting stay as the person left them. Each owned key's line
@@ -154,10 +301,10 @@ export function updateOwnedProperties(
   values: Partial<Record<OwnedKey, string | number>>,
 ): string | undefined {
   const parsed = parseNote(text);
-  const match = FRONTMATTER.exec(text);
-  if (!parsed.valid || !match) return undefined;
+  const front = frontMatterOf(text);
+  if (!parsed.valid || !front) return undefined;
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const lines = (match[1] ?? '').split(/\r?\n/);
+  const lines = front.yaml.split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
   for (const [key, value] of Object.entries(values)) {
     if (value === undefined) continue;
@@ -171,7 +318,7 @@ export function updateOwnedProperties(
     while (end < lines.length && /^(\s|$)/.test(lines[end] as string)) end++;
     lines.splice(at, end - at, line);
   }
-  const updated = `---${eol}${lines.join(eol)}${eol}---${match[2] || eol}${text.slice(match[0].length)}`;
+  const updated = `---${eol}${lines.join(eol)}${eol}---${front.closingEol || eol}${text.slice(front.end)}`;
   // Only a result that parses to the same other values and the new owned values is written.
   const check = parseNote(updated);
   if (!check.valid || check.body !== parsed.body) return undefined;
@@ -185,10 +332,6 @@ export function updateOwnedProperties(
   return updated;
 }
 
-// The links section renderNote writes at the end of a body: a heading, then wikilinks. (Search
-// reads notes without it too: src/search/document.ts.)
-const RELATED = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*)*\s*$/;
-
 /**
  * The note with its body's text changed from `from` to `to`, when the body is still mnemo's:
  * its text, the links section aside, is `from` (white space at the ends aside). The properties
@@ -197,18 +340,19 @@ const RELATED = /(?:^|\r?\n)## Related[ \t]*(?:\r?\n[ \t]*- \[\[[^\n]*\]\][ \t]*
  */
 export function replaceNoteBody(text: string, from: string, to: string): string | undefined {
   const parsed = parseNote(text);
-  const match = FRONTMATTER.exec(text);
-  if (!parsed.valid || !match) return undefined;
-  const rest = text.slice(match[0].length);
+  const front = frontMatterOf(text);
+  if (!parsed.valid || !front) return undefined;
+  const head = text.slice(0, front.end);
+  const rest = text.slice(front.end);
   const lead = /^\r?\n?/.exec(rest)?.[0] ?? '';
   const body = rest.slice(lead.length);
-  const related = RELATED.exec(body)?.[0] ?? '';
+  const related = body.slice(relatedSectionStart(body));
   const own = body.slice(0, body.length - related.length);
   if (own.trim() !== from.trim()) return undefined;
-  const trailing = /\s*$/.exec(own)?.[0] ?? '';
+  const trailing = own.slice(own.trimEnd().length);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const ending = related === '' && trailing === '' ? eol : trailing;
-  const updated = `${match[0]}${lead}${to.trimEnd()}${ending}${related}`;
+  const updated = `${head}${lead}${to.trimEnd()}${ending}${related}`;
   // Only a result whose properties read back the same is written.
   const check = parseNote(updated);
   if (!check.valid) return undefined;
@@ -219,8 +363,8 @@ export function replaceNoteBody(text: string, from: string, to: string): string 
 /** A YAML scalar for a string or number, quoted when plain style would change its meaning. */
 function yamlScalar(value: string | number): string {
   if (typeof value === 'number') return String(value);
-  return (
-    matter().stringify({ content: '' }, { v: value }, DUMP).split(/\r?\n/)[1]?.slice(3) ??
-    `'${value}'`
-  );
+  const line = stringify({ v: value }, DUMP).trimEnd();
+  // A value that would take more than one line (a block scalar) is written as JSON, which is
+  // YAML's double-quoted style.
+  return line.includes('\n') ? JSON.stringify(value) : line.slice(3);
 }

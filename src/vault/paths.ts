@@ -8,16 +8,30 @@ export class VaultPathError extends UserError {
 }
 
 /**
- * Whether `folder` (MNEMO_VAULT_FOLDER) names a folder inside a vault: relative, without `.`,
- * `..` or a hidden (dot) part.
+ * Whether `folder` (MNEMO_VAULT_FOLDER) names a folder inside a vault: relative, folder names
+ * joined by `/`, without `.`, `..` or a hidden (dot) part, a backslash (a separator on Windows,
+ * a letter elsewhere: which one is meant is a guess) or a control character. A `/` at either end
+ * or doubled is allowed: `normalizeFolderName` drops it.
  */
 export function isFolderName(folder: string): boolean {
-  const parts = folder.split(/[\\/]+/).filter(Boolean);
+  const parts = folder.split('/').filter(Boolean);
   return (
     parts.length > 0 &&
     !path.isAbsolute(folder) &&
+    !folder.startsWith('/') &&
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what is refused
+    !/[\\\u0000-\u001f\u007f:]/.test(folder) &&
     !parts.some((p) => p === '.' || p === '..' || p.startsWith('.'))
   );
+}
+
+/**
+ * MNEMO_VAULT_FOLDER as every comparison of vault paths needs it: `mnemo/` and `mnemo//x` are
+ * `mnemo` and `mnemo/x`. (With a trailing `/` kept, the default namespace took the other
+ * namespaces' folders `mnemo//bob/` for its own and saw their notes.)
+ */
+export function normalizeFolderName(folder: string): string {
+  return folder.split('/').filter(Boolean).join('/');
 }
 
 /** Whether `target` is `root` itself or inside it, both absolute and resolved. */

@@ -10,9 +10,15 @@ const MAX_SLUG = 60;
 
 /** The first line with text in it, without Markdown heading or list markers. */
 export function firstLine(content: string): string {
-  for (const line of content.split(/\r?\n/)) {
+  // Line by line as far as the first that has text, not a split of the whole content.
+  for (let at = 0; at <= content.length; ) {
+    const nl = content.indexOf('\n', at);
+    const end = nl < 0 ? content.length : nl;
+    const line = content.slice(at, end > at && content[end - 1] === '\r' ? end - 1 : end);
     const text = line.replace(/^\s*(#{1,6}\s+|[-*+]\s+|>\s*)*/, '').trim();
     if (text) return text;
+    if (nl < 0) break;
+    at = nl + 1;
   }
   return '';
 }

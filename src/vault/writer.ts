@@ -15,6 +15,7 @@ import {
   replaceNoteBody,
   updateOwnedProperties,
 } from './note.js';
+import { readNoteFile } from './note-file.js';
 import { checkFolderInVault, resolveInVault, toVaultPath, VaultPathError } from './paths.js';
 import { candidateName, slugify } from './slug.js';
 import { initVault } from './template.js';
@@ -144,8 +145,9 @@ export class VaultWriter {
       } catch {
         continue;
       }
-      const text = readIfReadable(absolute);
-      if (text !== undefined && noteMemoryId(parseNote(text).properties) === record.id) {
+      const file = readNoteFile(this.vault, toVaultPath(this.vault, absolute));
+      // Whatever cannot be read as a note (a link, a FIFO, too large) is no note of this memory.
+      if (file.ok && noteMemoryId(parseNote(file.text).properties) === record.id) {
         return absolute;
       }
     }
@@ -153,7 +155,13 @@ export class VaultWriter {
   }
 
   private updateProperties(absolute: string, record: MemoryRecord): string {
-    const text = fs.readFileSync(absolute, 'utf8');
+    const file = readNoteFile(this.vault, toVaultPath(this.vault, absolute));
+    if (!file.ok) {
+      throw new VaultWriteError(
+        `cannot read the note of memory ${record.id} in the vault (${file.why}): make it a regular note file of at most 1 MB, or remove it`,
+      );
+    }
+    const { text } = file;
     const owned = propertiesOf(record);
     const values: Partial<Record<OwnedKey, string | number>> = {
       memory_id: owned.memory_id,
@@ -227,13 +235,4 @@ export function propertiesOf(record: MemoryRecord): NoteProperties {
     entities: record.entities,
   };
   return properties;
-}
-
-/** Whatever cannot be read is no note of this memory. */
-function readIfReadable(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }

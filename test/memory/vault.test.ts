@@ -237,7 +237,7 @@ describe('promotion into the Obsidian vault', () => {
         msg,
       );
     }
-    assert.equal(said('cannot read note').length, 1);
+    assert.equal(said('note skipped').length, 1);
     for (const line of log.lines) assert.doesNotMatch(JSON.stringify(line), /bluebird/i);
   });
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { withoutTrailingPunctuation } from '../../src/memory/merge.js';
-import { relatedSectionStart, trimEndChar } from '../../src/platform/linear-text.js';
+import { trimEndChar } from '../../src/platform/linear-text.js';
+import { relatedSectionStart } from '../../src/platform/related-section.js';
 import { documentOf } from '../../src/search/document.js';
 import {
   bodyTags,
@@ -64,8 +65,10 @@ describe('the links section at a note body end (search/document.ts, markdown imp
   it('starts where the regex matched, with zero links or at least one', () => {
     fc.assert(
       fc.property(textOf(pieces), (text) => {
-        assert.equal(relatedSectionStart(text), OLD.related.exec(text)?.index ?? -1);
-        assert.equal(relatedSectionStart(text, 1), OLD.relatedLinks.exec(text)?.index ?? -1);
+        // The body's length where the regex found no section.
+        const none = text.length;
+        assert.equal(relatedSectionStart(text), OLD.related.exec(text)?.index ?? none);
+        assert.equal(relatedSectionStart(text, 1), OLD.relatedLinks.exec(text)?.index ?? none);
       }),
       RUNS,
     );

@@ -16,17 +16,6 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
  */
 const DYNAMIC_ALLOWED = new Map<string, string>([]);
 
-/**
- * Known super-linear regexes in files another branch owns, each fixed there (branch sec-vault
- * rewrites src/vault/note.ts). The lead empties this list on merge: the test then holds them too.
- */
-const KNOWN_ELSEWHERE = new Set<string>([
-  // The links section at a note's end: quadratic over a long run of spaces after it.
-  'vault/note.ts:(?:^|\\r?\\n)## Related[ \\t]*(?:\\r?\\n[ \\t]*- \\[\\[[^\\n]*\\]\\][ \\t]*)*\\s*$',
-  // A body's trailing white space: quadratic over white space followed by one other character.
-  'vault/note.ts:\\s*$',
-]);
-
 interface Found {
   at: string;
   file: string;
@@ -101,15 +90,9 @@ describe('every regular expression in src', () => {
 
   it('runs in linear time by recheck', { timeout: 120_000 }, async () => {
     const bad: string[] = [];
-    const stale = new Set(KNOWN_ELSEWHERE);
     for (const regex of found) {
-      const key = `${regex.file}:${regex.source}`;
       const diagnostics = await check(regex.source, regex.flags, { timeout: 10_000 });
       if (diagnostics.status === 'safe') continue;
-      if (KNOWN_ELSEWHERE.has(key)) {
-        stale.delete(key);
-        continue;
-      }
       // The attack string is left out: it can be megabytes.
       const why =
         diagnostics.status === 'vulnerable'
@@ -118,6 +101,5 @@ describe('every regular expression in src', () => {
       bad.push(`${regex.at} /${regex.source}/${regex.flags}: ${why}`);
     }
     assert.deepEqual(bad, [], `super-linear regexes:\n${bad.join('\n')}`);
-    assert.deepEqual([...stale], [], 'known elsewhere but now safe or gone: drop from the list');
   });
 });

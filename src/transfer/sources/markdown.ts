@@ -12,8 +12,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { relatedSectionStart, trimEndChar } from '../../platform/linear-text.js';
+import { trimEndChar } from '../../platform/linear-text.js';
+import { relatedSectionStart } from '../../platform/related-section.js';
 import { noteTags, parseNote } from '../../vault/note.js';
+import { readNoteFileAsync } from '../../vault/note-file.js';
 import { isInside } from '../../vault/paths.js';
 import { firstLine } from '../../vault/slug.js';
 import type { ImportEntry, ImportItem, ImportRefusal, ImportSource } from '../types.js';
@@ -46,11 +48,16 @@ async function* markdownEntries(root: string): AsyncGenerator<ImportEntry> {
     const { relative, absolute } = found;
     let read: ReadNote | ImportRefusal;
     try {
-      const [text, stat] = await Promise.all([
-        fs.promises.readFile(absolute, 'utf8'),
-        fs.promises.stat(absolute),
+      // Read where the walk found it to lead, by the vault's note reader: never a link out of
+      // the folder, a FIFO, or more than 1 MB.
+      const real = await fs.promises.realpath(absolute);
+      const [file, stat] = await Promise.all([
+        readNoteFileAsync(realRoot, path.relative(realRoot, real)),
+        fs.promises.stat(real),
       ]);
-      read = readNote(relative, text, Math.floor(stat.mtimeMs / 1000));
+      read = file.ok
+        ? readNote(relative, file.text, Math.floor(stat.mtimeMs / 1000))
+        : { kind: 'refused', where: relative, why: refusedBecause(file.why, file.code) };
     } catch (error) {
       read = { kind: 'refused', where: relative, why: `cannot be read (${describe(error)})` };
     }
@@ -181,9 +188,7 @@ export function readNote(relative: string, text: string, mtime: number): ReadNot
   }
   const { properties } = parsed;
   // The links section mnemo's notes end with is relations, not text: it leaves the content.
-  // What renderNote writes at the end of a body: the heading, then one wikilink a line.
-  const related = relatedSectionStart(parsed.body, 1);
-  const body = (related === -1 ? parsed.body : parsed.body.slice(0, related)).trim();
+  const body = parsed.body.slice(0, relatedSectionStart(parsed.body, 1)).trim();
   const links = wikilinkTargets(withoutCode(parsed.body));
   const prose = withoutCode(body);
   const title = titleOf(properties, prose, relative);
@@ -396,6 +401,19 @@ function byPath(a: string, b: string): number {
 
 function unique(list: string[]): string[] {
   return [...new Set(list)];
+}
+
+function refusedBecause(why: string, code: string | undefined): string {
+  switch (why) {
+    case 'too-large':
+      return 'larger than 1 MB: a note, not a data dump';
+    case 'not-a-file':
+      return 'not a regular file';
+    case 'link':
+      return 'a link out of the folder: not followed';
+    default:
+      return `cannot be read (${code ?? why})`;
+  }
 }
 
 function describe(error: unknown): string {
