@@ -48,6 +48,11 @@ export interface VaultWriterOptions {
   folder: string;
   /** Finds a note of this memory that was moved or renamed (the vault index knows). */
   locate?: (memoryId: string) => string | undefined;
+  /**
+   * The vault paths whose notes may be this namespace's (its own folder's): a note elsewhere
+   * that names one of its memories is never rewritten with the memory's text. All when unset.
+   */
+  visible?: (notePath: string) => boolean;
 }
 
 const MAX_NAMES = 10_000;
@@ -61,12 +66,14 @@ export class VaultWriter {
   readonly vault: string;
   readonly folder: string;
   private readonly locate: ((memoryId: string) => string | undefined) | undefined;
+  private readonly visible: (notePath: string) => boolean;
   private ready = false;
 
   constructor(options: VaultWriterOptions) {
     this.vault = path.resolve(options.vault);
     this.folder = options.folder;
     this.locate = options.locate;
+    this.visible = options.visible ?? (() => true);
   }
 
   /** Makes the vault from the template if needed; true when it was made now. */
@@ -145,7 +152,9 @@ export class VaultWriter {
       } catch {
         continue;
       }
-      const file = readNoteFile(this.vault, toVaultPath(this.vault, absolute));
+      const own = toVaultPath(this.vault, absolute);
+      if (!this.visible(own)) continue;
+      const file = readNoteFile(this.vault, own);
       // Whatever cannot be read as a note (a link, a FIFO, too large) is no note of this memory.
       if (file.ok && noteMemoryId(parseNote(file.text).properties) === record.id) {
         return absolute;
