@@ -1,5 +1,6 @@
 // The one way mnemo reads a note from a folder it does not own (the vault, an import folder):
-// never through a link, never a FIFO or device, never more than MAX_NOTE_BYTES.
+// never through a link (nor a hard link: a file with a second name), never a FIFO or device,
+// never more than MAX_NOTE_BYTES.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,10 @@ export type NoteSkip =
   | 'missing'
   /** Not a regular file: a folder, a FIFO, a socket, a device. */
   | 'not-a-file'
-  /** The note, or a folder on its way, is a link that leaves the root, or the note is a link. */
+  /**
+   * The note, or a folder on its way, is a link that leaves the root, or the note is a link or a
+   * file with more than one name (a hard link).
+   */
   | 'link'
   | 'too-large'
   /** Any other failure of the file system (permissions, I/O): the error's code. */
@@ -193,8 +197,16 @@ function inRoot(root: string, relative: string): string | undefined {
     : target;
 }
 
+/**
+ * A note mnemo reads is a regular file of at most MAX_NOTE_BYTES with one name. A second name (a
+ * hard link) is where it may really live: a secret of the person's, linked into a shared vault by
+ * whoever can write there (macOS and a system without protected_hardlinks let anyone link a file
+ * they cannot read), is no note of the vault. Obsidian, sync tools and mnemo write notes with
+ * one name, and a rewrite replaces the name, so a note linked by hand is skipped with its log line.
+ */
 function refusal(stat: fs.Stats): Extract<NoteFile, { ok: false }> | undefined {
   if (!stat.isFile()) return { ok: false, why: 'not-a-file' };
+  if (stat.nlink > 1) return { ok: false, why: 'link' };
   if (stat.size > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
   return undefined;
 }

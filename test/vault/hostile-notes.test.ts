@@ -139,6 +139,8 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     fs.symlinkSync(path.join(outside, 'credentials.md'), path.join(vault, 'leak.md'));
     fs.symlinkSync(path.join(vault, 'inside.md'), path.join(vault, 'alias.md'));
     fs.symlinkSync(outside, path.join(vault, 'elsewhere'));
+    // A hard link is the file itself under a second name: where it really lives is unknown.
+    fs.linkSync(path.join(outside, 'credentials.md'), path.join(vault, 'hard.md'));
     fs.writeFileSync(path.join(vault, 'big.md'), Buffer.alloc(MAX_NOTE_BYTES + 1, 'a'));
     fs.writeFileSync(path.join(vault, 'full.md'), Buffer.alloc(MAX_NOTE_BYTES, 'a'));
     execFileSync('mkfifo', [path.join(vault, 'fifo.md')]);
@@ -151,6 +153,7 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     assert.equal(why('leak.md'), 'link');
     assert.equal(why('alias.md'), 'link');
     assert.equal(why('elsewhere/credentials.md'), 'link');
+    assert.equal(why('hard.md'), 'link');
     assert.equal(why('../outside/credentials.md'), 'link');
     assert.equal(why(path.join(outside, 'credentials.md')), 'link');
     assert.equal(why('big.md'), 'too-large');
@@ -185,6 +188,7 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     await m.opened.readiness.wait('vault');
     fs.symlinkSync(path.join(outside, 'credentials'), path.join(vault, 'leak.md'));
     fs.symlinkSync(path.join(outside, 'aws'), path.join(vault, 'linked'));
+    fs.linkSync(path.join(outside, 'credentials'), path.join(vault, 'hard.md'));
     // A note written after the links: once it is indexed, the watcher has seen them too.
     fs.writeFileSync(path.join(vault, 'after.md'), 'written after the links\n');
     await eventually(() => m.opened.notes.get('after.md') !== undefined, 'the watcher');
@@ -192,6 +196,7 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     // on which events the platform's watcher reports for a link.
     await m.opened.notes.refresh('leak.md');
     await m.opened.notes.refresh('linked/keys.md');
+    await m.opened.notes.refresh('hard.md');
     assert.deepEqual([...m.opened.notes.paths()].sort(), ['after.md']);
     const unified = await m.memory.recall.searchUnified({ query: 'PLANTEDSECRET' });
     assert.deepEqual(unified.results, []);
