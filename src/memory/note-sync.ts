@@ -271,7 +271,9 @@ export class NoteSync {
   /** Whether the file at this vault path is a note of this memory (read from the disk). */
   private namesMemory(relative: string, id: string): boolean {
     const file = readNoteFile(this.notes.vault, relative);
-    return file.ok && noteMemoryId(parseNote(file.text).properties) === id;
+    return (
+      file.ok && this.visible(file.path) && noteMemoryId(parseNote(file.text).properties) === id
+    );
   }
 
   private exists(relative: string): boolean {

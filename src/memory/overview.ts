@@ -141,7 +141,16 @@ export class Overview {
     resolveInVault(vault.notes.vault, relative);
     const seen = relative.split(path.sep).join('/');
     if (vault.visible && !vault.visible(seen)) throw noNote(relative);
-    return readSmallFile(vault.notes.vault, seen, relative);
+    // Judged again where the note really is: a folder link inside the vault (`mnemo/bob/up ->
+    // ../..`) would lead a read of bob's folder into alice's, or into .obsidian.
+    const visible = vault.visible;
+    return readSmallFile(
+      vault.notes.vault,
+      seen,
+      relative,
+      false,
+      (real) => real.split('/').every((part) => !part.startsWith('.')) && (visible?.(real) ?? true),
+    );
   }
 
   /**
@@ -213,15 +222,25 @@ function readSmallFile(
   shown: string,
   optional: true,
 ): string | undefined;
-function readSmallFile(root: string, relative: string, shown: string): string;
+function readSmallFile(
+  root: string,
+  relative: string,
+  shown: string,
+  optional?: false,
+  allowed?: (realPath: string) => boolean,
+): string;
 function readSmallFile(
   root: string,
   relative: string,
   shown: string,
   optional = false,
+  allowed: (realPath: string) => boolean = () => true,
 ): string | undefined {
   const file = readNoteFile(root, relative);
-  if (file.ok) return file.text;
+  if (file.ok) {
+    if (!allowed(file.path)) throw noNote(shown);
+    return file.text;
+  }
   switch (file.why) {
     case 'missing':
     case 'not-a-file':

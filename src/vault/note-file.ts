@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { isInside } from './paths.js';
+import { isInside, toVaultPath } from './paths.js';
 
 /** What a note may be at most: a note, not a data dump (mnemo://vault's cap since it has one). */
 export const MAX_NOTE_BYTES = 1024 * 1024;
@@ -25,7 +25,18 @@ export type NoteSkip =
   /** Any other failure of the file system (permissions, I/O): the error's code. */
   | 'unreadable';
 
-export type NoteFile = { ok: true; text: string } | { ok: false; why: NoteSkip; code?: string };
+export type NoteFile =
+  | {
+      ok: true;
+      text: string;
+      /**
+       * Where the note really is: its path from the root's real path, forward slashes, every
+       * link on the way resolved (a folder link inside the root may lead to another folder of
+       * it: a caller that keeps folders apart checks this, not the path it asked for).
+       */
+      path: string;
+    }
+  | { ok: false; why: NoteSkip; code?: string };
 
 // O_NONBLOCK: opening a FIFO for reading waits for a writer without it (the scan and the page
 // hung, and SIGTERM could not end the process). O_NOFOLLOW: the note itself is never a link.
@@ -54,14 +65,9 @@ export function readNoteFile(
     return failure(error);
   }
   try {
-    if (
-      !openedInside(
-        readOpenedPath(() => fs.readlinkSync(`/proc/self/fd/${fd}`)),
-        located,
-      )
-    ) {
-      return { ok: false, why: 'link' };
-    }
+    const opened = readOpenedPath(() => fs.readlinkSync(`/proc/self/fd/${fd}`));
+    if (!openedInside(opened, located)) return { ok: false, why: 'link' };
+    const at = realVaultPath(opened, located);
     const stat = fs.fstatSync(fd);
     const refused = refusal(stat);
     if (refused) return refused;
@@ -73,9 +79,9 @@ export function readNoteFile(
       length += n;
       // Grown since fstat, past the cap: refused as if it had been that large.
       if (length > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
-      if (length === buffer.length) return readRest(fd, buffer, length);
+      if (length === buffer.length) return readRest(fd, buffer, length, at);
     }
-    return { ok: true, text: buffer.toString('utf8', 0, length) };
+    return { ok: true, text: buffer.toString('utf8', 0, length), path: at };
   } catch (error) {
     return failure(error);
   } finally {
@@ -96,6 +102,7 @@ export async function readNoteFileAsync(root: string, relative: string): Promise
   try {
     const opened = await fs.promises.readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
     if (!openedInside(opened, located)) return { ok: false, why: 'link' };
+    const at = realVaultPath(opened, located);
     const stat = await handle.stat();
     const refused = refusal(stat);
     if (refused) return refused;
@@ -109,7 +116,7 @@ export async function readNoteFileAsync(root: string, relative: string): Promise
       length += bytesRead;
       if (length > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
     }
-    return { ok: true, text: Buffer.concat(chunks, length).toString('utf8') };
+    return { ok: true, text: Buffer.concat(chunks, length).toString('utf8'), path: at };
   } catch (error) {
     return failure(error);
   } finally {
@@ -158,6 +165,15 @@ function readOpenedPath(readlink: () => string): string | undefined {
 
 function openedInside(opened: string | undefined, located: { realRoot: string }): boolean {
   return opened === undefined || !path.isAbsolute(opened) || isInside(located.realRoot, opened);
+}
+
+/** The opened file's path from the real root: where the system says, else where it was found. */
+function realVaultPath(
+  opened: string | undefined,
+  located: { file: string; realRoot: string },
+): string {
+  const real = opened !== undefined && path.isAbsolute(opened) ? opened : located.file;
+  return toVaultPath(located.realRoot, real);
 }
 
 function locate(root: string, relative: string, realpath: (p: string) => string): Located {
@@ -212,7 +228,7 @@ function refusal(stat: fs.Stats): Extract<NoteFile, { ok: false }> | undefined {
 }
 
 /** The file grew to fill the buffer: read on, up to the cap. */
-function readRest(fd: number, first: Buffer, length: number): NoteFile {
+function readRest(fd: number, first: Buffer, length: number, at: string): NoteFile {
   const buffer = Buffer.allocUnsafe(MAX_NOTE_BYTES + 1);
   first.copy(buffer, 0, 0, length);
   let total = length;
@@ -222,7 +238,7 @@ function readRest(fd: number, first: Buffer, length: number): NoteFile {
     total += n;
     if (total > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
   }
-  return { ok: true, text: buffer.toString('utf8', 0, total) };
+  return { ok: true, text: buffer.toString('utf8', 0, total), path: at };
 }
 
 function failure(error: unknown): Extract<NoteFile, { ok: false }> {

@@ -156,7 +156,11 @@ export class VaultWriter {
       if (!this.visible(own)) continue;
       const file = readNoteFile(this.vault, own);
       // Whatever cannot be read as a note (a link, a FIFO, too large) is no note of this memory.
-      if (file.ok && noteMemoryId(parseNote(file.text).properties) === record.id) {
+      if (
+        file.ok &&
+        this.visible(file.path) &&
+        noteMemoryId(parseNote(file.text).properties) === record.id
+      ) {
         return absolute;
       }
     }

@@ -421,6 +421,40 @@ describe('namespaces in the vault', () => {
     assert.match(context, /Bob's own anchor/);
   });
 
+  it("a folder link inside the vault never leads a namespace's mnemo://vault read into another's folder", async (t) => {
+    const dir = testDir(t);
+    const vault = path.join(dir, 'vault');
+    for (const folder of ['alice', 'bob']) {
+      fs.mkdirSync(path.join(vault, 'mnemo', folder), { recursive: true });
+    }
+    fs.mkdirSync(path.join(vault, '.obsidian'));
+    fs.writeFileSync(path.join(vault, 'mnemo', 'alice', 'secret.md'), 'ALICE SECRET\n');
+    fs.writeFileSync(path.join(vault, '.obsidian', 'plugin.md'), 'PLUGIN SETTINGS\n');
+    fs.writeFileSync(path.join(vault, 'mnemo', 'bob', 'own.md'), "Bob's note\n");
+    // Links a person (or bob's synced device: Syncthing carries links) made inside the vault.
+    fs.symlinkSync('../..', path.join(vault, 'mnemo', 'bob', 'up'));
+    fs.symlinkSync('../alice', path.join(vault, 'mnemo', 'bob', 'a'));
+    fs.symlinkSync('mnemo/alice', path.join(vault, 'work'));
+    fs.symlinkSync('.', path.join(vault, 'mnemo', 'bob', 'here'));
+    const m = await openTestMemory({}, dir);
+    t.after(() => m.close());
+    const bob = m.opened.memoryFor('bob');
+    for (const through of [
+      'mnemo/bob/up/mnemo/alice/secret.md',
+      'mnemo/bob/a/secret.md',
+      'mnemo/bob/up/.obsidian/plugin.md',
+    ]) {
+      assert.throws(() => bob.overview.readNote(through), /no note|hidden|link/, through);
+    }
+    assert.throws(() => m.memory.overview.readNote('work/secret.md'), /no note|link/);
+    // A link that stays in the namespace's own folder is read as the note it leads to.
+    assert.equal(bob.overview.readNote('mnemo/bob/here/own.md'), "Bob's note\n");
+    assert.equal(
+      m.opened.memoryFor('alice').overview.readNote('mnemo/alice/secret.md'),
+      'ALICE SECRET\n',
+    );
+  });
+
   it('MNEMO_VAULT_FOLDER=mnemo/ is mnemo: the default namespace does not read bob’s notes', async (t) => {
     const m = await openTestMemory({ MNEMO_VAULT_FOLDER: 'mnemo/' }, testDir(t), {
       watchVault: true,
