@@ -113,7 +113,7 @@ export class VaultWriter {
         throw new VaultPathError(`note name "${candidateName(slug, n)}" left the folder`);
       }
       try {
-        createFile(target, text);
+        createFile(target, text, { within: this.realVault() });
         return { path: toVaultPath(this.vault, target), text, created: true };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -211,15 +211,25 @@ export class VaultWriter {
       );
     }
     try {
-      replaceFile(absolute, text, { hidden: true });
+      replaceFile(absolute, text, { hidden: true, within: this.realVault() });
     } catch (error) {
       throw this.writeError(error, absolute);
     }
   }
 
+  /** The vault's real path: what a file made in it must be inside once made. */
+  private realVault(): string {
+    return fs.realpathSync(this.vault);
+  }
+
   private writeError(error: unknown, target: string): Error {
     if (error instanceof UserError) return error;
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELINKOUT') {
+      return new VaultPathError(
+        `"${toVaultPath(this.vault, target)}" left the vault through a link made while it was written: nothing was written outside; make it a folder of the vault again and retry`,
+      );
+    }
     const why =
       code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
         ? 'permission denied'
