@@ -182,13 +182,34 @@ export function makeDirs(dir: string): string | undefined {
   return made;
 }
 
-/** The text of `file`, or undefined when there is no such file; any other failure is thrown. */
+/** Opens a file of mnemo's own to read: never through a link, never waiting on a FIFO. */
+const READ_OWN = fs.constants.O_RDONLY | NOFOLLOW | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * The text of `file` (a file mnemo writes: the journal, gateway.json, an export's marker), or
+ * undefined when there is no such file. A link at the name is refused (ELOOP), a folder (EISDIR)
+ * or a FIFO, socket or device (ENOTREG) too, at once: one planted there is never read through or
+ * waited on. Any other failure is thrown as it comes.
+ */
 export function readIfExists(file: string): string | undefined {
+  let fd: number;
   try {
-    return fs.readFileSync(file, 'utf8');
+    fd = fs.openSync(file, READ_OWN);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) {
+      throw Object.assign(new Error(`${file} is a folder`), { code: 'EISDIR' });
+    }
+    if (!stat.isFile()) {
+      throw Object.assign(new Error(`${file} is not a regular file`), { code: 'ENOTREG' });
+    }
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
