@@ -248,6 +248,10 @@ function readSmallFile(
       throw noNote(shown);
     case 'link':
       throw new VaultPathError(`"${shown}" is a link: mnemo reads only the notes themselves`);
+    case 'hard-link':
+      throw new VaultPathError(
+        `"${shown}" is a hard link (a file with a second name): mnemo reads only notes with one name`,
+      );
     case 'too-large':
       throw new VaultPathError(
         `"${shown}" is larger than ${MAX_NOTE_BYTES / 1024 / 1024} MB: open it in Obsidian`,

@@ -16,11 +16,10 @@ export type NoteSkip =
   | 'missing'
   /** Not a regular file: a folder, a FIFO, a socket, a device. */
   | 'not-a-file'
-  /**
-   * The note, or a folder on its way, is a link that leaves the root, or the note is a link or a
-   * file with more than one name (a hard link).
-   */
+  /** The note, or a folder on its way, is a link that leaves the root, or the note is a link. */
   | 'link'
+  /** The note has a second name (a hard link): where it really lives is not known. */
+  | 'hard-link'
   | 'too-large'
   /** Any other failure of the file system (permissions, I/O): the error's code. */
   | 'unreadable';
@@ -222,7 +221,7 @@ function inRoot(root: string, relative: string): string | undefined {
  */
 function refusal(stat: fs.Stats): Extract<NoteFile, { ok: false }> | undefined {
   if (!stat.isFile()) return { ok: false, why: 'not-a-file' };
-  if (stat.nlink > 1) return { ok: false, why: 'link' };
+  if (stat.nlink > 1) return { ok: false, why: 'hard-link' };
   if (stat.size > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
   return undefined;
 }

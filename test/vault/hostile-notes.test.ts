@@ -153,7 +153,7 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     assert.equal(why('leak.md'), 'link');
     assert.equal(why('alias.md'), 'link');
     assert.equal(why('elsewhere/credentials.md'), 'link');
-    assert.equal(why('hard.md'), 'link');
+    assert.equal(why('hard.md'), 'hard-link');
     assert.equal(why('../outside/credentials.md'), 'link');
     assert.equal(why(path.join(outside, 'credentials.md')), 'link');
     assert.equal(why('big.md'), 'too-large');
