@@ -106,6 +106,7 @@ export class VaultWriter {
     // Checked at each note: a person may have put a link in its place since.
     checkFolderInVault(this.vault, this.folder);
     const folder = resolveInVault(this.vault, this.folder);
+    this.checkFolderIsOwn(folder);
     const slug = slugify(record.content);
     for (let n = 1; n <= MAX_NAMES; n++) {
       const target = resolveInVault(this.vault, path.join(this.folder, candidateName(slug, n)));
@@ -214,6 +215,24 @@ export class VaultWriter {
       replaceFile(absolute, text, { hidden: true, within: this.realVault() });
     } catch (error) {
       throw this.writeError(error, absolute);
+    }
+  }
+
+  /**
+   * The folder, links inside the vault resolved, must be one whose notes are this namespace's:
+   * `mnemo/bob` made a link to `alice` would put bob's notes where alice's search finds them.
+   */
+  private checkFolderIsOwn(folder: string): void {
+    let seen: string;
+    try {
+      seen = toVaultPath(this.realVault(), path.join(fs.realpathSync(folder), 'note.md'));
+    } catch (error) {
+      throw this.writeError(error, folder);
+    }
+    if (!this.visible(seen)) {
+      throw new VaultPathError(
+        `the notes' folder "${this.folder}" is a link to "${path.posix.dirname(seen)}", whose notes are another namespace's: make "${this.folder}" a folder of its own`,
+      );
     }
   }
 

@@ -455,6 +455,21 @@ describe('namespaces in the vault', () => {
     );
   });
 
+  it("a namespace's folder that is a link to another's: its promotion writes nothing there", async (t) => {
+    const dir = testDir(t);
+    const vault = path.join(dir, 'vault');
+    fs.mkdirSync(path.join(vault, 'mnemo', 'alice'), { recursive: true });
+    fs.symlinkSync('alice', path.join(vault, 'mnemo', 'bob'));
+    const m = await openTestMemory({}, dir);
+    t.after(() => m.close());
+    const bob = m.opened.memoryFor('bob');
+    const { memory_id } = await bob.writing.save({ content: 'Bob keeps the BLUEPRINT here' });
+    await assert.rejects(bob.promotion.promote({ memory_id, force: true }), /link/);
+    assert.deepEqual(fs.readdirSync(path.join(vault, 'mnemo', 'alice')), []);
+    const record = (await bob.recall.open({ memory_ids: [memory_id] })).memories[0];
+    assert.equal(record?.status, 'active');
+  });
+
   it('MNEMO_VAULT_FOLDER=mnemo/ is mnemo: the default namespace does not read bob’s notes', async (t) => {
     const m = await openTestMemory({ MNEMO_VAULT_FOLDER: 'mnemo/' }, testDir(t), {
       watchVault: true,
