@@ -176,7 +176,8 @@ export class Overview {
     }
     const relative = this.anchorNote();
     if (!vault || relative === undefined) return undefined;
-    const text = readSmallFile(vault.notes.vault, relative, relative, true);
+    // Where it really is must be this namespace's: its folder may be a link to another's.
+    const text = readSmallFile(vault.notes.vault, relative, relative, true, vault.visible);
     return text === undefined ? undefined : { source: relative, text };
   }
 
@@ -221,6 +222,7 @@ function readSmallFile(
   relative: string,
   shown: string,
   optional: true,
+  allowed?: (realPath: string) => boolean,
 ): string | undefined;
 function readSmallFile(
   root: string,
@@ -238,8 +240,9 @@ function readSmallFile(
 ): string | undefined {
   const file = readNoteFile(root, relative);
   if (file.ok) {
-    if (!allowed(file.path)) throw noNote(shown);
-    return file.text;
+    if (allowed(file.path)) return file.text;
+    if (optional) return undefined;
+    throw noNote(shown);
   }
   switch (file.why) {
     case 'missing':

@@ -463,6 +463,9 @@ describe('namespaces in the vault', () => {
     const m = await openTestMemory({}, dir);
     t.after(() => m.close());
     const bob = m.opened.memoryFor('bob');
+    fs.writeFileSync(path.join(vault, 'mnemo', 'alice', 'anchor.md'), "ALICE'S ANCHOR\n");
+    assert.equal(bob.overview.anchor(undefined), undefined);
+    fs.rmSync(path.join(vault, 'mnemo', 'alice', 'anchor.md'));
     const { memory_id } = await bob.writing.save({ content: 'Bob keeps the BLUEPRINT here' });
     await assert.rejects(bob.promotion.promote({ memory_id, force: true }), /link/);
     assert.deepEqual(fs.readdirSync(path.join(vault, 'mnemo', 'alice')), []);
