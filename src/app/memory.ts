@@ -154,11 +154,16 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
       for (const sync of syncs) sync.handle(event);
     },
   });
-  const syncFor = (engine: StorageEngine, documents: Retriever): NoteSync => {
+  const syncFor = (
+    engine: StorageEngine,
+    documents: Retriever,
+    visible: (notePath: string) => boolean,
+  ): NoteSync => {
     const sync = new NoteSync({
       store: engine,
       documents,
       notes,
+      visible,
       logger,
       clock,
       ...(options.noteSettleMs !== undefined ? { settleMs: options.noteSettleMs } : {}),
@@ -171,11 +176,15 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     }
     return sync;
   };
-  const noteSync = syncFor(store, retriever);
+  // A namespace's memories are spoken for by its own folder's notes only: the same rule as what
+  // search_unified shows it.
+  const defaultVisible = notesOf(config.vaultFolder, undefined);
+  const noteSync = syncFor(store, retriever, defaultVisible);
   const writer = new VaultWriter({
     vault: vaultDir ?? config.dataDir,
     folder: config.vaultFolder,
-    locate: (id) => notes.notesOf(id)[0]?.path,
+    locate: (id) => notes.notesOf(id).find((note) => defaultVisible(note.path))?.path,
+    visible: defaultVisible,
   });
   const vaultReady =
     options.watchVault && vaultDir !== undefined
@@ -199,13 +208,14 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     if (memory) return memory;
     const engine = store.namespace(name);
     const isDefault = name === DEFAULT_NAMESPACE;
+    const visible = isDefault ? defaultVisible : notesOf(config.vaultFolder, name);
     let ownRetriever = retriever;
     let ownSync = noteSync;
     if (!isDefault) {
       ownRetriever = new Retriever({ engine, semantic, settings, logger });
       retrievers.push(ownRetriever);
       engine.subscribe(ownRetriever);
-      ownSync = syncFor(engine, ownRetriever);
+      ownSync = syncFor(engine, ownRetriever, visible);
     }
     // Each namespace's notes in a folder of their own, beside (under) the default one's.
     const folder = isDefault ? config.vaultFolder : path.posix.join(config.vaultFolder, name);
@@ -214,7 +224,8 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
       : new VaultWriter({
           vault: vaultDir ?? config.dataDir,
           folder,
-          locate: (id) => notes.notesOf(id)[0]?.path,
+          locate: (id) => notes.notesOf(id).find((note) => visible(note.path))?.path,
+          visible,
         });
     const ctx = createContext({
       engine,
@@ -230,7 +241,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
               writer: ownWriter,
               notes,
               sync: ownSync,
-              visible: notesOf(config.vaultFolder, isDefault ? undefined : name),
+              visible,
             },
       semantic,
     });

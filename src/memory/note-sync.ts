@@ -14,6 +14,12 @@ export interface NoteSyncDeps {
   /** What memories are searched by, by words and by meaning: their notes' texts are set here. */
   documents: Pick<Retriever, 'setNote'>;
   notes: VaultIndex;
+  /**
+   * The notes that speak for this namespace's memories (its own folder's): a note elsewhere that
+   * names one of them (planted in another namespace's folder) neither promotes it, moves it nor
+   * is searched as its text. All notes when unset.
+   */
+  visible?: (notePath: string) => boolean;
   logger: Logger;
   clock: () => number;
   /**
@@ -39,6 +45,7 @@ export class NoteSync {
   private readonly store: StorageEngine;
   private readonly documents: Pick<Retriever, 'setNote'>;
   private readonly notes: VaultIndex;
+  private readonly visible: (notePath: string) => boolean;
   private readonly logger: Logger;
   private readonly clock: () => number;
   private readonly settleMs: number;
@@ -58,6 +65,7 @@ export class NoteSync {
     this.store = deps.store;
     this.documents = deps.documents;
     this.notes = deps.notes;
+    this.visible = deps.visible ?? (() => true);
     this.logger = deps.logger;
     this.clock = deps.clock;
     this.settleMs = deps.settleMs ?? 1000;
@@ -89,7 +97,8 @@ export class NoteSync {
   noteOf(record: MemoryRecord): VaultNote | undefined {
     if (record.status !== 'promoted' || !record.promoted_to) return undefined;
     const relative = this.inVault(record.promoted_to);
-    const note = relative === undefined ? undefined : this.notes.get(relative);
+    const note =
+      relative === undefined || !this.visible(relative) ? undefined : this.notes.get(relative);
     return note?.memoryId === record.id ? note : undefined;
   }
 
@@ -102,11 +111,12 @@ export class NoteSync {
   restoredLink(record: MemoryRecord): Pick<MemoryRecord, 'status' | 'promoted_to'> | undefined {
     const relative = record.promoted_to ? this.inVault(record.promoted_to) : null;
     if (relative === undefined) return undefined;
-    const at = relative ? this.notes.get(relative) : undefined;
-    const found = at?.memoryId === record.id ? at.path : this.notes.notesOf(record.id)[0]?.path;
+    const own = relative && this.visible(relative) ? relative : undefined;
+    const at = own ? this.notes.get(own) : undefined;
+    const found = at?.memoryId === record.id ? at.path : this.notesOf(record.id)[0]?.path;
     if (found) return { status: 'promoted', promoted_to: found };
     // The vault is not indexed in a one-shot command: the note where promoted_to says.
-    if (relative && this.namesMemory(relative, record.id)) {
+    if (own && this.namesMemory(own, record.id)) {
       return { status: 'promoted', promoted_to: relative };
     }
     return { status: 'active', promoted_to: null };
@@ -181,7 +191,7 @@ export class NoteSync {
       this.overlay(id, undefined);
       return undefined;
     }
-    const notes = this.notes.notesOf(id);
+    const notes = this.notesOf(id);
     if (record.status === 'archived') {
       this.overlay(id, undefined);
       return undefined;
@@ -237,6 +247,11 @@ export class NoteSync {
     return { ...record, status: 'active', promoted_to: null };
   }
 
+  /** The notes of this namespace's folder that name memory `id`. */
+  private notesOf(id: string): VaultNote[] {
+    return this.notes.notesOf(id).filter((note) => this.visible(note.path));
+  }
+
   private overlay(id: string, note: VaultNote | undefined): void {
     this.documents.setNote(id, note);
   }
@@ -256,7 +271,9 @@ export class NoteSync {
   /** Whether the file at this vault path is a note of this memory (read from the disk). */
   private namesMemory(relative: string, id: string): boolean {
     const file = readNoteFile(this.notes.vault, relative);
-    return file.ok && noteMemoryId(parseNote(file.text).properties) === id;
+    return (
+      file.ok && this.visible(file.path) && noteMemoryId(parseNote(file.text).properties) === id
+    );
   }
 
   private exists(relative: string): boolean {

@@ -141,7 +141,16 @@ export class Overview {
     resolveInVault(vault.notes.vault, relative);
     const seen = relative.split(path.sep).join('/');
     if (vault.visible && !vault.visible(seen)) throw noNote(relative);
-    return readSmallFile(vault.notes.vault, seen, relative);
+    // Judged again where the note really is: a folder link inside the vault (`mnemo/bob/up ->
+    // ../..`) would lead a read of bob's folder into alice's, or into .obsidian.
+    const visible = vault.visible;
+    return readSmallFile(
+      vault.notes.vault,
+      seen,
+      relative,
+      false,
+      (real) => real.split('/').every((part) => !part.startsWith('.')) && (visible?.(real) ?? true),
+    );
   }
 
   /**
@@ -167,7 +176,8 @@ export class Overview {
     }
     const relative = this.anchorNote();
     if (!vault || relative === undefined) return undefined;
-    const text = readSmallFile(vault.notes.vault, relative, relative, true);
+    // Where it really is must be this namespace's: its folder may be a link to another's.
+    const text = readSmallFile(vault.notes.vault, relative, relative, true, vault.visible);
     return text === undefined ? undefined : { source: relative, text };
   }
 
@@ -212,16 +222,28 @@ function readSmallFile(
   relative: string,
   shown: string,
   optional: true,
+  allowed?: (realPath: string) => boolean,
 ): string | undefined;
-function readSmallFile(root: string, relative: string, shown: string): string;
+function readSmallFile(
+  root: string,
+  relative: string,
+  shown: string,
+  optional?: false,
+  allowed?: (realPath: string) => boolean,
+): string;
 function readSmallFile(
   root: string,
   relative: string,
   shown: string,
   optional = false,
+  allowed: (realPath: string) => boolean = () => true,
 ): string | undefined {
   const file = readNoteFile(root, relative);
-  if (file.ok) return file.text;
+  if (file.ok) {
+    if (allowed(file.path)) return file.text;
+    if (optional) return undefined;
+    throw noNote(shown);
+  }
   switch (file.why) {
     case 'missing':
     case 'not-a-file':
@@ -229,6 +251,10 @@ function readSmallFile(
       throw noNote(shown);
     case 'link':
       throw new VaultPathError(`"${shown}" is a link: mnemo reads only the notes themselves`);
+    case 'hard-link':
+      throw new VaultPathError(
+        `"${shown}" is a hard link (a file with a second name): mnemo reads only notes with one name`,
+      );
     case 'too-large':
       throw new VaultPathError(
         `"${shown}" is larger than ${MAX_NOTE_BYTES / 1024 / 1024} MB: open it in Obsidian`,

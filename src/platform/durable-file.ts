@@ -69,12 +69,14 @@ export function tempPathFor(file: string, hidden = false): string {
  * or a crash sees the old file or the new one, never a mix: a temp file beside it (mode 0600,
  * made new: see NEW_FILE), fsync, rename over `file`, fsync of the folder. When anything fails
  * the temp file is removed and `file` is as it was. A rename replaces a link at `file` rather
- * than writing through it; the folder is the caller's to have checked.
+ * than writing through it; the folder is the caller's to have checked, and with `within` (a real
+ * path) the temp file is checked to be in it once made: a folder swapped for a link since the
+ * caller's check fails the call (ELINKOUT) with nothing made or replaced out there.
  */
 export function replaceFile(
   file: string,
   content: string | Iterable<string | Uint8Array>,
-  { hidden = false }: { hidden?: boolean } = {},
+  { hidden = false, within }: { hidden?: boolean; within?: string } = {},
 ): void {
   const temp = tempPathFor(file, hidden);
   let made = false;
@@ -82,6 +84,8 @@ export function replaceFile(
     const fd = fs.openSync(temp, NEW_FILE, FILE_MODE);
     made = true;
     try {
+      // The temp is where the rename happens: made out of `within`, nothing is renamed.
+      if (within !== undefined) checkOpenedWithin(fd, within);
       for (const chunk of typeof content === 'string' ? [content] : content) writeAll(fd, chunk);
       fs.fsyncSync(fd);
     } finally {
@@ -99,10 +103,22 @@ export function replaceFile(
 /**
  * Makes `file`, which must be new (`wx`: EEXIST when anything has that name, a link included),
  * with `content`, on disk with its folder. One that could not be written whole is removed again:
- * it was this call's alone.
+ * it was this call's alone. With `within` (see checkOpenedWithin), one made elsewhere is refused.
  */
-export function createFile(file: string, content: string): void {
+export function createFile(
+  file: string,
+  content: string,
+  { within }: { within?: string } = {},
+): void {
   const fd = fs.openSync(file, NEW_FILE, FILE_MODE);
+  if (within !== undefined) {
+    try {
+      checkOpenedWithin(fd, within);
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+  }
   let written = false;
   try {
     writeAll(fd, content);
@@ -113,6 +129,28 @@ export function createFile(file: string, content: string): void {
     if (!written) fs.rmSync(file, { force: true });
   }
   syncDir(path.dirname(file));
+}
+
+/**
+ * Throws ELINKOUT, the file removed again, when the file just made at `fd` is not inside the real
+ * path `within`: a folder on its way was swapped for a link after the caller checked it (Linux's
+ * /proc says where a descriptor leads; elsewhere there is nothing to ask, and the caller's check
+ * is what holds). Only for a file this call made new: it is removed by where it really is.
+ */
+function checkOpenedWithin(fd: number, within: string): void {
+  let opened: string;
+  try {
+    opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return;
+  }
+  if (!path.isAbsolute(opened)) return;
+  const rel = path.relative(within, opened);
+  if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) return;
+  fs.rmSync(opened, { force: true });
+  throw Object.assign(new Error('a folder on the way became a link out of its root'), {
+    code: 'ELINKOUT',
+  });
 }
 
 /**
@@ -144,13 +182,34 @@ export function makeDirs(dir: string): string | undefined {
   return made;
 }
 
-/** The text of `file`, or undefined when there is no such file; any other failure is thrown. */
+/** Opens a file of mnemo's own to read: never through a link, never waiting on a FIFO. */
+const READ_OWN = fs.constants.O_RDONLY | NOFOLLOW | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * The text of `file` (a file mnemo writes: the journal, gateway.json, an export's marker), or
+ * undefined when there is no such file. A link at the name is refused (ELOOP), a folder (EISDIR)
+ * or a FIFO, socket or device (ENOTREG) too, at once: one planted there is never read through or
+ * waited on. Any other failure is thrown as it comes.
+ */
 export function readIfExists(file: string): string | undefined {
+  let fd: number;
   try {
-    return fs.readFileSync(file, 'utf8');
+    fd = fs.openSync(file, READ_OWN);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) {
+      throw Object.assign(new Error(`${file} is a folder`), { code: 'EISDIR' });
+    }
+    if (!stat.isFile()) {
+      throw Object.assign(new Error(`${file} is not a regular file`), { code: 'ENOTREG' });
+    }
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

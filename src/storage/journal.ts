@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { overwriteFile, readIfExists } from '../platform/durable-file.js';
 import { errorCode } from '../platform/errors.js';
+import { StoreError } from './data-dir.js';
 import { type JsonlFile, toLines, WriteError } from './jsonl-file.js';
 
 /** In the data dir while a write to several logs is under way, and after a crash cut it short. */
@@ -46,7 +47,18 @@ export class TransactionJournal {
    * record itself was cut short (then no append had started: there is nothing to finish).
    */
   pending(): JournalPart[] | null | undefined {
-    const text = readIfExists(this.path);
+    let text: string | undefined;
+    try {
+      text = readIfExists(this.path);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== 'ELOOP' && code !== 'ENOTREG' && code !== 'EISDIR') throw error;
+      // Not a record mnemo wrote (it writes it as a file, never through a link): what it says
+      // cannot be trusted to finish anything, and each write would fail at it.
+      throw new StoreError(
+        `${this.path} is not a file mnemo wrote (${code === 'ELOOP' ? 'a link' : code === 'EISDIR' ? 'a folder' : 'a FIFO or device'}): remove it, then start again`,
+      );
+    }
     if (text === undefined) return undefined;
     try {
       const { parts } = JSON.parse(text) as { parts: JournalPart[] };

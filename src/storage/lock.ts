@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DIR_MODE, FILE_MODE, NEW_FILE, writeAll } from '../platform/durable-file.js';
+import { DIR_MODE, FILE_MODE, NEW_FILE, readIfExists, writeAll } from '../platform/durable-file.js';
 import { TransientError } from '../platform/errors.js';
 
 /** Another process held the lock for all of `waitMs`: a busy folder, worth a retry. */
@@ -218,7 +218,9 @@ export class DirLock {
 
   private readOwner(): Owner | undefined {
     try {
-      const owner = JSON.parse(fs.readFileSync(path.join(this.lockPath, OWNER_FILE), 'utf8'));
+      const text = readIfExists(path.join(this.lockPath, OWNER_FILE));
+      if (text === undefined) return undefined;
+      const owner = JSON.parse(text);
       if (typeof owner?.pid !== 'number' || typeof owner?.host !== 'string') return undefined;
       return {
         pid: owner.pid,

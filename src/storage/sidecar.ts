@@ -153,9 +153,15 @@ export function readSidecar(
   // Read into a buffer of its own, whose columns are aligned views (the header is padded to 8).
   let buf: Buffer;
   try {
-    const fd = fs.openSync(file, 'r');
+    // Never through a link, never waiting on a FIFO: a derived file, rebuilt when it is not one.
+    const fd = fs.openSync(
+      file,
+      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0),
+    );
     try {
-      const size = fs.fstatSync(fd).size;
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTREG' });
+      const size = stat.size;
       buf = Buffer.from(new ArrayBuffer(size));
       let read = 0;
       while (read < size) {

@@ -1,10 +1,11 @@
 // The one way mnemo reads a note from a folder it does not own (the vault, an import folder):
-// never through a link, never a FIFO or device, never more than MAX_NOTE_BYTES.
+// never through a link (nor a hard link: a file with a second name), never a FIFO or device,
+// never more than MAX_NOTE_BYTES.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { isInside } from './paths.js';
+import { isInside, toVaultPath } from './paths.js';
 
 /** What a note may be at most: a note, not a data dump (mnemo://vault's cap since it has one). */
 export const MAX_NOTE_BYTES = 1024 * 1024;
@@ -17,11 +18,24 @@ export type NoteSkip =
   | 'not-a-file'
   /** The note, or a folder on its way, is a link that leaves the root, or the note is a link. */
   | 'link'
+  /** The note has a second name (a hard link): where it really lives is not known. */
+  | 'hard-link'
   | 'too-large'
   /** Any other failure of the file system (permissions, I/O): the error's code. */
   | 'unreadable';
 
-export type NoteFile = { ok: true; text: string } | { ok: false; why: NoteSkip; code?: string };
+export type NoteFile =
+  | {
+      ok: true;
+      text: string;
+      /**
+       * Where the note really is: its path from the root's real path, forward slashes, every
+       * link on the way resolved (a folder link inside the root may lead to another folder of
+       * it: a caller that keeps folders apart checks this, not the path it asked for).
+       */
+      path: string;
+    }
+  | { ok: false; why: NoteSkip; code?: string };
 
 // O_NONBLOCK: opening a FIFO for reading waits for a writer without it (the scan and the page
 // hung, and SIGTERM could not end the process). O_NOFOLLOW: the note itself is never a link.
@@ -50,14 +64,9 @@ export function readNoteFile(
     return failure(error);
   }
   try {
-    if (
-      !openedInside(
-        readOpenedPath(() => fs.readlinkSync(`/proc/self/fd/${fd}`)),
-        located,
-      )
-    ) {
-      return { ok: false, why: 'link' };
-    }
+    const opened = readOpenedPath(() => fs.readlinkSync(`/proc/self/fd/${fd}`));
+    if (!openedInside(opened, located)) return { ok: false, why: 'link' };
+    const at = realVaultPath(opened, located);
     const stat = fs.fstatSync(fd);
     const refused = refusal(stat);
     if (refused) return refused;
@@ -69,9 +78,9 @@ export function readNoteFile(
       length += n;
       // Grown since fstat, past the cap: refused as if it had been that large.
       if (length > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
-      if (length === buffer.length) return readRest(fd, buffer, length);
+      if (length === buffer.length) return readRest(fd, buffer, length, at);
     }
-    return { ok: true, text: buffer.toString('utf8', 0, length) };
+    return { ok: true, text: buffer.toString('utf8', 0, length), path: at };
   } catch (error) {
     return failure(error);
   } finally {
@@ -92,6 +101,7 @@ export async function readNoteFileAsync(root: string, relative: string): Promise
   try {
     const opened = await fs.promises.readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
     if (!openedInside(opened, located)) return { ok: false, why: 'link' };
+    const at = realVaultPath(opened, located);
     const stat = await handle.stat();
     const refused = refusal(stat);
     if (refused) return refused;
@@ -105,7 +115,7 @@ export async function readNoteFileAsync(root: string, relative: string): Promise
       length += bytesRead;
       if (length > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
     }
-    return { ok: true, text: Buffer.concat(chunks, length).toString('utf8') };
+    return { ok: true, text: Buffer.concat(chunks, length).toString('utf8'), path: at };
   } catch (error) {
     return failure(error);
   } finally {
@@ -156,6 +166,15 @@ function openedInside(opened: string | undefined, located: { realRoot: string })
   return opened === undefined || !path.isAbsolute(opened) || isInside(located.realRoot, opened);
 }
 
+/** The opened file's path from the real root: where the system says, else where it was found. */
+function realVaultPath(
+  opened: string | undefined,
+  located: { file: string; realRoot: string },
+): string {
+  const real = opened !== undefined && path.isAbsolute(opened) ? opened : located.file;
+  return toVaultPath(located.realRoot, real);
+}
+
 function locate(root: string, relative: string, realpath: (p: string) => string): Located {
   const target = inRoot(root, relative);
   if (target === undefined) return { ok: false, why: 'link' };
@@ -193,14 +212,22 @@ function inRoot(root: string, relative: string): string | undefined {
     : target;
 }
 
+/**
+ * A note mnemo reads is a regular file of at most MAX_NOTE_BYTES with one name. A second name (a
+ * hard link) is where it may really live: a secret of the person's, linked into a shared vault by
+ * whoever can write there (macOS and a system without protected_hardlinks let anyone link a file
+ * they cannot read), is no note of the vault. Obsidian, sync tools and mnemo write notes with
+ * one name, and a rewrite replaces the name, so a note linked by hand is skipped with its log line.
+ */
 function refusal(stat: fs.Stats): Extract<NoteFile, { ok: false }> | undefined {
   if (!stat.isFile()) return { ok: false, why: 'not-a-file' };
+  if (stat.nlink > 1) return { ok: false, why: 'hard-link' };
   if (stat.size > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
   return undefined;
 }
 
 /** The file grew to fill the buffer: read on, up to the cap. */
-function readRest(fd: number, first: Buffer, length: number): NoteFile {
+function readRest(fd: number, first: Buffer, length: number, at: string): NoteFile {
   const buffer = Buffer.allocUnsafe(MAX_NOTE_BYTES + 1);
   first.copy(buffer, 0, 0, length);
   let total = length;
@@ -210,7 +237,7 @@ function readRest(fd: number, first: Buffer, length: number): NoteFile {
     total += n;
     if (total > MAX_NOTE_BYTES) return { ok: false, why: 'too-large' };
   }
-  return { ok: true, text: buffer.toString('utf8', 0, total) };
+  return { ok: true, text: buffer.toString('utf8', 0, total), path: at };
 }
 
 function failure(error: unknown): Extract<NoteFile, { ok: false }> {

@@ -48,6 +48,11 @@ export interface VaultWriterOptions {
   folder: string;
   /** Finds a note of this memory that was moved or renamed (the vault index knows). */
   locate?: (memoryId: string) => string | undefined;
+  /**
+   * The vault paths whose notes may be this namespace's (its own folder's): a note elsewhere
+   * that names one of its memories is never rewritten with the memory's text. All when unset.
+   */
+  visible?: (notePath: string) => boolean;
 }
 
 const MAX_NAMES = 10_000;
@@ -61,12 +66,14 @@ export class VaultWriter {
   readonly vault: string;
   readonly folder: string;
   private readonly locate: ((memoryId: string) => string | undefined) | undefined;
+  private readonly visible: (notePath: string) => boolean;
   private ready = false;
 
   constructor(options: VaultWriterOptions) {
     this.vault = path.resolve(options.vault);
     this.folder = options.folder;
     this.locate = options.locate;
+    this.visible = options.visible ?? (() => true);
   }
 
   /** Makes the vault from the template if needed; true when it was made now. */
@@ -99,6 +106,7 @@ export class VaultWriter {
     // Checked at each note: a person may have put a link in its place since.
     checkFolderInVault(this.vault, this.folder);
     const folder = resolveInVault(this.vault, this.folder);
+    this.checkFolderIsOwn(folder);
     const slug = slugify(record.content);
     for (let n = 1; n <= MAX_NAMES; n++) {
       const target = resolveInVault(this.vault, path.join(this.folder, candidateName(slug, n)));
@@ -106,7 +114,7 @@ export class VaultWriter {
         throw new VaultPathError(`note name "${candidateName(slug, n)}" left the folder`);
       }
       try {
-        createFile(target, text);
+        createFile(target, text, { within: this.realVault() });
         return { path: toVaultPath(this.vault, target), text, created: true };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -145,9 +153,15 @@ export class VaultWriter {
       } catch {
         continue;
       }
-      const file = readNoteFile(this.vault, toVaultPath(this.vault, absolute));
+      const own = toVaultPath(this.vault, absolute);
+      if (!this.visible(own)) continue;
+      const file = readNoteFile(this.vault, own);
       // Whatever cannot be read as a note (a link, a FIFO, too large) is no note of this memory.
-      if (file.ok && noteMemoryId(parseNote(file.text).properties) === record.id) {
+      if (
+        file.ok &&
+        this.visible(file.path) &&
+        noteMemoryId(parseNote(file.text).properties) === record.id
+      ) {
         return absolute;
       }
     }
@@ -198,15 +212,43 @@ export class VaultWriter {
       );
     }
     try {
-      replaceFile(absolute, text, { hidden: true });
+      replaceFile(absolute, text, { hidden: true, within: this.realVault() });
     } catch (error) {
       throw this.writeError(error, absolute);
     }
   }
 
+  /**
+   * The folder, links inside the vault resolved, must be one whose notes are this namespace's:
+   * `mnemo/bob` made a link to `alice` would put bob's notes where alice's search finds them.
+   */
+  private checkFolderIsOwn(folder: string): void {
+    let seen: string;
+    try {
+      seen = toVaultPath(this.realVault(), path.join(fs.realpathSync(folder), 'note.md'));
+    } catch (error) {
+      throw this.writeError(error, folder);
+    }
+    if (!this.visible(seen)) {
+      throw new VaultPathError(
+        `the notes' folder "${this.folder}" is a link to "${path.posix.dirname(seen)}", whose notes are another namespace's: make "${this.folder}" a folder of its own`,
+      );
+    }
+  }
+
+  /** The vault's real path: what a file made in it must be inside once made. */
+  private realVault(): string {
+    return fs.realpathSync(this.vault);
+  }
+
   private writeError(error: unknown, target: string): Error {
     if (error instanceof UserError) return error;
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELINKOUT') {
+      return new VaultPathError(
+        `"${toVaultPath(this.vault, target)}" left the vault through a link made while it was written: nothing was written outside; make it a folder of the vault again and retry`,
+      );
+    }
     const why =
       code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
         ? 'permission denied'

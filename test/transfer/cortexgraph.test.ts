@@ -203,6 +203,37 @@ describe('cortexgraphSource', () => {
     assert.ok(!after.some((r) => /promoted note/.test(r.why)));
   });
 
+  it('looks for a promoted note only inside the vault, the data dir and its folder, never through a link out', async () => {
+    const root = dir();
+    const outside = dir();
+    const data = path.join(root, 'jsonl');
+    const vault = path.join(root, 'obsidian');
+    fs.mkdirSync(data);
+    fs.mkdirSync(vault);
+    fs.writeFileSync(path.join(outside, 'secret.md'), 'secret\n');
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(vault, 'leak.md'));
+    fs.symlinkSync(outside, path.join(vault, 'out'));
+    const escapes = [
+      path.join(outside, 'secret.md'),
+      path.relative(vault, path.join(outside, 'secret.md')),
+      'leak.md',
+      'out/secret.md',
+    ];
+    fs.writeFileSync(
+      path.join(data, 'memories.jsonl'),
+      lines(
+        escapes.map((to, i) =>
+          memory(`p${i}`, `promoted ${i}`, { status: 'promoted', promoted_to: to }),
+        ),
+      ),
+    );
+    const entries = await collect(createCortexgraphSource({ vault }).entries(data));
+    assert.equal(memories(entries).length, escapes.length);
+    const notFound = refusals(entries).filter((r) => /promoted note/.test(r.why));
+    assert.equal(notFound.length, escapes.length);
+    assert.ok(notFound.every((r) => /^imported, but/.test(r.why)));
+  });
+
   it('reads a data dir with memories only', async () => {
     const data = dir();
     fs.writeFileSync(path.join(data, 'memories.jsonl'), `${JSON.stringify(memory('x', 'x'))}\r\n`);

@@ -166,6 +166,23 @@ describe('markdownSource', () => {
     assert.ok(refusals(entries).every((r) => /out of the folder/.test(r.why)));
   });
 
+  it('refuses a hard link by name: a file with a second name may be a secret from elsewhere', async () => {
+    const root = dir();
+    const outside = dir();
+    put(outside, 'credentials', 'aws_secret_access_key HARDLINKED\n');
+    put(root, 'Note.md', 'a note\n');
+    fs.linkSync(path.join(outside, 'credentials'), path.join(root, 'Keys.md'));
+    const entries = await collect(markdownSource.entries(root));
+    assert.deepEqual(
+      memories(entries).map((m) => m.key),
+      ['markdown:Note.md'],
+    );
+    assert.deepEqual(
+      refusals(entries).map((r) => [r.where, /hard link/.test(r.why)]),
+      [['Keys.md', true]],
+    );
+  });
+
   it('refuses a path that is not a folder, naming --from markdown and the fix', async () => {
     const root = dir();
     put(root, 'one.md', 'x\n');

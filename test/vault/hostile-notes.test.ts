@@ -139,6 +139,8 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     fs.symlinkSync(path.join(outside, 'credentials.md'), path.join(vault, 'leak.md'));
     fs.symlinkSync(path.join(vault, 'inside.md'), path.join(vault, 'alias.md'));
     fs.symlinkSync(outside, path.join(vault, 'elsewhere'));
+    // A hard link is the file itself under a second name: where it really lives is unknown.
+    fs.linkSync(path.join(outside, 'credentials.md'), path.join(vault, 'hard.md'));
     fs.writeFileSync(path.join(vault, 'big.md'), Buffer.alloc(MAX_NOTE_BYTES + 1, 'a'));
     fs.writeFileSync(path.join(vault, 'full.md'), Buffer.alloc(MAX_NOTE_BYTES, 'a'));
     execFileSync('mkfifo', [path.join(vault, 'fifo.md')]);
@@ -151,6 +153,7 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     assert.equal(why('leak.md'), 'link');
     assert.equal(why('alias.md'), 'link');
     assert.equal(why('elsewhere/credentials.md'), 'link');
+    assert.equal(why('hard.md'), 'hard-link');
     assert.equal(why('../outside/credentials.md'), 'link');
     assert.equal(why(path.join(outside, 'credentials.md')), 'link');
     assert.equal(why('big.md'), 'too-large');
@@ -185,6 +188,7 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     await m.opened.readiness.wait('vault');
     fs.symlinkSync(path.join(outside, 'credentials'), path.join(vault, 'leak.md'));
     fs.symlinkSync(path.join(outside, 'aws'), path.join(vault, 'linked'));
+    fs.linkSync(path.join(outside, 'credentials'), path.join(vault, 'hard.md'));
     // A note written after the links: once it is indexed, the watcher has seen them too.
     fs.writeFileSync(path.join(vault, 'after.md'), 'written after the links\n');
     await eventually(() => m.opened.notes.get('after.md') !== undefined, 'the watcher');
@@ -192,6 +196,7 @@ describe('the note reader never follows a link, opens a FIFO or reads a dump', (
     // on which events the platform's watcher reports for a link.
     await m.opened.notes.refresh('leak.md');
     await m.opened.notes.refresh('linked/keys.md');
+    await m.opened.notes.refresh('hard.md');
     assert.deepEqual([...m.opened.notes.paths()].sort(), ['after.md']);
     const unified = await m.memory.recall.searchUnified({ query: 'PLANTEDSECRET' });
     assert.deepEqual(unified.results, []);
@@ -414,6 +419,58 @@ describe('namespaces in the vault', () => {
       assert.doesNotMatch(seen, /ROOT ANCHOR/);
     }
     assert.match(context, /Bob's own anchor/);
+  });
+
+  it("a folder link inside the vault never leads a namespace's mnemo://vault read into another's folder", async (t) => {
+    const dir = testDir(t);
+    const vault = path.join(dir, 'vault');
+    for (const folder of ['alice', 'bob']) {
+      fs.mkdirSync(path.join(vault, 'mnemo', folder), { recursive: true });
+    }
+    fs.mkdirSync(path.join(vault, '.obsidian'));
+    fs.writeFileSync(path.join(vault, 'mnemo', 'alice', 'secret.md'), 'ALICE SECRET\n');
+    fs.writeFileSync(path.join(vault, '.obsidian', 'plugin.md'), 'PLUGIN SETTINGS\n');
+    fs.writeFileSync(path.join(vault, 'mnemo', 'bob', 'own.md'), "Bob's note\n");
+    // Links a person (or bob's synced device: Syncthing carries links) made inside the vault.
+    fs.symlinkSync('../..', path.join(vault, 'mnemo', 'bob', 'up'));
+    fs.symlinkSync('../alice', path.join(vault, 'mnemo', 'bob', 'a'));
+    fs.symlinkSync('mnemo/alice', path.join(vault, 'work'));
+    fs.symlinkSync('.', path.join(vault, 'mnemo', 'bob', 'here'));
+    const m = await openTestMemory({}, dir);
+    t.after(() => m.close());
+    const bob = m.opened.memoryFor('bob');
+    for (const through of [
+      'mnemo/bob/up/mnemo/alice/secret.md',
+      'mnemo/bob/a/secret.md',
+      'mnemo/bob/up/.obsidian/plugin.md',
+    ]) {
+      assert.throws(() => bob.overview.readNote(through), /no note|hidden|link/, through);
+    }
+    assert.throws(() => m.memory.overview.readNote('work/secret.md'), /no note|link/);
+    // A link that stays in the namespace's own folder is read as the note it leads to.
+    assert.equal(bob.overview.readNote('mnemo/bob/here/own.md'), "Bob's note\n");
+    assert.equal(
+      m.opened.memoryFor('alice').overview.readNote('mnemo/alice/secret.md'),
+      'ALICE SECRET\n',
+    );
+  });
+
+  it("a namespace's folder that is a link to another's: its promotion writes nothing there", async (t) => {
+    const dir = testDir(t);
+    const vault = path.join(dir, 'vault');
+    fs.mkdirSync(path.join(vault, 'mnemo', 'alice'), { recursive: true });
+    fs.symlinkSync('alice', path.join(vault, 'mnemo', 'bob'));
+    const m = await openTestMemory({}, dir);
+    t.after(() => m.close());
+    const bob = m.opened.memoryFor('bob');
+    fs.writeFileSync(path.join(vault, 'mnemo', 'alice', 'anchor.md'), "ALICE'S ANCHOR\n");
+    assert.equal(bob.overview.anchor(undefined), undefined);
+    fs.rmSync(path.join(vault, 'mnemo', 'alice', 'anchor.md'));
+    const { memory_id } = await bob.writing.save({ content: 'Bob keeps the BLUEPRINT here' });
+    await assert.rejects(bob.promotion.promote({ memory_id, force: true }), /link/);
+    assert.deepEqual(fs.readdirSync(path.join(vault, 'mnemo', 'alice')), []);
+    const record = (await bob.recall.open({ memory_ids: [memory_id] })).memories[0];
+    assert.equal(record?.status, 'active');
   });
 
   it('MNEMO_VAULT_FOLDER=mnemo/ is mnemo: the default namespace does not read bob’s notes', async (t) => {

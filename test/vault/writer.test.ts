@@ -146,6 +146,45 @@ describe('VaultWriter', () => {
     assert.equal(again.created, false);
   });
 
+  it('a folder swapped for a link out of the vault after its check: nothing is made or replaced out there', (t) => {
+    if (!fs.existsSync('/proc/self/fd')) return t.skip('needs /proc');
+    const outside = path.join(dir, 'outside');
+    fs.mkdirSync(outside);
+    const record = promoted('m1', 'Kiln notes');
+    const first = writer.write(record, []);
+    // Out there, a file of the name the rewrite will give: it must stay as it is.
+    fs.writeFileSync(path.join(outside, path.basename(first.path)), 'NOT A NOTE');
+    const swapBeforeNextOpen = () => {
+      const open = fs.openSync;
+      const mock = t.mock.method(fs, 'openSync', (...args: Parameters<typeof fs.openSync>) => {
+        // The first open of a new file (the note, or the rewrite's temp): the folder was checked.
+        if (typeof args[1] === 'number' && args[1] & fs.constants.O_CREAT) {
+          mock.mock.restore();
+          fs.renameSync(path.join(vault, 'mnemo'), path.join(dir, 'kept'));
+          fs.symlinkSync(outside, path.join(vault, 'mnemo'));
+        }
+        return open(...args);
+      });
+    };
+    const unswap = () => {
+      fs.rmSync(path.join(vault, 'mnemo'));
+      fs.renameSync(path.join(dir, 'kept'), path.join(vault, 'mnemo'));
+    };
+
+    swapBeforeNextOpen();
+    assert.throws(() => writer.write(promoted('m2', 'Glaze recipes'), []), /link|vault/);
+    assert.deepEqual(fs.readdirSync(outside), [path.basename(first.path)]);
+    unswap();
+
+    swapBeforeNextOpen();
+    assert.throws(() => writer.write({ ...record, use_count: 9, promoted_to: first.path }, []));
+    assert.deepEqual(fs.readdirSync(outside), [path.basename(first.path)]);
+    assert.equal(
+      fs.readFileSync(path.join(outside, path.basename(first.path)), 'utf8'),
+      'NOT A NOTE',
+    );
+  });
+
   it('refuses a folder that a link leads out of the vault, before creating anything', () => {
     const outside = path.join(dir, 'outside');
     fs.mkdirSync(outside);

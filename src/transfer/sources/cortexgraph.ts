@@ -5,8 +5,9 @@
 // line is the last for each id (only id -> line number is kept), once to yield those lines. A
 // record is yielded whole (`record`), every field it holds kept, those mnemo does not use too.
 //
-// A promoted memory's note is looked for at its `promoted_to`: absolute, or relative to the
-// vault (when given) or else to the data dir and its parent folder. When no note is there the
+// A promoted memory's note is looked for at its `promoted_to`, relative to the vault (when given)
+// or else to the data dir and its parent folder, or absolute inside one of them: never elsewhere,
+// nor through a link that leaves them. When no note is there the
 // memory is imported all the same, promoted_to as it was, and a refusal entry right after it
 // says so (`where`: the line, `why`: starts with "imported, but"): the summary then lists it for
 // the person to look at, though nothing was lost.
@@ -19,6 +20,7 @@ import {
   toMemoryRecord,
   toRelationRecord,
 } from '../../storage/records.js';
+import { isInside } from '../../vault/paths.js';
 import type { ImportEntry, ImportSource } from '../types.js';
 import { lines, ReadProgress, type ReadReport } from './lines.js';
 import { ImportSourceError } from './source-error.js';
@@ -98,7 +100,7 @@ async function* cortexgraphEntries(
           yield {
             kind: 'refused',
             where,
-            why: `imported, but its promoted note ${promotedTo} is not there (looked in ${lookIn(promotedTo, dir, options.vault).join(', ')}): promoted_to is kept as it was`,
+            why: `imported, but its promoted note ${promotedTo} ${notThere(promotedTo, dir, options.vault)}: promoted_to is kept as it was`,
           };
         }
       }
@@ -193,21 +195,45 @@ function parse(line: string): unknown {
   }
 }
 
-/** Where a promoted note may be: the absolute path, or the relative one in each base folder. */
-function lookIn(promotedTo: string, dir: string, vault: string | undefined): string[] {
-  if (path.isAbsolute(promotedTo)) return [promotedTo];
-  const bases = [...(vault ? [path.resolve(vault)] : []), dir, path.dirname(dir)];
-  return [...new Set(bases.map((base) => path.resolve(base, promotedTo)))];
+/**
+ * Where a promoted note may be: the relative path in each base folder (the vault given, the data
+ * dir, its parent), or the absolute one when it is in one of them. A path that leaves every base
+ * (`..`, elsewhere on the machine) is looked for nowhere: an import file says what is in it, not
+ * which of the machine's files mnemo should look at.
+ */
+function lookIn(
+  promotedTo: string,
+  dir: string,
+  vault: string | undefined,
+): { base: string; candidate: string }[] {
+  const bases = [...new Set([...(vault ? [path.resolve(vault)] : []), dir, path.dirname(dir)])];
+  return bases.flatMap((base) => {
+    const candidate = path.resolve(base, promotedTo);
+    return candidate !== base && isInside(base, candidate) ? [{ base, candidate }] : [];
+  });
 }
 
+function notThere(promotedTo: string, dir: string, vault: string | undefined): string {
+  const places = [...new Set(lookIn(promotedTo, dir, vault).map((p) => p.candidate))];
+  return places.length > 0
+    ? `is not there (looked in ${places.join(', ')})`
+    : `is outside ${vault ? 'the vault, ' : ''}the data dir and its folder`;
+}
+
+/** The first place the note is a file, reached by no link that leaves its base folder. */
 async function findNote(
   promotedTo: string,
   dir: string,
   vault: string | undefined,
 ): Promise<string | undefined> {
-  for (const candidate of lookIn(promotedTo, dir, vault)) {
+  for (const { base, candidate } of lookIn(promotedTo, dir, vault)) {
     try {
-      if ((await fs.promises.stat(candidate)).isFile()) return candidate;
+      if (!(await fs.promises.lstat(candidate)).isFile()) continue;
+      const [realBase, realFolder] = await Promise.all([
+        fs.promises.realpath(base),
+        fs.promises.realpath(path.dirname(candidate)),
+      ]);
+      if (isInside(realBase, realFolder)) return candidate;
     } catch {
       // not here
     }

@@ -411,6 +411,8 @@ function refusedBecause(why: string, code: string | undefined): string {
       return 'not a regular file';
     case 'link':
       return 'a link out of the folder: not followed';
+    case 'hard-link':
+      return 'a hard link (a file with a second name, which may be outside the folder): not read';
     default:
       return `cannot be read (${code ?? why})`;
   }
