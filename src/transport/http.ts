@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer as createNodeServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -532,13 +532,34 @@ export interface RunningHttp {
   close(drainMs?: number): Promise<void>;
 }
 
+/**
+ * How long a client may take to send a request's headers, and the whole request: Node's own
+ * 300 s let a caller who trickles a body (a byte a second) hold a connection, and the file it
+ * takes, five minutes a request. A handler's time after that is not counted.
+ */
+export const RECEIVE_LIMITS = { headersMs: 10_000, requestMs: 30_000 };
+
 export async function listen(
   app: express.Express,
   host: string,
   port: number,
+  limits: { headersMs: number; requestMs: number } = RECEIVE_LIMITS,
 ): Promise<RunningHttp> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+  const server = createNodeServer(
+    {
+      headersTimeout: Math.min(limits.headersMs, limits.requestMs),
+      requestTimeout: limits.requestMs,
+      // How often Node looks for requests past those limits (30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, limits.requestMs),
+    },
+    app,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import express from 'express';
 import pino from 'pino';
 import { TransientError, UserError } from '../../src/platform/errors.js';
 import { createServer } from '../../src/server.js';
@@ -546,5 +548,45 @@ describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
     assert.equal(busy.headers['retry-after'], '1');
     assert.match(JSON.parse(busy.body).error.message, /is busy.*retry in a moment/);
     assert.doesNotMatch(busy.body, /\/d/, "the data dir is the operator's to know");
+  });
+});
+
+describe('slow clients', () => {
+  it('a request not received whole within its limit is answered 408 and closed; a slow handler is not cut', async (t) => {
+    const app = express();
+    app.post('/slow', express.text(), (req, res) => {
+      // Answers after the request limit has passed: only receiving is timed.
+      setTimeout(() => res.send(`got ${String(req.body)}`), 400);
+    });
+    const server = await listen(app, '127.0.0.1', 0, { headersMs: 200, requestMs: 200 });
+    t.after(() => server.close(0));
+    const started = performance.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      // Headers promising 100 bytes, then 10 of them, then nothing.
+      socket.write(
+        'POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0123456789',
+      );
+    });
+    assert.match(answer, /^HTTP\/1\.1 408/);
+    assert.ok(performance.now() - started < 5_000, 'closed within seconds, not Node’s 300 s');
+    const whole = await request(`${server.url}/slow`, {
+      headers: { 'content-type': 'text/plain' },
+      body: 'all of it',
+    });
+    assert.deepEqual([whole.status, whole.body], [200, 'got all of it']);
+  });
+
+  it('mnemo serve takes at most 10 s for the headers and 30 s for a whole request', async (t) => {
+    const server = await listen(express(), '127.0.0.1', 0);
+    t.after(() => server.close(0));
+    assert.ok(server.server.headersTimeout <= 10_000);
+    assert.ok(server.server.requestTimeout <= 30_000);
   });
 });
