@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { ProcessGroupStdioTransport } from '../../src/gateway/process-group-stdio.js';
+import { createGateway } from '../../src/gateway/proxy.js';
 import { Upstream } from '../../src/gateway/upstream.js';
+import { createHttpApp, listen } from '../../src/transport/http.js';
+
+const HOSTILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'fixtures',
+  'hostile-upstream.mjs',
+);
 
 /** A child that writes what `script` writes, then waits on stdin (so only close() ends it). */
 const node = (script: string) => ['-e', `${script}; process.stdin.resume()`];
@@ -84,5 +95,55 @@ describe('a hostile stdio upstream', () => {
         [5, undefined],
       ],
     );
+  });
+});
+
+describe('a hostile upstream behind /mcp/<label>', () => {
+  it('an answer nested too deep is an error naming the upstream, an error message is cut, data too deep dropped; the next call is served', async (t) => {
+    const gateway = createGateway({
+      servers: { h: { command: process.execPath, args: [HOSTILE] } },
+      logger: pino({ level: 'silent' }),
+    });
+    const app = createHttpApp({
+      createMcpServer: () => assert.fail('no memory calls here'),
+      allowedHosts: [],
+      bodyLimit: '1mb',
+      logger: pino({ level: 'silent' }),
+      health: () => ({}),
+      gateway,
+    });
+    const server = await listen(app, '127.0.0.1', 0);
+    t.after(async () => {
+      await server.close(0);
+      await gateway.close();
+    });
+    await gateway.upstream('h')?.whenReady(10_000);
+    const call = async (name: string) => {
+      const res = await fetch(`${server.url}/mcp/h`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      return (await res.json()) as {
+        result?: unknown;
+        error?: { message: string; data?: unknown };
+      };
+    };
+    const deep = await call('deep');
+    assert.match(deep.error?.message ?? '', /upstream "h": its answer nests .* more than 256 deep/);
+    const deepError = await call('deep_error');
+    assert.match(deepError.error?.message ?? '', /upstream "h": deep$/);
+    assert.equal(deepError.error?.data, undefined);
+    const huge = await call('huge_error');
+    assert.ok((huge.error?.message.length ?? 0) < 2_200, 'cut to its first 2,000 characters');
+    assert.match(
+      huge.error?.message ?? '',
+      /upstream "h": failed: x+\.\.\. \(5000008 characters in all\)$/,
+    );
+    assert.deepEqual((await call('ok')).result, { content: [{ type: 'text', text: 'ok' }] });
   });
 });
