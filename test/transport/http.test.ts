@@ -208,6 +208,26 @@ describe('POST /mcp over streamable HTTP', () => {
     assert.ok(!all.includes(marker), 'no payload in the log');
     assert.ok(!all.includes(TOKEN), 'no token in the log');
   });
+
+  it('logs a method or tool that is no name as (other), and a long path cut: a caller writes neither into the log', async () => {
+    const secret = `my secret is ${'s'.repeat(30_000)}`;
+    for (const params of [{ name: secret, arguments: {} }, { name: 'x\ny' }]) {
+      await request(`${server.url}/mcp`, {
+        headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params }),
+      });
+      assert.equal(logged.filter((l) => l.msg === 'call').at(-1)?.tool, '(other)');
+    }
+    await request(`${server.url}/mcp`, {
+      headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: secret }),
+    });
+    assert.equal(logged.filter((l) => l.msg === 'call').at(-1)?.method, '(other)');
+    await request(`${server.url}/${'p'.repeat(10_000)}`, { headers: jsonHeaders, body: '{}' });
+    const route = logged.filter((l) => l.msg === 'call').at(-1)?.route as string;
+    assert.ok(route.length < 300, `a route of ${route.length} characters logged`);
+    assert.ok(!JSON.stringify(logged).includes('my secret'));
+  });
 });
 
 describe('rate limit', () => {
