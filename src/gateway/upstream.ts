@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import { LineSplitter } from '../platform/line-splitter.js';
 import { VERSION } from '../version.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { isStdioSpec, type UpstreamSpec } from './config.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio.js';
 
@@ -59,6 +60,8 @@ export interface UpstreamHealth {
 }
 
 const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
+/** The largest message read from an HTTP upstream, as from a stdio one. */
+const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 /** The most of one line of an upstream's stderr that is logged. */
 const STDERR_LINE = 4096;
 
@@ -181,9 +184,15 @@ export class Upstream {
       transport.stderr.on('data', (chunk: Buffer) => lines.push(chunk));
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(spec.url), {
-      requestInit: { headers: spec.headers ?? {} },
-    });
+    // Past the cap the upstream is closed, as a stdio one is: the calls waiting end now.
+    const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(
+      new URL(spec.url),
+      {
+        requestInit: { headers: spec.headers ?? {} },
+        fetch: boundedFetch(MAX_ANSWER_BYTES, () => void transport.close().catch(() => {})),
+      },
+    );
+    return transport;
   }
 
   private async connect(): Promise<void> {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -145,5 +146,98 @@ describe('a hostile upstream behind /mcp/<label>', () => {
       /upstream "h": failed: x+\.\.\. \(5000008 characters in all\)$/,
     );
     assert.deepEqual((await call('ok')).result, { content: [{ type: 'text', text: 'ok' }] });
+  });
+});
+
+describe('a hostile HTTP upstream', () => {
+  it('an answer past 10 MB is an error naming the upstream, not read whole; the next call is served', async (t) => {
+    // Stateless MCP over HTTP by hand: tools/call answers 11 MB of JSON, or an event that long.
+    const big = (id: unknown) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: 'x'.repeat(11 * 1024 * 1024) }] },
+      });
+    const upstream = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const { id, method, params } = JSON.parse(body) as {
+          id?: unknown;
+          method: string;
+          params?: { name?: string; protocolVersion?: string };
+        };
+        if (id === undefined) return void res.writeHead(202).end();
+        const json = (text: string) =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+        if (method === 'initialize') {
+          return json(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id,
+              result: {
+                protocolVersion: params?.protocolVersion,
+                capabilities: { tools: {} },
+                serverInfo: { name: 'big', version: '1' },
+              },
+            }),
+          );
+        }
+        if (method === 'tools/list') {
+          return json(JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [] } }));
+        }
+        if (params?.name === 'big') return json(big(id));
+        if (params?.name === 'big_event') {
+          return res
+            .writeHead(200, { 'content-type': 'text/event-stream' })
+            .end(`event: message\ndata: ${big(id)}\n\n`);
+        }
+        json(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            result: { content: [{ type: 'text', text: 'ok' }] },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = (upstream.address() as { port: number }).port;
+    const gateway = createGateway({
+      servers: { big: { url: `http://127.0.0.1:${port}/mcp` } },
+      logger: pino({ level: 'silent' }),
+      backoff: { initialMs: 20, maxMs: 200 },
+    });
+    t.after(async () => {
+      await gateway.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    });
+    await gateway.upstream('big')?.whenReady(10_000);
+    const client = gateway.upstream('big')?.connectedClient();
+    assert.ok(client);
+    await assert.rejects(
+      client.callTool({ name: 'big' }),
+      /more than 10485760 bytes in one message/,
+    );
+    const restarted = async (times: number) => {
+      const upstream = gateway.upstream('big');
+      while (upstream?.state !== 'ready' || upstream.health().restarts < times) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    await restarted(1);
+    const again = gateway.upstream('big')?.connectedClient();
+    assert.ok(again);
+    // The answer was in an event: the upstream is closed, so the call ends now, not at its timeout.
+    await assert.rejects(again.callTool({ name: 'big_event' }), /closed/i);
+    await restarted(2);
+    const last = gateway.upstream('big')?.connectedClient();
+    assert.deepEqual((await last?.callTool({ name: 'ok' }))?.content, [
+      { type: 'text', text: 'ok' },
+    ]);
   });
 });
