@@ -39,6 +39,37 @@ describe('a hostile stdio upstream', () => {
     assert.match(errors[0]?.message ?? '', /over the 10485760-byte limit: closing it/);
   });
 
+  it('a flood of short lines that are no messages is handled a little at a time: the event loop never waits 100 ms', async () => {
+    const lines = 60_000;
+    const transport = new ProcessGroupStdioTransport({
+      command: process.execPath,
+      args: node(`process.stdout.write("{}\\n".repeat(${lines}))`),
+      graceMs: 200,
+    });
+    let errors = 0;
+    let done: () => void = () => {};
+    const all = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    transport.onerror = () => {
+      if (++errors === lines) done();
+    };
+    let longest = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    await transport.start();
+    await all;
+    clearInterval(ticker);
+    // The wait until the last line, which no tick after it saw.
+    longest = Math.max(longest, performance.now() - last);
+    await transport.close();
+    assert.ok(longest < 100, `the event loop waited ${Math.round(longest)} ms`);
+  });
+
   it('messages split across chunks still arrive whole', async () => {
     const message = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/x', params: {} });
     const transport = new ProcessGroupStdioTransport({
