@@ -272,3 +272,64 @@ describe('a hostile HTTP upstream', () => {
     ]);
   });
 });
+
+describe('a flood of SSE events that are no messages', () => {
+  it('is handed to the SDK a slice at a time: the event loop never waits 100 ms, and the answer after it arrives', async (t) => {
+    const upstream = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const { id, method, params } = JSON.parse(body) as {
+          id?: unknown;
+          method: string;
+          params?: { protocolVersion?: string };
+        };
+        if (id === undefined) return void res.writeHead(202).end();
+        const json = (value: unknown) =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+        if (method === 'initialize') {
+          return json({
+            jsonrpc: '2.0',
+            id,
+            result: {
+              protocolVersion: params?.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'flood', version: '1' },
+            },
+          });
+        }
+        if (method === 'tools/list') return json({ jsonrpc: '2.0', id, result: { tools: [] } });
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {}\n\n'.repeat(40_000));
+        res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })}\n\n`);
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = (upstream.address() as { port: number }).port;
+    const gateway = createGateway({
+      servers: { flood: { url: `http://127.0.0.1:${port}/mcp` } },
+      logger: pino({ level: 'silent' }),
+    });
+    t.after(async () => {
+      await gateway.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    });
+    await gateway.upstream('flood')?.whenReady(10_000);
+    let longest = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    const result = await gateway.upstream('flood')?.connectedClient().callTool({ name: 'x' });
+    longest = Math.max(longest, performance.now() - last);
+    clearInterval(ticker);
+    assert.deepEqual(result?.content, []);
+    assert.ok(longest < 100, `the event loop waited ${Math.round(longest)} ms`);
+  });
+});
