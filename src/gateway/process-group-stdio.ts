@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LineSplitter } from '../platform/line-splitter.js';
 
 export interface ProcessGroupStdioParams {
   command: string;
@@ -13,6 +14,11 @@ export interface ProcessGroupStdioParams {
   /** How long close() waits after closing stdin, then after SIGTERM. */
   graceMs?: number;
 }
+
+/** The largest message read from the child (as the server's own stdio): a longer one closes it. */
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** The longest the child's lines are handled for at a time, before other work gets a turn. */
+const TURN_MS = 10;
 
 const GROUPS = process.platform !== 'win32';
 
@@ -28,7 +34,14 @@ export class ProcessGroupStdioTransport implements Transport {
   /** The child's stderr, available before start() so no early line is lost. */
   readonly stderr = new PassThrough();
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  // The SDK's ReadBuffer throws past its cap from inside the 'data' event, which ended the whole
+  // server, and copies the buffer at each chunk: a hostile upstream's endless line did both.
+  private readonly max = MAX_MESSAGE_BYTES;
+  private readonly lines = new LineSplitter(this.max, (line, bytes) => this.onLine(line, bytes));
+  /** Lines read and not yet handled, from `next` on. */
+  private queue: Buffer[] = [];
+  private next = 0;
+  private draining = false;
 
   constructor(private readonly params: ProcessGroupStdioParams) {}
 
@@ -62,21 +75,69 @@ export class ProcessGroupStdioTransport implements Transport {
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.buffer.readMessage();
-          } catch (error) {
-            this.onerror?.(error as Error);
-            continue;
-          }
-          if (message === null) break;
-          this.onmessage?.(message);
-        }
+        if (this.child !== child) return;
+        this.lines.push(chunk);
+        // A message past the cap is lost, and with it the answer some call waits for: closing
+        // ends those calls now (the upstream restarts) rather than at their timeout.
+        if (this.lines.pending > this.max) this.refuseOversized(this.lines.pending);
+        else if (!this.draining) this.drain(child);
       });
       child.stderr?.pipe(this.stderr);
     });
+  }
+
+  private onLine(line: Buffer, bytes: number): void {
+    if (this.child === undefined) return;
+    if (bytes > this.max) this.refuseOversized(bytes);
+    else this.queue.push(line);
+  }
+
+  /**
+   * Handles the lines read, TURN_MS of them a turn of the event loop, the child's stdout paused
+   * between turns: each line costs a parse and a schema check (~12 µs for `{}`), and a 64 KB
+   * chunk of short ones held every namespace ~400 ms.
+   */
+  private drain(child: ChildProcess): void {
+    const until = performance.now() + TURN_MS;
+    while (this.next < this.queue.length) {
+      if (this.child !== child) return;
+      if (performance.now() > until) {
+        this.draining = true;
+        child.stdout?.pause();
+        setImmediate(() => {
+          this.draining = false;
+          this.drain(child);
+        });
+        return;
+      }
+      this.deliver(this.queue[this.next++] as Buffer);
+    }
+    this.queue = [];
+    this.next = 0;
+    if (this.child === child) child.stdout?.resume();
+  }
+
+  private deliver(line: Buffer): void {
+    const text = line.toString('utf8').replace(/\r$/, '');
+    if (text.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(text);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private refuseOversized(bytes: number): void {
+    this.lines.clear();
+    this.onerror?.(
+      new Error(
+        `the upstream sent a message of ${bytes} bytes or more, over the ${this.max}-byte limit: closing it`,
+      ),
+    );
+    void this.close();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -94,7 +155,9 @@ export class ProcessGroupStdioTransport implements Transport {
   async close(): Promise<void> {
     const child = this.child;
     this.child = undefined;
-    this.buffer.clear();
+    this.lines.clear();
+    this.queue = [];
+    this.next = 0;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const grace = this.params.graceMs ?? 2_000;
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));

@@ -90,13 +90,44 @@ function forwardable(caps: ServerCapabilities | undefined): ServerCapabilities {
   return out;
 }
 
-/** The upstream's error with the label in front; a JSON-RPC error either way. */
+/** The most of an upstream's error message passed on: its words, not a dump. */
+const MAX_ERROR_MESSAGE = 2_000;
+
+/**
+ * Nesting an upstream's answer may have: far more than any tool result needs, far less than it
+ * takes JSON.stringify to overflow the stack (which left the caller without an answer).
+ */
+const MAX_ANSWER_DEPTH = 256;
+
+/** The upstream's error with the label in front, its message cut; a JSON-RPC error either way. */
 function labelled(label: string, error: unknown): McpError {
+  const cut = (message: string) =>
+    message.length > MAX_ERROR_MESSAGE
+      ? `${message.slice(0, MAX_ERROR_MESSAGE)}... (${message.length} characters in all)`
+      : message;
   if (error instanceof McpError) {
-    const message = error.message.replace(/^MCP error -?\d+: /, '');
-    return new McpError(error.code, `upstream "${label}": ${message}`, error.data);
+    const message = cut(error.message.replace(/^MCP error -?\d+: /, ''));
+    const data = deeperThan(error.data, MAX_ANSWER_DEPTH) ? undefined : error.data;
+    return new McpError(error.code, `upstream "${label}": ${message}`, data);
   }
-  return new McpError(ErrorCode.InternalError, `upstream "${label}": ${(error as Error).message}`);
+  return new McpError(
+    ErrorCode.InternalError,
+    `upstream "${label}": ${cut((error as Error).message)}`,
+  );
+}
+
+/** Whether `value` nests arrays and objects more than `max` deep; no recursion. */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /**
@@ -136,11 +167,19 @@ function proxyServer(upstream: Upstream): Server {
                 params: { ...progress, progressToken },
               })
               .catch(() => {});
+    let answer: T;
     try {
-      return await send(client, upstream.requestOptions(extra.signal, onprogress));
+      answer = await send(client, upstream.requestOptions(extra.signal, onprogress));
     } catch (error) {
       throw labelled(upstream.label, error);
     }
+    if (deeperThan(answer, MAX_ANSWER_DEPTH)) {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `upstream "${upstream.label}": its answer nests arrays and objects more than ${MAX_ANSWER_DEPTH} deep, which the gateway does not pass on`,
+      );
+    }
+    return answer;
   };
   // The caller's progress token is replaced by the gateway's own on the way up.
   const upstreamRequest = <R extends { method: string; params?: Record<string, unknown> }>(

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -10,7 +9,9 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { LineSplitter } from '../platform/line-splitter.js';
 import { VERSION } from '../version.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { isStdioSpec, type UpstreamSpec } from './config.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio.js';
 
@@ -59,6 +60,10 @@ export interface UpstreamHealth {
 }
 
 const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
+/** The largest message read from an HTTP upstream, as from a stdio one. */
+const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+/** The most of one line of an upstream's stderr that is logged. */
+const STDERR_LINE = 4096;
 
 /**
  * One upstream MCP server behind the gateway: a long-lived stdio child in its own process
@@ -167,14 +172,27 @@ export class Upstream {
         ...(spec.env ? { env: spec.env } : {}),
         ...(spec.cwd ? { cwd: spec.cwd } : {}),
       });
-      createInterface({ input: transport.stderr }).on('line', (line) => {
-        this.logger.info({ stderr: line }, 'upstream stderr');
+      // A line at most STDERR_LINE bytes in the log, the rest counted: readline held a line
+      // that never ends whole.
+      const lines = new LineSplitter(STDERR_LINE, (line, bytes) => {
+        const text = line.toString('utf8').replace(/\r$/, '');
+        this.logger.info(
+          bytes > STDERR_LINE ? { stderr: text, bytes } : { stderr: text },
+          'upstream stderr',
+        );
       });
+      transport.stderr.on('data', (chunk: Buffer) => lines.push(chunk));
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(spec.url), {
-      requestInit: { headers: spec.headers ?? {} },
-    });
+    // Past the cap the upstream is closed, as a stdio one is: the calls waiting end now.
+    const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(
+      new URL(spec.url),
+      {
+        requestInit: { headers: spec.headers ?? {} },
+        fetch: boundedFetch(MAX_ANSWER_BYTES, () => void transport.close().catch(() => {})),
+      },
+    );
+    return transport;
   }
 
   private async connect(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer as createNodeServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -498,21 +498,30 @@ async function serveOnce(pool: ServerPool, req: Request, res: Response): Promise
   await transport.handleRequest(req, res, req.body);
 }
 
+/**
+ * A method or tool name as the log shows it: a name, or `(other)` for anything else a caller put
+ * there (up to the body limit of any text, 600 times a minute).
+ */
+const NAME = /^[A-Za-z0-9_./-]{1,64}$/;
+const logName = (value: unknown) =>
+  typeof value !== 'string' ? undefined : NAME.test(value) ? value : '(other)';
+/** The most of a path the log shows: a caller without a token chooses it. */
+const LOGGED_PATH = 200;
+
 /** One line per request: route, JSON-RPC method and tool name, status, time. Never payloads. */
 function audit(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
     res.on('finish', () => {
       const body = req.body as { method?: unknown; params?: { name?: unknown } } | undefined;
-      const method = typeof body?.method === 'string' ? body.method : undefined;
-      const tool =
-        method === 'tools/call' && typeof body?.params?.name === 'string'
-          ? body.params.name
-          : undefined;
+      const method = logName(body?.method);
+      const tool = body?.method === 'tools/call' ? logName(body?.params?.name) : undefined;
+      const path =
+        req.path.length > LOGGED_PATH ? `${req.path.slice(0, LOGGED_PATH)}...` : req.path;
       logger.info(
         {
           label: (res.locals.label as string | undefined) ?? 'mnemo',
-          route: `${req.method} ${req.path}`,
+          route: `${req.method} ${path}`,
           method,
           tool,
           status: res.statusCode,
@@ -532,13 +541,34 @@ export interface RunningHttp {
   close(drainMs?: number): Promise<void>;
 }
 
+/**
+ * How long a client may take to send a request's headers, and the whole request: Node's own
+ * 300 s let a caller who trickles a body (a byte a second) hold a connection, and the file it
+ * takes, five minutes a request. A handler's time after that is not counted.
+ */
+export const RECEIVE_LIMITS = { headersMs: 10_000, requestMs: 30_000 };
+
 export async function listen(
   app: express.Express,
   host: string,
   port: number,
+  limits: { headersMs: number; requestMs: number } = RECEIVE_LIMITS,
 ): Promise<RunningHttp> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+  const server = createNodeServer(
+    {
+      headersTimeout: Math.min(limits.headersMs, limits.requestMs),
+      requestTimeout: limits.requestMs,
+      // How often Node looks for requests past those limits (30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, limits.requestMs),
+    },
+    app,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -14,7 +14,7 @@ export interface UiApiDeps {
   /** The use cases of namespace `name` (OpenedMemory.memoryFor). */
   memoryFor(name: string): Memory;
   curve: CurveSettings;
-  /** The vault's folder, for a promoted memory's `obsidian://` link; none without a vault. */
+  /** The vault's folder, whose name is in a promoted memory's `obsidian://` link; none without a vault. */
   vaultDir?: string | undefined;
 }
 
@@ -112,7 +112,7 @@ export function uiApi(deps: UiApiDeps): express.Router {
     if (!found) throw new UserError(`no memory "${id}": it may have been forgotten (see gc)`);
     const note =
       found.promoted_to && deps.vaultDir !== undefined
-        ? `obsidian://open?path=${encodeURIComponent(path.join(deps.vaultDir, found.promoted_to))}`
+        ? noteUrl(deps.vaultDir, found.promoted_to)
         : null;
     res.json({ memory: found, note_url: note, curve: scoreCurve(found, memory.now(), deps.curve) });
   });
@@ -167,6 +167,17 @@ export function uiApi(deps: UiApiDeps): express.Router {
     res.json({ now: memory.now(), stats, ...spread });
   });
   return api;
+}
+
+/**
+ * The note in Obsidian, by the vault's name (its folder's) and the note's path in it: the page
+ * may be read from another machine, which has no business knowing where the vault is on this
+ * one. A promoted_to outside the vault (an absolute one an import kept) has no link.
+ */
+function noteUrl(vaultDir: string, promotedTo: string): string | null {
+  if (path.isAbsolute(promotedTo) || promotedTo.split(/[\\/]/).includes('..')) return null;
+  const vault = encodeURIComponent(path.basename(vaultDir));
+  return `obsidian://open?vault=${vault}&file=${encodeURIComponent(promotedTo)}`;
 }
 
 function row(record: MemoryRecord, score: number) {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import express from 'express';
 import pino from 'pino';
 import { TransientError, UserError } from '../../src/platform/errors.js';
 import { createServer } from '../../src/server.js';
@@ -205,6 +207,26 @@ describe('POST /mcp over streamable HTTP', () => {
     const all = JSON.stringify(logged);
     assert.ok(!all.includes(marker), 'no payload in the log');
     assert.ok(!all.includes(TOKEN), 'no token in the log');
+  });
+
+  it('logs a method or tool that is no name as (other), and a long path cut: a caller writes neither into the log', async () => {
+    const secret = `my secret is ${'s'.repeat(30_000)}`;
+    for (const params of [{ name: secret, arguments: {} }, { name: 'x\ny' }]) {
+      await request(`${server.url}/mcp`, {
+        headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params }),
+      });
+      assert.equal(logged.filter((l) => l.msg === 'call').at(-1)?.tool, '(other)');
+    }
+    await request(`${server.url}/mcp`, {
+      headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: secret }),
+    });
+    assert.equal(logged.filter((l) => l.msg === 'call').at(-1)?.method, '(other)');
+    await request(`${server.url}/${'p'.repeat(10_000)}`, { headers: jsonHeaders, body: '{}' });
+    const route = logged.filter((l) => l.msg === 'call').at(-1)?.route as string;
+    assert.ok(route.length < 300, `a route of ${route.length} characters logged`);
+    assert.ok(!JSON.stringify(logged).includes('my secret'));
   });
 });
 
@@ -546,5 +568,45 @@ describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
     assert.equal(busy.headers['retry-after'], '1');
     assert.match(JSON.parse(busy.body).error.message, /is busy.*retry in a moment/);
     assert.doesNotMatch(busy.body, /\/d/, "the data dir is the operator's to know");
+  });
+});
+
+describe('slow clients', () => {
+  it('a request not received whole within its limit is answered 408 and closed; a slow handler is not cut', async (t) => {
+    const app = express();
+    app.post('/slow', express.text(), (req, res) => {
+      // Answers after the request limit has passed: only receiving is timed.
+      setTimeout(() => res.send(`got ${String(req.body)}`), 400);
+    });
+    const server = await listen(app, '127.0.0.1', 0, { headersMs: 200, requestMs: 200 });
+    t.after(() => server.close(0));
+    const started = performance.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      // Headers promising 100 bytes, then 10 of them, then nothing.
+      socket.write(
+        'POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0123456789',
+      );
+    });
+    assert.match(answer, /^HTTP\/1\.1 408/);
+    assert.ok(performance.now() - started < 5_000, 'closed within seconds, not Node’s 300 s');
+    const whole = await request(`${server.url}/slow`, {
+      headers: { 'content-type': 'text/plain' },
+      body: 'all of it',
+    });
+    assert.deepEqual([whole.status, whole.body], [200, 'got all of it']);
+  });
+
+  it('mnemo serve takes at most 10 s for the headers and 30 s for a whole request', async (t) => {
+    const server = await listen(express(), '127.0.0.1', 0);
+    t.after(() => server.close(0));
+    assert.ok(server.server.headersTimeout <= 10_000);
+    assert.ok(server.server.requestTimeout <= 30_000);
   });
 });

@@ -209,7 +209,12 @@ describe('the page API', () => {
       memory: { status: string; promoted_to: string };
       note_url: string;
     }>(`/memories/${IDS.promote}`);
-    assert.match(note.note_url, /^obsidian:\/\/open\?path=%2F.*\.md$/);
+    // By the vault's name and the note's path in it: never where the vault is on the server.
+    assert.equal(
+      note.note_url,
+      `obsidian://open?vault=vault&file=${encodeURIComponent(note.memory.promoted_to)}`,
+    );
+    assert.doesNotMatch(note.note_url, /%2F(tmp|home|root)|path=/);
     assert.deepEqual(
       [note.memory.status, note.memory.promoted_to],
       ['promoted', promoted.promoted[0]?.path],
