@@ -8,23 +8,15 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { HIDDEN_PATH_LOG, remoteMessage, TransientError, UserError } from '../platform/errors.js';
 import { DEFAULT_NAMESPACE, isNamespace, NAMESPACE_PATTERN } from '../storage/engine.js';
+import { audit } from './audit.js';
 import { presentedToken, tokenMatches } from './auth.js';
 import { hostName, isAllowedHost } from './hosts.js';
-import { jsonShapeProblem, paramsFault } from './jsonrpc.js';
+import { HttpError } from './http-error.js';
+import { jsonBody, oneMessage } from './json-body.js';
+import { paramsFault } from './jsonrpc.js';
 import type { TokenGrant } from './tokens.js';
 
-/** A request refused for what it is (host, token, route, size, rate): the status says which. */
-export class HttpError extends UserError {
-  override name = 'HttpError';
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly rpcCode = -32000,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+export { HttpError };
 
 export interface HttpDeps {
   /**
@@ -256,82 +248,6 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   return app;
 }
 
-/** express.json, whose refusals are HttpErrors: 413 past `limit`, -32700 for a body not JSON. */
-function jsonBody(limit: string): express.RequestHandler {
-  const parse = express.json({
-    limit,
-    // Before JSON.parse and the SDK's schemas, which take ~200 ms over 1 MB of `[` or of keys:
-    // every namespace would wait.
-    verify: (_req, _res, body, encoding) => {
-      // The scan reads bytes as UTF-8's ASCII; UTF-16 would hide brackets from it (and MCP speaks UTF-8).
-      if (encoding.toLowerCase() !== 'utf-8') {
-        throw Object.assign(
-          new Error('send JSON in UTF-8 (Content-Type: application/json; charset=utf-8)'),
-          {
-            type: 'entity.charset',
-          },
-        );
-      }
-      const problem = jsonShapeProblem(body.toString('latin1'));
-      if (problem !== undefined) {
-        throw Object.assign(new Error(problem), { type: 'entity.shape' });
-      }
-    },
-  });
-  return (req, res, next) => {
-    parse(req, res, (error?: unknown) => {
-      const type = (error as { type?: unknown } | undefined)?.type;
-      if (type === 'entity.shape') {
-        next(new HttpError(400, (error as Error).message, -32600));
-      } else if (type === 'entity.charset') {
-        next(new HttpError(415, (error as Error).message, -32600));
-      } else if (type === 'entity.too.large') {
-        next(new HttpError(413, 'request body too large', -32600));
-      } else if (type === 'entity.parse.failed') {
-        next(new HttpError(400, 'parse error: the body is not valid JSON', -32700));
-      } else if (type === 'charset.unsupported') {
-        next(new HttpError(415, 'send JSON in UTF-8 (Content-Type: application/json)', -32600));
-      } else if (type === 'encoding.unsupported') {
-        next(
-          new HttpError(
-            415,
-            'unsupported Content-Encoding: send identity, gzip or deflate',
-            -32600,
-          ),
-        );
-      } else if (isClientFault(error)) {
-        // A body that does not inflate, a request cut short: the caller's, said without echoing it.
-        next(
-          new HttpError(
-            400,
-            'the request body could not be read: send it whole, as declared',
-            -32600,
-          ),
-        );
-      } else {
-        next(error);
-      }
-    });
-  };
-}
-
-/** A body parser's error that says the request was at fault (a 4xx status), not the server. */
-function isClientFault(error: unknown): boolean {
-  const status = (error as { status?: unknown } | undefined)?.status;
-  return typeof status === 'number' && status >= 400 && status < 500;
-}
-
-/**
- * A JSON array body is a JSON-RPC batch: refused whole, before any of it runs. MCP dropped
- * batches (2025-06-18), and a batch of n calls would pass the rate limit as one request.
- */
-const oneMessage: express.RequestHandler = (req, _res, next) => {
-  if (Array.isArray(req.body)) {
-    throw new HttpError(400, 'batches are not supported: send one message per request', -32600);
-  }
-  next();
-};
-
 const unauthorized = () =>
   new HttpError(401, 'missing or wrong token: send Authorization: Bearer <token>', -32001, {
     'WWW-Authenticate': 'Bearer',
@@ -496,42 +412,6 @@ async function serveOnce(pool: ServerPool, req: Request, res: Response): Promise
     else deliver?.(message, extra);
   };
   await transport.handleRequest(req, res, req.body);
-}
-
-/**
- * A method or tool name as the log shows it: a name, or `(other)` for anything else a caller put
- * there (up to the body limit of any text, 600 times a minute).
- */
-const NAME = /^[A-Za-z0-9_./-]{1,64}$/;
-const logName = (value: unknown) =>
-  typeof value !== 'string' ? undefined : NAME.test(value) ? value : '(other)';
-/** The most of a path the log shows: a caller without a token chooses it. */
-const LOGGED_PATH = 200;
-
-/** One line per request: route, JSON-RPC method and tool name, status, time. Never payloads. */
-function audit(logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const started = performance.now();
-    res.on('finish', () => {
-      const body = req.body as { method?: unknown; params?: { name?: unknown } } | undefined;
-      const method = logName(body?.method);
-      const tool = body?.method === 'tools/call' ? logName(body?.params?.name) : undefined;
-      const path =
-        req.path.length > LOGGED_PATH ? `${req.path.slice(0, LOGGED_PATH)}...` : req.path;
-      logger.info(
-        {
-          label: (res.locals.label as string | undefined) ?? 'mnemo',
-          route: `${req.method} ${path}`,
-          method,
-          tool,
-          status: res.statusCode,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'call',
-      );
-    });
-    next();
-  };
 }
 
 export interface RunningHttp {
