@@ -31,11 +31,17 @@ export interface PoolOptions {
   applicationName?: string;
 }
 
-/** The URL without its password, for a message or a log line. */
+/**
+ * The URL without its password, for a message or a log line: the password after the user, and
+ * any parameter that holds one (`?password=`, `?sslpassword=`: pg takes them from the query too).
+ */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) {
+      if (/pass/i.test(key)) parsed.searchParams.set(key, '***');
+    }
     return parsed.toString();
   } catch {
     return '(a value that is not a URL)';
@@ -137,6 +143,7 @@ export function databaseError(error: unknown, url: string): DatabaseError {
     explain(error, where) ??
     (isConnectionError(error)
       ? `the connection to PostgreSQL at ${where} failed (${(error as Error).message}): check that it runs, and ${URL_SETTING}`
-      : `PostgreSQL answered: ${(error as Error).message} (${URL_SETTING} = ${redactUrl(url)})`);
+      : // No URL: a statement the server refused reaches the tool caller, who is no reader of it.
+        `PostgreSQL answered: ${(error as Error).message}`);
   return new DatabaseError(reason, URL_SETTING, { cause: error });
 }
