@@ -123,11 +123,22 @@ export class RecordError extends Error {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Epoch seconds a JavaScript Date can hold (±8.64e15 ms), and PostgreSQL's bigint with them: a
+ * file's 1e300 was stored as it was, then every date shown of it threw (toISOString), and on
+ * PostgreSQL the whole import batch failed.
+ */
+const MAX_EPOCH = 8_640_000_000_000;
+/** Uses, reviews and cross-domain uses kept at most: PostgreSQL's integer, with room for more. */
+const MAX_COUNT = 1_000_000_000;
+
+const bounded = (n: number, max: number) => Math.min(max, Math.max(-max, n));
+
 const epoch = (v: unknown, fallback: number): number => {
-  if (typeof v === 'number' && Number.isFinite(v)) return Math.floor(v);
+  if (typeof v === 'number' && Number.isFinite(v)) return bounded(Math.floor(v), MAX_EPOCH);
   if (typeof v === 'string' && v !== '') {
     const n = Number(v);
-    if (Number.isFinite(n)) return Math.floor(n);
+    if (Number.isFinite(n)) return bounded(Math.floor(n), MAX_EPOCH);
     const ms = Date.parse(v);
     if (!Number.isNaN(ms)) return Math.floor(ms / 1000);
   }
@@ -136,6 +147,8 @@ const epoch = (v: unknown, fallback: number): number => {
 
 const finite = (v: unknown, fallback: number): number =>
   typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+
+const count = (v: unknown): number => Math.min(MAX_COUNT, Math.max(0, Math.floor(finite(v, 0))));
 
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -243,15 +256,15 @@ export function toMemoryRecord(raw: unknown): MemoryRecord {
     entities: strings(raw.entities),
     created_at: created,
     last_used: epoch(raw.last_used, created),
-    use_count: Math.max(0, Math.floor(finite(raw.use_count, 0))),
+    use_count: count(raw.use_count),
     strength,
     status,
     promoted_at: raw.promoted_at == null ? null : epoch(raw.promoted_at, created),
     promoted_to: typeof raw.promoted_to === 'string' ? raw.promoted_to : null,
     review_priority: finite(raw.review_priority, 0),
-    review_count: Math.max(0, Math.floor(finite(raw.review_count, 0))),
+    review_count: count(raw.review_count),
     last_review_at: raw.last_review_at == null ? null : epoch(raw.last_review_at, created),
-    cross_domain_count: Math.max(0, Math.floor(finite(raw.cross_domain_count, 0))),
+    cross_domain_count: count(raw.cross_domain_count),
   };
   const versions = toVersions(raw.versions);
   if (versions.length > 0) record.versions = versions;

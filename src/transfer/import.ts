@@ -273,8 +273,9 @@ function memoryOf(
     return `tag ${JSON.stringify(badTag)} is not a tag (1 to 64 of A-Z a-z 0-9 _ / -)`;
   const created = item.created_at ?? now;
   // A memory that comes with no record of its use starts fresh: used at the import, else a
-  // note written years ago would be forgotten by the first gc.
-  return newMemoryRecord(derivedId(namespace, format, item.key), item.content, created, {
+  // note written years ago would be forgotten by the first gc. Read as a stored line is, so its
+  // dates and counts keep the same bounds (a note's `created: 1e300`).
+  const made = newMemoryRecord(derivedId(namespace, format, item.key), item.content, created, {
     meta: {
       tags: tags.slice(0, MAX_TAGS),
       source: item.source ?? null,
@@ -289,6 +290,7 @@ function memoryOf(
     promoted_to: item.promoted_to ?? null,
     promoted_at: item.promoted_at ?? null,
   });
+  return toMemoryRecord(made);
 }
 
 function lengthProblem(content: string): string | undefined {
