@@ -53,3 +53,27 @@ export function jsonObjectProblem(value: unknown, field: string): string | undef
   }
   return undefined;
 }
+
+const NUL_MESSAGE =
+  'holds a NUL character (U+0000), which PostgreSQL cannot store: remove it from the text';
+
+/**
+ * Why `value` cannot be stored by every engine, or undefined: a NUL character in any of its
+ * strings or keys (PostgreSQL's text refuses it, and its jsonb too). Walked with a stack of its
+ * own, so a deep value does not recurse.
+ */
+export function nulProblem(value: unknown): string | undefined {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (next.includes('\0')) return NUL_MESSAGE;
+    } else if (typeof next === 'object' && next !== null) {
+      for (const [key, child] of Object.entries(next)) {
+        if (key.includes('\0')) return NUL_MESSAGE;
+        pending.push(child);
+      }
+    }
+  }
+  return undefined;
+}

@@ -14,13 +14,14 @@
 
 import { createHash } from 'node:crypto';
 import { MAX_CONTENT, MAX_TAGS } from '../contract/shared.js';
-import { contentProblem, jsonObjectProblem } from '../memory/input-rules.js';
+import { contentProblem, jsonObjectProblem, nulProblem } from '../memory/input-rules.js';
 import type { StorageEngine } from '../storage/engine.js';
 import {
   type MemoryRecord,
   newMemoryRecord,
   RecordError,
   type RelationRecord,
+  storedShape,
   toMemoryRecord,
   toRelationRecord,
 } from '../storage/records.js';
@@ -126,7 +127,9 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
         break;
       case 'memory': {
         const where = entry.where ?? entry.key;
-        const made = memoryOf(entry, source.format, engine.namespaceName, options.clock());
+        const made = storable(
+          memoryOf(entry, source.format, engine.namespaceName, options.clock()),
+        );
         if (typeof made === 'string') {
           refuse(where, made);
           break;
@@ -144,11 +147,13 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
         break;
       }
       case 'relation': {
-        const made = relationOf(
-          entry,
-          derivedId(engine.namespaceName, source.format, entry.fromKey),
-          derivedId(engine.namespaceName, source.format, entry.toKey),
-          options.clock(),
+        const made = storable(
+          relationOf(
+            entry,
+            derivedId(engine.namespaceName, source.format, entry.fromKey),
+            derivedId(engine.namespaceName, source.format, entry.toKey),
+            options.clock(),
+          ),
         );
         const where = entry.where ?? `${entry.fromKey} -> ${entry.toKey}`;
         if (typeof made === 'string') {
@@ -177,11 +182,15 @@ export async function importInto(options: ImportOptions): Promise<ImportSummary>
       }
       case 'forgotten': {
         const where = entry.where ?? `forgotten ${String(entry.record.id)}`;
-        let record: MemoryRecord;
+        let record: MemoryRecord | string;
         try {
-          record = toMemoryRecord(entry.record);
+          record = storable(toMemoryRecord(entry.record));
         } catch (error) {
           refuse(where, reason(error));
+          break;
+        }
+        if (typeof record === 'string') {
+          refuse(where, record);
           break;
         }
         const holder = await heldElsewhere(record.id);
@@ -242,6 +251,11 @@ function count(summary: ImportSummary, batch: Batch, lateMemories: number, lateR
   summary.relations += batch.relations.length - lateRelations;
   summary.forgotten += batch.forgotten.length;
   summary.skipped_existing += lateMemories + lateRelations;
+}
+
+/** `made`, or why an engine cannot store it (PostgreSQL refuses a NUL anywhere in a record). */
+function storable<T extends MemoryRecord | RelationRecord>(made: T | string): T | string {
+  return typeof made === 'string' ? made : (nulProblem(storedShape(made)) ?? made);
 }
 
 /** The record an item becomes, or why it cannot be imported. */

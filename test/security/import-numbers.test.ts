@@ -71,5 +71,33 @@ for (const engine of ENGINES) {
         assert.doesNotThrow(() => new Date(record.created_at * 1000).toISOString());
       }
     });
+
+    it('a line holding a NUL anywhere is refused by name and the rest imports (PostgreSQL cannot store one)', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const file = path.join(m.dir, 'nul.jsonl');
+      const rows = [
+        { format: MNEMO_EXPORT_FORMAT, version: 1 },
+        { memory: { id: 'n1', content: 'a\u0000b' } },
+        { memory: { id: 'n2', content: 'ok', entities: ['e\u0000'] } },
+        { memory: { id: 'n3', content: 'ok', meta: { extra: { 'k\u0000': 1 } } } },
+        { memory: { id: 'n4', content: 'ok', meta: { tags: ['t\u0000'] } } },
+        { memory: { id: 'kept', content: 'a literal \\u0000 is text' } },
+      ];
+      fs.writeFileSync(file, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+      const summary = await importInto({
+        engine: m.store,
+        source: mnemoSource,
+        path: file,
+        clock: m.clock.read,
+      });
+      assert.deepEqual(
+        summary.refused.map((r) => r.where.slice(file.length)),
+        [':2', ':3', ':4', ':5'],
+      );
+      assert.ok(summary.refused.every((r) => /NUL/.test(r.why)));
+      assert.equal(summary.imported, 1);
+      assert.equal(m.store.memories.get('kept')?.content, 'a literal \\u0000 is text');
+    });
   });
 }
