@@ -85,6 +85,19 @@ export class Follower {
     await this.listener?.end().catch(() => {});
   }
 
+  /**
+   * After a catch-up begun after every notification heard: it read every change committed, so
+   * what was heard beyond what it applied was never made. Any role that can connect to the
+   * database may NOTIFY mnemo's channel, and a sequence number no change reaches held every read
+   * of every namespace READ_WAIT_MS, for good.
+   */
+  private believeApplied(): void {
+    const applied = this.options.applied();
+    if (this.heard <= applied) return;
+    this.heard = applied;
+    this.release();
+  }
+
   /** The reads waiting go on with what is applied (a catch-up failed, or it closed). */
   private release(): void {
     const waiting = this.waiters;
@@ -102,6 +115,7 @@ export class Follower {
     const run = async () => {
       try {
         await this.options.catchUp();
+        if (!this.again) this.believeApplied();
       } catch (error) {
         // Reads go on with what is applied rather than wait for the database to be back.
         this.release();
