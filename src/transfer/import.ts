@@ -255,7 +255,9 @@ function count(summary: ImportSummary, batch: Batch, lateMemories: number, lateR
 
 /** `made`, or why an engine cannot store it (PostgreSQL refuses a NUL anywhere in a record). */
 function storable<T extends MemoryRecord | RelationRecord>(made: T | string): T | string {
-  return typeof made === 'string' ? made : (nulProblem(storedShape(made)) ?? made);
+  if (typeof made === 'string') return made;
+  const nul = nulProblem(storedShape(made));
+  return nul === undefined ? made : `the record ${nul}`;
 }
 
 /** The record an item becomes, or why it cannot be imported. */

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { redactUrl } from '../../src/storage/postgres/database.js';
+import { databaseError, redactUrl } from '../../src/storage/postgres/database.js';
 import { PostgresStore } from '../../src/storage/postgres/engine.js';
 import { CHANNEL } from '../../src/storage/postgres/schema.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
-import { engineAbsent, errorText, openTestClient, T0 } from '../support.js';
+import { ENGINES, engineAbsent, errorText, openTestClient, T0 } from '../support.js';
 import { freshSchema } from '../support-pg.js';
 
 test('redactUrl hides a password given as a parameter of the URL too', () => {
@@ -15,20 +15,14 @@ test('redactUrl hides a password given as a parameter of the URL too', () => {
   assert.match(shown, /db:5432\/m/);
 });
 
-test('a statement PostgreSQL refuses answers the tool caller without the database URL', {
-  skip: await engineAbsent('postgres'),
-}, async (t) => {
-  const db = await freshSchema();
-  const c = await openTestClient({ MNEMO_DATABASE_URL: `${db.url}&password=hunter2` });
-  t.after(async () => {
-    await c.close();
-    await db.drop();
+test('a statement PostgreSQL refuses is reported without the database URL (tool callers read it)', () => {
+  const refused = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+    code: '22021',
   });
-  // PostgreSQL's text cannot hold a NUL: the server refuses the statement.
-  const result = await c.call('save_memory', { content: 'a\u0000b' });
-  assert.equal(result.isError, true);
-  const text = errorText(result);
-  assert.doesNotMatch(text, /hunter2|search_path|127\.0\.0\.1|postgres:/);
+  const url = 'postgres://mnemo@db.internal:5432/m?options=-c%20search_path%3Dt&password=hunter2';
+  const { message } = databaseError(refused, url);
+  assert.match(message, /invalid byte sequence/);
+  assert.doesNotMatch(message, /hunter2|db\.internal|search_path|postgres:/);
 });
 
 test("a notification naming a change that was never made does not hold every read (any role that connects may NOTIFY mnemo's channel)", {
@@ -60,3 +54,39 @@ test("a notification naming a change that was never made does not hold every rea
   for (let i = 0; i < 3; i++) await a.refresh();
   assert.ok(performance.now() - started < 500, `${performance.now() - started} ms`);
 });
+
+for (const engine of ENGINES) {
+  test(`a NUL in anything a tool would store is refused by name, on either engine (${engine})`, {
+    skip: await engineAbsent(engine),
+  }, async (t) => {
+    const c = await openTestClient({}, { engine });
+    t.after(() => c.close());
+    const { memory_id } = await c.ok<{ memory_id: string }>('save_memory', { content: 'kept' });
+    const other = await c.ok<{ memory_id: string }>('save_memory', { content: 'other' });
+    const calls: [string, Record<string, unknown>][] = [
+      ['save_memory', { content: 'a\u0000b' }],
+      ['save_memory', { content: 'x', entities: ['e\u0000'] }],
+      ['save_memory', { content: 'x', source: 's\u0000' }],
+      ['save_memory', { content: 'x', context: 'c\u0000' }],
+      ['save_memory', { content: 'x', meta: { 'k\u0000': 1 } }],
+      ['update_memory', { memory_id, content: 'a\u0000b' }],
+      ['update_memory', { memory_id, entities: ['e\u0000'] }],
+      ['update_memory', { memory_id, meta: { k: 'v\u0000' } }],
+      [
+        'create_relation',
+        {
+          from_memory_id: memory_id,
+          to_memory_id: other.memory_id,
+          relation_type: 'related',
+          metadata: { k: '\u0000' },
+        },
+      ],
+    ];
+    for (const [name, args] of calls) {
+      const result = await c.call(name, args);
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(errorText(result), /NUL character/, `${name} ${JSON.stringify(args)}`);
+    }
+    assert.equal(c.store.memories.get(memory_id)?.content, 'kept');
+  });
+}
