@@ -11,7 +11,7 @@ import type { MemoryRecord } from '../storage/records.js';
 import type { ChangedNote } from '../vault/writer.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
-import { contentProblem, jsonObjectProblem, nulProblem } from './input-rules.js';
+import { contentProblem, jsonObjectProblem, storableProblem } from './input-rules.js';
 import {
   currentFields,
   currentVersion,
@@ -43,8 +43,8 @@ export class Editing {
     }
     const badMeta = jsonObjectProblem(input.meta, 'meta');
     if (badMeta !== undefined) throw new MemoryError(badMeta, 'meta');
-    const nul = nulProblem(input);
-    if (nul !== undefined) throw new MemoryError(`the change ${nul}`, 'content');
+    const unstorable = storableProblem(input);
+    if (unstorable !== undefined) throw new MemoryError(`the change ${unstorable}`, 'content');
     return this.change(input.memory_id, (record) => {
       const now = currentFields(record);
       return {

@@ -54,24 +54,31 @@ export function jsonObjectProblem(value: unknown, field: string): string | undef
   return undefined;
 }
 
-const NUL_MESSAGE =
-  'holds a NUL character (U+0000), which PostgreSQL cannot store: remove it from the text';
+/** Levels a stored record may nest: JSON.stringify, which writes it, recurses a level a nesting. */
+export const MAX_STORED_DEPTH = 64;
 
 /**
  * Why `value` cannot be stored by every engine, or undefined: a NUL character in any of its
- * strings or keys (PostgreSQL's text refuses it, and its jsonb too). Walked with a stack of its
- * own, so a deep value does not recurse.
+ * strings or keys (PostgreSQL's text refuses it, and its jsonb too), or nesting deeper than
+ * MAX_STORED_DEPTH (JSON.parse reads 6,000 levels, JSON.stringify overflows its stack on them).
+ * Walked with a stack of its own, so a deep value does not recurse. Worded to follow "the
+ * memory", "the record" or a field's name.
  */
-export function nulProblem(value: unknown): string | undefined {
-  const pending: unknown[] = [value];
+export function storableProblem(value: unknown): string | undefined {
+  const pending: [unknown, number][] = [[value, 1]];
   while (pending.length > 0) {
-    const next = pending.pop();
+    const [next, depth] = pending.pop() as [unknown, number];
     if (typeof next === 'string') {
-      if (next.includes('\0')) return NUL_MESSAGE;
+      if (next.includes('\0')) {
+        return 'holds a NUL character (U+0000), which PostgreSQL cannot store: remove it from the text';
+      }
     } else if (typeof next === 'object' && next !== null) {
+      if (depth > MAX_STORED_DEPTH) {
+        return `is nested deeper than ${MAX_STORED_DEPTH} levels, more than mnemo writes: flatten it`;
+      }
       for (const [key, child] of Object.entries(next)) {
-        if (key.includes('\0')) return NUL_MESSAGE;
-        pending.push(child);
+        if (key.includes('\0')) return storableProblem(key);
+        pending.push([child, depth + 1]);
       }
     }
   }

@@ -12,7 +12,7 @@ import { clampStrength, isCrossDomain, reinforce, reviewPriority } from '../deca
 import { type MemoryRecord, newMemoryRecord, type RelationRecord } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
-import { contentProblem, jsonObjectProblem, nulProblem } from './input-rules.js';
+import { contentProblem, jsonObjectProblem, storableProblem } from './input-rules.js';
 import { preview, round } from './present.js';
 
 /** At most this many near-duplicates are listed on save. */
@@ -27,8 +27,8 @@ export class Writing {
     if (blank !== undefined) throw new MemoryError(blank, 'content');
     const badMeta = jsonObjectProblem(input.meta, 'meta');
     if (badMeta !== undefined) throw new MemoryError(badMeta, 'meta');
-    const nul = nulProblem(input);
-    if (nul !== undefined) throw new MemoryError(`the memory ${nul}`, 'content');
+    const unstorable = storableProblem(input);
+    if (unstorable !== undefined) throw new MemoryError(`the memory ${unstorable}`, 'content');
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
     const vector = await retriever.embed(input.content);
@@ -172,9 +172,9 @@ export class Writing {
   }
 
   async createRelation(input: CreateRelationInput): Promise<CreateRelationOutput> {
-    const nul = nulProblem(input.metadata);
+    const unstorable = storableProblem(input.metadata);
     const problem =
-      jsonObjectProblem(input.metadata, 'metadata') ?? (nul && `metadata ${nul}`);
+      jsonObjectProblem(input.metadata, 'metadata') ?? (unstorable && `metadata ${unstorable}`);
     if (problem !== undefined) throw new MemoryError(problem, 'metadata');
     return this.ctx.engine.transact(() => {
       this.ctx.require(input.from_memory_id, 'from_memory_id');

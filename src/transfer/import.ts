@@ -14,7 +14,7 @@
 
 import { createHash } from 'node:crypto';
 import { MAX_CONTENT, MAX_TAGS } from '../contract/shared.js';
-import { contentProblem, jsonObjectProblem, nulProblem } from '../memory/input-rules.js';
+import { contentProblem, jsonObjectProblem, storableProblem } from '../memory/input-rules.js';
 import type { StorageEngine } from '../storage/engine.js';
 import {
   type MemoryRecord,
@@ -253,11 +253,11 @@ function count(summary: ImportSummary, batch: Batch, lateMemories: number, lateR
   summary.skipped_existing += lateMemories + lateRelations;
 }
 
-/** `made`, or why an engine cannot store it (PostgreSQL refuses a NUL anywhere in a record). */
+/** `made`, or why an engine cannot store it (a NUL anywhere, or nesting JSON.stringify cannot write). */
 function storable<T extends MemoryRecord | RelationRecord>(made: T | string): T | string {
   if (typeof made === 'string') return made;
-  const nul = nulProblem(storedShape(made));
-  return nul === undefined ? made : `the record ${nul}`;
+  const problem = storableProblem(storedShape(made));
+  return problem === undefined ? made : `the record ${problem}`;
 }
 
 /** The record an item becomes, or why it cannot be imported. */

@@ -99,5 +99,32 @@ for (const engine of ENGINES) {
       assert.equal(summary.imported, 1);
       assert.equal(m.store.memories.get('kept')?.content, 'a literal \\u0000 is text');
     });
+
+    it('a line nested past what JSON.stringify can write is refused by name and the rest imports', async (t) => {
+      const m = await openTestClient({}, { engine });
+      t.after(() => m.close());
+      const file = path.join(m.dir, 'deep.jsonl');
+      const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+      const lines = [
+        JSON.stringify({ format: MNEMO_EXPORT_FORMAT, version: 1 }),
+        `{"memory":{"id":"deep-extra","content":"deep","meta":{"extra":{"x":${deep}}}}}`,
+        `{"memory":{"id":"deep-other","content":"deep","odd":${deep}}}`,
+        JSON.stringify({ memory: { id: 'plain', content: 'a plain memory' } }),
+      ];
+      fs.writeFileSync(file, `${lines.join('\n')}\n`);
+      const summary = await importInto({
+        engine: m.store,
+        source: mnemoSource,
+        path: file,
+        clock: m.clock.read,
+      });
+      assert.deepEqual(
+        summary.refused.map((r) => r.where.slice(file.length)),
+        [':2', ':3'],
+      );
+      assert.equal(summary.imported, 1);
+      assert.ok(m.store.memories.has('plain'));
+      await m.ok('save_memory', { content: 'the store still writes' });
+    });
   });
 }
