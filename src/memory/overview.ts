@@ -85,11 +85,7 @@ export class Overview {
   /** Ids of live memories that start with `prefix`, sorted, at most `limit`. */
   async idsStartingWith(prefix: string, limit: number): Promise<string[]> {
     await this.ctx.sync();
-    const found: string[] = [];
-    for (const id of this.ctx.engine.memories.keys()) {
-      if (id.startsWith(prefix)) found.push(id);
-    }
-    return found.sort().slice(0, limit);
+    return firstSorted(this.ctx.engine.memories.keys(), limit, (id) => id.startsWith(prefix));
   }
 
   /** The live memory `id`, or a MemoryError; the text of a promoted one is its note's. */
@@ -109,11 +105,11 @@ export class Overview {
   notePaths(prefix: string, limit: number): string[] {
     const vault = this.ctx.vault;
     if (!vault) return [];
-    const found: string[] = [];
-    for (const p of vault.notes.paths()) {
-      if (p.startsWith(prefix) && (vault.visible?.(p) ?? true)) found.push(p);
-    }
-    return found.sort().slice(0, limit);
+    return firstSorted(
+      vault.notes.paths(),
+      limit,
+      (p) => p.startsWith(prefix) && (vault.visible?.(p) ?? true),
+    );
   }
 
   /**
@@ -262,4 +258,32 @@ function readSmallFile(
     default:
       throw new VaultPathError(`"${shown}" cannot be read (${file.code ?? 'an I/O error'})`);
   }
+}
+
+/**
+ * The first `limit` of `values` that `keep`, in sort order, without sorting them all: a
+ * completion with an empty prefix sorted every id of the namespace, 170 ms for 200,000 while
+ * every namespace waited. Most values cost one comparison with the last kept.
+ */
+export function firstSorted(
+  values: Iterable<string>,
+  limit: number,
+  keep: (value: string) => boolean,
+): string[] {
+  const best: string[] = [];
+  if (limit <= 0) return best;
+  for (const value of values) {
+    if (best.length === limit && value >= (best[limit - 1] as string)) continue;
+    if (!keep(value)) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((best[mid] as string) < value) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, value);
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }
