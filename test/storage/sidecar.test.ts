@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import zlib from 'node:zlib';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
 import type { JsonlStore } from '../../src/storage/store.js';
 import { openTestMemory, recordingLogger, type TestMemory, testDir } from './../support.js';
+import { columnsOf, withColumn, withHeader } from './sidecar-craft.js';
 
 const WORDS = [
   'kitten sleeps on the rug after lunch',
@@ -58,48 +58,6 @@ async function prepared(dir: string, count = 60, topK = 10) {
   assert.ok(fs.existsSync(path.join(dir, SIDECAR_FILE)), 'close wrote the sidecar');
   return { expected, now: first.clock.now };
 }
-
-type HeaderJson = Record<string, unknown> | null;
-
-/** Rewrites the sidecar's JSON header with `edit`, keeping its body and making its size right. */
-function withHeader(file: string, edit: (header: HeaderJson) => unknown): void {
-  const buf = fs.readFileSync(file);
-  const length = buf.readUInt32LE(8);
-  const body = buf.subarray((12 + length + 7) & ~7);
-  const build = (size: number) => {
-    const header = edit(JSON.parse(buf.toString('utf8', 12, 12 + length)));
-    const json = Buffer.from(
-      JSON.stringify(header === null ? null : { ...(header as object), size }),
-    );
-    const head = Buffer.alloc((12 + json.length + 7) & ~7, 0x20);
-    head.write('MNEMOIDX');
-    head.writeUInt32LE(json.length, 8);
-    json.copy(head, 12);
-    return Buffer.concat([head, body]);
-  };
-  let out = build(0);
-  for (let i = 0; i < 3; i++) out = build(out.length);
-  fs.writeFileSync(file, out);
-}
-
-/** Changes the bytes of column `name` with `edit`, and the checksum with them. */
-function withColumn(file: string, name: string, edit: (bytes: Buffer) => void): void {
-  const buf = fs.readFileSync(file);
-  const length = buf.readUInt32LE(8);
-  const start = (12 + length + 7) & ~7;
-  const header = JSON.parse(buf.toString('utf8', 12, 12 + length));
-  const column = header.columns.find((c: { name: string }) => c.name === name);
-  edit(buf.subarray(start + column.offset));
-  const crc = zlib.crc32(buf.subarray(start));
-  fs.writeFileSync(file, buf);
-  withHeader(file, (h) => ({ ...h, crc }));
-}
-
-/** The header with every column changed by `edit`. */
-const columnsOf = (header: HeaderJson, edit: (column: Record<string, unknown>) => unknown) => ({
-  ...header,
-  columns: ((header?.columns ?? []) as Record<string, unknown>[]).map(edit),
-});
 
 const sidecarLines = (log: ReturnType<typeof recordingLogger>) =>
   log.entries().filter((e) => e.file === SIDECAR_FILE);
