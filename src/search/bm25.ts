@@ -399,6 +399,7 @@ export class Bm25Index<D = unknown> {
 
   /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
   restore(state: Bm25State, idOf: (key: number) => string): void {
+    checkState(state);
     this.clear();
     const count = state.keys.length;
     this.ids = new Array(count);
@@ -422,7 +423,10 @@ export class Bm25Index<D = unknown> {
         this.ids[i] = null;
         continue;
       }
-      this.ids[i] = idOf(key);
+      const id = idOf(key);
+      if (typeof id !== 'string')
+        throw new Error(`document ${i} is of no memory the sidecar lists`);
+      this.ids[i] = id;
       live++;
       totalLength += state.lengths[i] as number;
     }
@@ -465,5 +469,37 @@ export class Bm25Index<D = unknown> {
     this.docs = docs;
     this.ordinalOf.rebuild(ids.length);
     this.renumbered?.();
+  }
+}
+
+/**
+ * Throws unless `state` is an index this class could have saved: a document a key, a length and
+ * a class; postings that start at 0, only grow, end with the postings and name documents it has.
+ * A sidecar's checksum proves it whole, not that mnemo wrote it: a term whose postings ran to
+ * 2^31 made each search of it walk them.
+ */
+function checkState(state: Bm25State): void {
+  const count = state.keys.length;
+  const { starts, postings } = state;
+  if (state.lengths.length < count || state.classes.length < count) {
+    throw new Error('the index has fewer lengths or classes than documents');
+  }
+  if (state.values.some((column) => column.length < count)) {
+    throw new Error('the index has fewer values than documents');
+  }
+  if (starts.length < 1 || starts[0] !== 0 || starts[starts.length - 1] !== postings.length) {
+    throw new Error('the postings do not start at 0 and end with the index');
+  }
+  if (state.df.length < starts.length - 1) throw new Error('a term has no document frequency');
+  for (let t = 1; t < starts.length; t++) {
+    const from = starts[t - 1] as number;
+    const to = starts[t] as number;
+    if (to < from || (to - from) % 2 !== 0)
+      throw new Error(`the postings of term ${t - 1} are torn`);
+  }
+  for (let i = 0; i < postings.length; i += 2) {
+    const ordinal = postings[i] as number;
+    if (ordinal < 0 || ordinal >= count)
+      throw new Error('a posting names no document of the index');
   }
 }

@@ -149,6 +149,24 @@ describe('the sidecar (memories.idx)', () => {
       (file: string) => withColumn(file, 'store.ns', (c) => c.writeUInt8(9, 0)),
       /could not be used/,
     ],
+    [
+      'a term whose postings run past the index',
+      (file: string) =>
+        withColumn(file, 'l0.starts', (c) => {
+          for (let i = 1; i < 40; i++) c.writeInt32LE(2 ** 31 - 2, 4 * i);
+        }),
+      /could not be used/,
+    ],
+    [
+      'a posting of a document the index does not have',
+      (file: string) => withColumn(file, 'l0.postings', (c) => c.writeInt32LE(1_000_000, 0)),
+      /could not be used/,
+    ],
+    [
+      'a document of a memory the sidecar does not list',
+      (file: string) => withColumn(file, 'l0.keys', (c) => c.writeInt32LE(1_000_000, 0)),
+      /could not be used/,
+    ],
   ] as const) {
     it(`${fault}: said in one line, the log read whole, the same answers, and it is written again`, async (t) => {
       const dir = testDir(t);
