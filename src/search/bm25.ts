@@ -372,6 +372,43 @@ export class Bm25Index<D = unknown> {
     this.lastAdder.fill(0);
   }
 
+  /** Whether a live document holds `term`. */
+  holds(term: number): boolean {
+    return term < this.df.length && (this.df[term] as number) > 0;
+  }
+
+  /**
+   * Gives term `t` the id `remap[t]` (-1: dropped with its postings, which no live document
+   * has), the kept terms in their order (`Tokenizer.compact`); `terms` of them are kept.
+   */
+  renumberTerms(remap: Int32Array, terms: number): void {
+    this.freeze();
+    let total = 0;
+    remap.forEach((to, t) => {
+      if (to !== -1) total += this.baseLength(t);
+    });
+    const base = new Int32Array(total);
+    const starts = new Int32Array(terms + 1);
+    const df = new Int32Array(Math.max(1024, terms));
+    let at = 0;
+    remap.forEach((to, t) => {
+      if (to === -1) return;
+      starts[to] = at;
+      const length = this.baseLength(t);
+      if (length > 0) {
+        const from = this.baseStarts[t] as number;
+        base.set(this.base.subarray(from, from + length), at);
+      }
+      at += length;
+      df[to] = t < this.df.length ? (this.df[t] as number) : 0;
+    });
+    starts[terms] = at;
+    this.base = base;
+    this.baseStarts = starts;
+    this.df = df;
+    this.lastAdder = new Int32Array(df.length);
+  }
+
   private baseLength(term: number): number {
     if (term + 1 >= this.baseStarts.length) return 0;
     return (this.baseStarts[term + 1] as number) - (this.baseStarts[term] as number);
