@@ -1,6 +1,23 @@
 // Text renderings the commands share. Each returns a string or writes to the stream it is
 // given: the commands decide where it goes.
 
+// C0 controls but newline and tab, DEL and C1: what a terminal obeys (titles, the clipboard
+// through OSC 52, the cursor, the screen) rather than shows.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters, on purpose
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` with each control character a terminal would obey written as its escape (`\u001b`):
+ * a memory's text (a token holder's, an import's, a synced note's) is shown, never run. In
+ * `--json` output it is the same escape JSON uses, so the JSON still parses to the same value.
+ */
+export function terminalText(text: string): string {
+  return text.replace(
+    TERMINAL_CONTROLS,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** Characters as a person counts them: an emoji or an astral letter is one, not two halves. */
 const width = (text: string) => [...text].length;
 

@@ -2,6 +2,7 @@ import { loadConfig } from '../config.js';
 import { UserError } from '../platform/errors.js';
 import { VERSION } from '../version.js';
 import { type Command, parseCommandLine, UsageError } from './command.js';
+import { terminalText } from './format.js';
 import type { ProcessSignals } from './signals.js';
 
 const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
@@ -231,8 +232,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   io.stdout.on('error', () => {
     stdoutGone = true;
   });
+  // The terminal's edge: what a memory, a note or an import file holds is shown, never obeyed.
   const out = (s: string) => {
-    if (!stdoutGone) io.stdout.write(`${s}\n`);
+    if (!stdoutGone) io.stdout.write(`${terminalText(s)}\n`);
   };
   const { values: flags, positionals } = parseCommandLine(argv);
   if (flags.version) {
@@ -276,15 +278,17 @@ async function run(argv: string[], io: CliIo): Promise<number> {
  */
 export function report(error: unknown, io: Pick<CliIo, 'env' | 'stderr'>): number {
   if (error instanceof UsageError) {
-    io.stderr.write(`mnemo: ${error.message}\nRun mnemo --help for usage.\n`);
+    io.stderr.write(`mnemo: ${terminalText(error.message)}\nRun mnemo --help for usage.\n`);
     return 2;
   }
   if (error instanceof UserError) {
-    io.stderr.write(`mnemo: ${error.message}\n`);
+    io.stderr.write(`mnemo: ${terminalText(error.message)}\n`);
     return 1;
   }
   // Unexpected: one line for the person, the stack only when asked for.
-  io.stderr.write(`mnemo: ${(error as Error | undefined)?.message ?? String(error)}\n`);
+  io.stderr.write(
+    `mnemo: ${terminalText((error as Error | undefined)?.message ?? String(error))}\n`,
+  );
   if (io.env.MNEMO_LOG_LEVEL === 'debug' || io.env.MNEMO_LOG_LEVEL === 'trace') {
     io.stderr.write(`${(error as Error | undefined)?.stack ?? ''}\n`);
   }

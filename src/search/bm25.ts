@@ -372,6 +372,43 @@ export class Bm25Index<D = unknown> {
     this.lastAdder.fill(0);
   }
 
+  /** Whether a live document holds `term`. */
+  holds(term: number): boolean {
+    return term < this.df.length && (this.df[term] as number) > 0;
+  }
+
+  /**
+   * Gives term `t` the id `remap[t]` (-1: dropped with its postings, which no live document
+   * has), the kept terms in their order (`Tokenizer.compact`); `terms` of them are kept.
+   */
+  renumberTerms(remap: Int32Array, terms: number): void {
+    this.freeze();
+    let total = 0;
+    remap.forEach((to, t) => {
+      if (to !== -1) total += this.baseLength(t);
+    });
+    const base = new Int32Array(total);
+    const starts = new Int32Array(terms + 1);
+    const df = new Int32Array(Math.max(1024, terms));
+    let at = 0;
+    remap.forEach((to, t) => {
+      if (to === -1) return;
+      starts[to] = at;
+      const length = this.baseLength(t);
+      if (length > 0) {
+        const from = this.baseStarts[t] as number;
+        base.set(this.base.subarray(from, from + length), at);
+      }
+      at += length;
+      df[to] = t < this.df.length ? (this.df[t] as number) : 0;
+    });
+    starts[terms] = at;
+    this.base = base;
+    this.baseStarts = starts;
+    this.df = df;
+    this.lastAdder = new Int32Array(df.length);
+  }
+
   private baseLength(term: number): number {
     if (term + 1 >= this.baseStarts.length) return 0;
     return (this.baseStarts[term + 1] as number) - (this.baseStarts[term] as number);
@@ -399,6 +436,7 @@ export class Bm25Index<D = unknown> {
 
   /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
   restore(state: Bm25State, idOf: (key: number) => string): void {
+    checkState(state);
     this.clear();
     const count = state.keys.length;
     this.ids = new Array(count);
@@ -422,7 +460,10 @@ export class Bm25Index<D = unknown> {
         this.ids[i] = null;
         continue;
       }
-      this.ids[i] = idOf(key);
+      const id = idOf(key);
+      if (typeof id !== 'string')
+        throw new Error(`document ${i} is of no memory the sidecar lists`);
+      this.ids[i] = id;
       live++;
       totalLength += state.lengths[i] as number;
     }
@@ -465,5 +506,37 @@ export class Bm25Index<D = unknown> {
     this.docs = docs;
     this.ordinalOf.rebuild(ids.length);
     this.renumbered?.();
+  }
+}
+
+/**
+ * Throws unless `state` is an index this class could have saved: a document a key, a length and
+ * a class; postings that start at 0, only grow, end with the postings and name documents it has.
+ * A sidecar's checksum proves it whole, not that mnemo wrote it: a term whose postings ran to
+ * 2^31 made each search of it walk them.
+ */
+function checkState(state: Bm25State): void {
+  const count = state.keys.length;
+  const { starts, postings } = state;
+  if (state.lengths.length < count || state.classes.length < count) {
+    throw new Error('the index has fewer lengths or classes than documents');
+  }
+  if (state.values.some((column) => column.length < count)) {
+    throw new Error('the index has fewer values than documents');
+  }
+  if (starts.length < 1 || starts[0] !== 0 || starts[starts.length - 1] !== postings.length) {
+    throw new Error('the postings do not start at 0 and end with the index');
+  }
+  if (state.df.length < starts.length - 1) throw new Error('a term has no document frequency');
+  for (let t = 1; t < starts.length; t++) {
+    const from = starts[t - 1] as number;
+    const to = starts[t] as number;
+    if (to < from || (to - from) % 2 !== 0)
+      throw new Error(`the postings of term ${t - 1} are torn`);
+  }
+  for (let i = 0; i < postings.length; i += 2) {
+    const ordinal = postings[i] as number;
+    if (ordinal < 0 || ordinal >= count)
+      throw new Error('a posting names no document of the index');
   }
 }

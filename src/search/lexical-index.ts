@@ -2,6 +2,7 @@ import { KeyIndex, numberHash } from '../platform/key-index.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { Bm25Index, type Bm25State, type Matches } from './bm25.js';
 import { TOKENIZER_VERSION, Tokenizer } from './tokenizer.js';
+import { VocabularyCompaction } from './vocabulary-compaction.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a range over all of ASCII, on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -83,6 +84,7 @@ export class LexicalIndex {
     values: DYNAMICS.length + 1,
     renumbered: () => this.byContent.rebuild(this.bm25.ordinals),
   });
+  private readonly vocabulary = new VocabularyCompaction(this.tokenizer, this.bm25);
   /** Content hash -> the ordinal of a live memory with that content. */
   private readonly byContent = new KeyIndex<number>(numberHash, (ordinal) =>
     this.bm25.classAt(ordinal) === 0 ? undefined : this.bm25.valueAt(ordinal, CONTENT_HASH),
@@ -123,12 +125,14 @@ export class LexicalIndex {
     }
     const ordinal = this.bm25.ordinal(record.id) as number;
     this.byContent.set(this.bm25.valueAt(ordinal, CONTENT_HASH), ordinal);
+    this.vocabulary.afterChange();
   }
 
   /** Drops `previous`, which was indexed by `words`. */
   remove(previous: MemoryRecord, words: string): void {
     this.dropContent(previous);
     this.bm25.remove(previous.id, this.tokenizer.termIds(words));
+    this.vocabulary.afterChange();
   }
 
   reset(): void {

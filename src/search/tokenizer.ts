@@ -77,6 +77,24 @@ export class Tokenizer {
     for (const stem of stems) this.stemId(stem, true);
   }
 
+  /**
+   * Keeps the stems `keep` says, renumbered in their order, and forgets the others (a stem no
+   * memory holds any more); answers each old term id's new one, -1 for a forgotten stem. Without
+   * it the vocabulary grew with every word ever indexed: 300 updates of one memory to 6,000 new
+   * words held 290 MB.
+   */
+  compact(keep: (term: number) => boolean): Int32Array {
+    const remap = new Int32Array(this.stems.length).fill(-1);
+    const kept: string[] = [];
+    this.stems.forEach((stem, term) => {
+      if (!keep(term)) return;
+      remap[term] = kept.length;
+      kept.push(stem);
+    });
+    this.restoreVocabulary(kept);
+    return remap;
+  }
+
   private stemId(stem: string, learn: boolean): number | undefined {
     let id = this.stemIds.get(stem);
     if (id === undefined && learn) {

@@ -12,6 +12,14 @@ import { errorCode, UserError } from '../platform/errors.js';
 
 const NEWLINE = 0x0a;
 const READ_CHUNK = 1 << 20;
+/**
+ * The longest line read as a record: mnemo writes none near it (50,000 characters of content and
+ * 20 versions of it, escaped, stay under 7 MB). A longer one (a synced or damaged file) is a bad
+ * line, of which only the head is kept.
+ */
+export const MAX_LINE_BYTES = 16 << 20;
+/** How much of an over-long line is kept for its quarantine. */
+const OVERLONG_HEAD = 64 * 1024;
 
 export interface BadLine {
   offset: number;
@@ -130,53 +138,68 @@ export class JsonlFile {
     const end = stat.size;
     if (end === this.offset || this.fd === null) return result;
     // Read and parse a chunk at a time, handing each value to `visit` (when given) as soon as it
-    // is parsed, so a large file never sits in memory whole, nor do all its parsed values.
+    // is parsed, so a large file never sits in memory whole, nor do all its parsed values. The
+    // line being read is kept as the pieces of the chunks it spans (never copied again chunk by
+    // chunk: a 64 MB line took 3 s) and only up to MAX_LINE_BYTES, past which it is counted.
     let pos = this.offset;
-    let carry = Buffer.alloc(0);
-    while (pos + carry.length < end) {
-      const want = Math.min(READ_CHUNK, end - pos - carry.length);
-      const buf = Buffer.allocUnsafe(carry.length + want);
-      carry.copy(buf, 0);
-      let read = carry.length;
-      while (read < buf.length) {
-        const n = fs.readSync(this.fd, buf, read, buf.length - read, pos + read);
-        if (n === 0) break;
-        read += n;
-      }
+    let at = pos;
+    let pieces: Buffer[] = [];
+    let partial = 0;
+    // The text of the line of `length` bytes that ends with `last`: whole, or past the cap its head.
+    const lineText = (last: Buffer, length: number): string =>
+      length <= MAX_LINE_BYTES
+        ? (pieces.length === 0 ? last : Buffer.concat([...pieces, last])).toString('utf8')
+        : overlongLine([...pieces, last], length);
+    while (at < end) {
+      const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - at));
+      const read = readFully(this.fd, buf, at);
+      if (read === 0) break;
       let start = 0;
       for (;;) {
         const nl = buf.indexOf(NEWLINE, start);
         if (nl === -1 || nl >= read) break;
-        if (nl > start) {
-          const text = buf.toString('utf8', start, nl);
+        const length = partial + (nl - start);
+        if (length > 0) {
+          const text = lineText(buf.subarray(start, nl), length);
           let value: unknown;
-          let ok = true;
+          let ok = length <= MAX_LINE_BYTES;
           try {
-            value = JSON.parse(text);
+            if (ok) value = JSON.parse(text);
           } catch {
             ok = false;
-            if (text.trim() !== '') result.corrupt.push({ offset: pos + start, text });
           }
           if (ok) {
-            if (visit) visit(value, pos + start, nl - start);
+            if (visit) visit(value, pos, length);
             else result.values.push(value);
+          } else if (text.trim() !== '') {
+            result.corrupt.push({ offset: pos, text });
           }
         }
         this.lineCount++;
+        pos += length + 1;
+        pieces = [];
+        partial = 0;
         start = nl + 1;
       }
-      pos += start;
-      carry = Buffer.from(buf.subarray(start, read));
+      if (start < read) {
+        const rest = buf.subarray(start, read);
+        if (partial + rest.length <= MAX_LINE_BYTES) pieces.push(rest);
+        else if (partial <= MAX_LINE_BYTES) {
+          // Past the cap only the head is kept (what a quarantine shows), the rest only counted.
+          pieces = [Buffer.from(Buffer.concat([...pieces, rest]).subarray(0, OVERLONG_HEAD))];
+        }
+        partial += rest.length;
+      }
+      at += read;
       if (read < buf.length) break;
-      if (pos - this.offset >= maxBytes && pos + carry.length < end) {
+      if (pos - this.offset >= maxBytes && at < end) {
         result.more = true;
-        carry = Buffer.alloc(0);
+        pieces = [];
+        partial = 0;
         break;
       }
     }
-    if (carry.length > 0) {
-      result.tail = { offset: pos, text: carry.toString('utf8') };
-    }
+    if (partial > 0) result.tail = { offset: pos, text: lineText(Buffer.alloc(0), partial) };
     this.offset = pos;
     return result;
   }
@@ -495,6 +518,18 @@ function readFully(fd: number, buf: Buffer, position: number): number {
   return read;
 }
 
+/** What is kept of a line of `length` bytes past MAX_LINE_BYTES: its head, and its size. */
+function overlongLine(pieces: Buffer[], length: number): string {
+  const head = Buffer.concat(
+    pieces,
+    Math.min(
+      OVERLONG_HEAD,
+      pieces.reduce((n, p) => n + p.length, 0),
+    ),
+  ).toString('utf8');
+  return `${head}… (a line of ${length} bytes, over the ${MAX_LINE_BYTES}-byte limit: the rest is not kept)`;
+}
+
 /** The bytes after the last newline of a file of `size` bytes, or null when it ends with one. */
 function lastFragment(fd: number, size: number): BadLine | null {
   if (size === 0) return null;
@@ -513,7 +548,13 @@ function lastFragment(fd: number, size: number): BadLine | null {
     }
     end = from;
   }
-  const text = Buffer.alloc(size - start);
+  // A fragment past the cap (a synced or damaged file) is kept by its head: read whole, 1 GB
+  // of it failed every append.
+  const length = size - start;
+  const text = Buffer.alloc(Math.min(length, length <= MAX_LINE_BYTES ? length : OVERLONG_HEAD));
   readFully(fd, text, start);
-  return { offset: start, text: text.toString('utf8') };
+  return {
+    offset: start,
+    text: length <= MAX_LINE_BYTES ? text.toString('utf8') : overlongLine([text], length),
+  };
 }

@@ -80,7 +80,9 @@ export class LogSidecar {
       const offsets = c['store.offsets'] as Float64Array;
       const lengths = c['store.lengths'] as Int32Array;
       const statuses = c['store.status'] as Uint8Array;
-      (content.meta.namespaces as string[]).forEach((ns, n) => {
+      const namespaces = content.meta.namespaces as string[];
+      checkRefs(ids.length, namespaces.length, content.log.size, nsOf, offsets, lengths, statuses);
+      namespaces.forEach((ns, n) => {
         const pick: number[] = [];
         for (let i = 0; i < ids.length; i++) if (nsOf[i] === n) pick.push(i);
         this.live.space(ns).memories.restoreRefs(ids, pick, offsets, lengths, statuses);
@@ -201,5 +203,33 @@ export class LogSidecar {
       { memories: ids.length, bytes, ms: Math.round(performance.now() - started) },
       `wrote ${SIDECAR_FILE}`,
     );
+  }
+}
+
+/**
+ * Throws unless every memory's line lies in the log the sidecar was made from and its namespace
+ * is one it names. The checksum says a sidecar is whole, not that it was written by mnemo (a data
+ * dir synced from elsewhere): a ref past the log failed each read of that memory for good (and
+ * asked for up to 2 GB first), one of no namespace dropped the memory.
+ */
+function checkRefs(
+  count: number,
+  namespaces: number,
+  size: number,
+  nsOf: Uint8Array,
+  offsets: Float64Array,
+  lengths: Int32Array,
+  statuses: Uint8Array,
+): void {
+  if (![nsOf, offsets, lengths, statuses].every((column) => column?.length === count)) {
+    throw new Error('its columns are of different lengths');
+  }
+  for (let i = 0; i < count; i++) {
+    const offset = offsets[i] as number;
+    const length = lengths[i] as number;
+    if ((nsOf[i] as number) >= namespaces) throw new Error('a memory is of no namespace it names');
+    if (!Number.isInteger(offset) || offset < 0 || length < 1 || offset + length > size) {
+      throw new Error("a memory's line is not in the log");
+    }
   }
 }

@@ -181,12 +181,24 @@ export function readSidecar(
     throw new SidecarMismatch('it is not a mnemo sidecar');
   }
   const length = buf.readUInt32LE(MAGIC.length);
-  let header: Header;
+  let parsed: unknown;
   try {
-    header = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + length));
+    parsed = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + length));
   } catch {
     throw new SidecarMismatch('its header is torn');
   }
+  // A data dir synced from elsewhere may hold any header (the CRC covers the body only): one
+  // that is not of the shape written is a mismatch like the others, never an error of the start.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new SidecarMismatch('its header is not an object');
+  }
+  const header = parsed as Header;
+  const log = header.log as Partial<LogPoint> | null;
+  const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+  if (typeof log !== 'object' || log === null || !count(log.size) || !count(log.lines)) {
+    throw new SidecarMismatch('its point in the log is not a size and a count of lines');
+  }
+  if (typeof log.tail !== 'string') throw new SidecarMismatch('its hash of the log is missing');
   if (header.format !== SIDECAR_FORMAT) {
     throw new SidecarMismatch(
       `it is of format ${header.format}, this mnemo reads ${SIDECAR_FORMAT}`,
@@ -204,13 +216,22 @@ export function readSidecar(
   if (typeof zlib.crc32 === 'function' && crcOf(body) !== header.crc) {
     throw new SidecarMismatch('its checksum does not match (the file was damaged)');
   }
+  if (!Array.isArray(header.columns)) throw new SidecarMismatch('its columns are not a list');
   const columns: Record<string, Column> = {};
-  for (const { name, type, offset, count } of header.columns) {
-    const t = TYPES[type];
-    if (!t || start + offset + count * t.bytes > buf.length) {
-      throw new SidecarMismatch(`its column ${name} is out of bounds`);
+  for (const column of header.columns as unknown[]) {
+    const { name, type, offset, count: n } = (column ?? {}) as Partial<Header['columns'][number]>;
+    const t = typeof type === 'string' && Object.hasOwn(TYPES, type) ? TYPES[type] : undefined;
+    if (
+      !t ||
+      typeof name !== 'string' ||
+      !count(offset) ||
+      !count(n) ||
+      (offset as number) % 8 !== 0 ||
+      start + (offset as number) + (n as number) * t.bytes > buf.length
+    ) {
+      throw new SidecarMismatch(`its column ${String(name)} is out of bounds`);
     }
-    columns[name] = t.make(own, start + offset, count);
+    columns[name] = t.make(own, start + (offset as number), n as number);
   }
   return { log: header.log, shape: header.shape, meta: header.meta, columns };
 }

@@ -99,6 +99,58 @@ function fromLine(value: unknown): StoredVector | undefined {
   return { id: line.id, model: line.model, hash: line.hash, values, scale: line.s };
 }
 
+const COLUMNS = {
+  ids: Uint8Array,
+  idEnds: Int32Array,
+  hashes: Uint8Array,
+  hashEnds: Int32Array,
+  models: Uint8Array,
+  valueEnds: Int32Array,
+  scales: Float64Array,
+  values: Uint8Array,
+} as const;
+
+/**
+ * Throws a SidecarMismatch unless the snapshot's columns are the ones written, of one count, with
+ * ends that only grow inside what they index and models it names: a whole file is not one mnemo
+ * wrote (a synced data dir), and a missing column stopped the load of every vector.
+ */
+function checkSnapshot(c: Record<string, unknown>, meta: Record<string, unknown>): void {
+  for (const [name, type] of Object.entries(COLUMNS)) {
+    if (!(c[name] instanceof type)) throw new SidecarMismatch(`its column ${name} is missing`);
+  }
+  const models = (meta as { models?: unknown } | null)?.models;
+  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string')) {
+    throw new SidecarMismatch('its models are not a list of names');
+  }
+  const count = (c.idEnds as Int32Array).length;
+  const { hashEnds, models: modelOf, valueEnds, scales } = c as Record<string, ArrayLike<number>>;
+  if (![hashEnds, modelOf, valueEnds, scales].every((column) => column?.length === count)) {
+    throw new SidecarMismatch('its columns are of different lengths');
+  }
+  const growing = (ends: ArrayLike<number>, within: number) => {
+    let at = 0;
+    for (let i = 0; i < ends.length; i++) {
+      const end = ends[i] as number;
+      if (end < at || end > within) return false;
+      at = end;
+    }
+    return true;
+  };
+  if (
+    !growing(c.idEnds as Int32Array, (c.ids as Uint8Array).length) ||
+    !growing(hashEnds as Int32Array, (c.hashes as Uint8Array).length) ||
+    !growing(valueEnds as Int32Array, (c.values as Uint8Array).length)
+  ) {
+    throw new SidecarMismatch('its ends are out of order or past their column');
+  }
+  for (let i = 0; i < count; i++) {
+    if ((modelOf?.[i] as number) >= models.length) {
+      throw new SidecarMismatch('a vector is of a model it does not name');
+    }
+  }
+}
+
 /**
  * vectors.jsonl in the data dir: appended without the store's lock (a vector lost to a crash or to
  * another process is computed again), rewritten whole to compact. The process that has the data
@@ -152,6 +204,7 @@ export class JsonlVectorStore implements VectorStore {
         throw new SidecarMismatch(`${VECTORS_FILE} is not the file it was made from`);
       }
       const c = content.columns;
+      checkSnapshot(c, content.meta);
       const ids = unpackStrings(c.ids as Uint8Array, c.idEnds as Int32Array);
       const hashes = unpackStrings(c.hashes as Uint8Array, c.hashEnds as Int32Array);
       const models = content.meta.models as string[];

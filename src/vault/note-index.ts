@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { errorCode } from '../platform/errors.js';
 import { Bm25Index, type LexicalHits } from '../search/bm25.js';
 import { Tokenizer } from '../search/tokenizer.js';
+import { VocabularyCompaction } from '../search/vocabulary-compaction.js';
 import { noteMemoryId, noteTags, parseNote } from './note.js';
 import { logSkippedNote, type NoteFile, readNoteFile, readNoteFileAsync } from './note-file.js';
 import { toVaultPath } from './paths.js';
@@ -59,6 +60,7 @@ export class VaultIndex {
   private readonly byMemory = new Map<string, Set<string>>();
   private readonly tokenizer = new Tokenizer();
   private readonly bm25 = new Bm25Index<VaultNote>();
+  private readonly vocabulary = new VocabularyCompaction(this.tokenizer, this.bm25);
   /** Per path, the number of the latest read: an older read that ends later is dropped. */
   private readonly reads = new Map<string, number>();
   private readSeq = 0;
@@ -192,6 +194,7 @@ export class VaultIndex {
     if (previous && sameNote(previous, note)) return;
     const before = previous ? this.tokenizer.termIds(noteText(previous)) : undefined;
     this.bm25.add(relative, this.tokenizer.termIds(noteText(note)), before, note);
+    this.vocabulary.afterChange();
     if (previous?.memoryId) this.byMemory.get(previous.memoryId)?.delete(relative);
     this.notes.set(relative, note);
     if (note.memoryId) {
@@ -209,6 +212,7 @@ export class VaultIndex {
     const previous = this.notes.get(relative);
     if (!previous) return;
     this.bm25.remove(relative, this.tokenizer.termIds(noteText(previous)));
+    this.vocabulary.afterChange();
     this.notes.delete(relative);
     if (previous.memoryId) {
       const paths = this.byMemory.get(previous.memoryId);

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { withoutTrailingPunctuation } from '../../src/memory/merge.js';
+import {
+  endsWithAbbreviation,
+  mergeMemories,
+  withoutTrailingPunctuation,
+} from '../../src/memory/merge.js';
 import { trimEndChar } from '../../src/platform/linear-text.js';
 import { relatedSectionStart } from '../../src/platform/related-section.js';
 import { documentOf } from '../../src/search/document.js';
+import { newMemoryRecord } from '../../src/storage/records.js';
 import {
   bodyTags,
   firstHeading,
@@ -183,5 +188,28 @@ describe('the simple trims', () => {
       trimEndChar(t, '/'),
       withoutTrailingPunctuation(t),
     ]);
+  });
+});
+
+describe('an abbreviation at the end of a piece of a sentence (merge)', () => {
+  const ABBREVIATION_END = /(?:^|\s)\p{Lu}\p{Ll}{0,3}\.\s*$/u;
+  it('is found as the regex found it, looking only at the end', () => {
+    const pieces = ['A', 'b', 'Dr', '.', ' ', '\n', '\u{1D400}', '\u{1D41A}', '\ud800', 'é', 'x'];
+    fc.assert(
+      fc.property(textOf(pieces), (t) => {
+        assert.equal(endsWithAbbreviation(t), ABBREVIATION_END.test(t));
+      }),
+      RUNS,
+    );
+  });
+  it('keeps a merge of runs of initials linear: under 1 s for two memories of 50,000 characters', () => {
+    // These took 2.7 s and 1.8 s; now about 0.3 s, most of it the sentence segmenter's own.
+    for (const content of ['A. '.repeat(16_000), 'Dr. '.repeat(12_000)]) {
+      const members = ['a', 'b'].map((id, i) => newMemoryRecord(id, `${content}${id}`, i));
+      const started = performance.now();
+      mergeMemories(members);
+      const ms = performance.now() - started;
+      assert.ok(ms < 1000, `${content.slice(0, 4)}…: ${Math.round(ms)} ms`);
+    }
   });
 });

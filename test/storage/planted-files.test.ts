@@ -47,4 +47,33 @@ describe("files planted at the data dir's own names", () => {
     t.after(() => m.close());
     await assert.rejects(m.memory.writing.save({ content: 'after' }), /transaction\.json/);
   });
+
+  it('a line of 64 MB in memories.jsonl: a bad line kept by its head, read in linear time', async (t) => {
+    // Each 1 MB chunk copied the line read so far again: 3 s with the event loop held (SIGTERM
+    // too) for 64 MB, minutes for 512 MB, and past 512 MB the start failed for good.
+    const dir = testDir(t);
+    const first = await openTestMemory({}, dir);
+    const { memory_id } = await first.memory.writing.save({ content: 'kettle boils' });
+    await first.opened.close();
+    const log = path.join(dir, 'memories.jsonl');
+    const long = `{"x":"${'a'.repeat(64 << 20)}"}`;
+    fs.appendFileSync(log, `${long}\n${fs.readFileSync(log, 'utf8')}`);
+    fs.appendFileSync(log, `{"torn":"${'b'.repeat(20 << 20)}`);
+    fs.rmSync(path.join(dir, SIDECAR_FILE), { force: true });
+    const started = performance.now();
+    const m = await openTestMemory({}, dir);
+    t.after(() => m.close());
+    const found = await m.memory.recall.search({ query: 'kettle' });
+    const ms = performance.now() - started;
+    assert.equal(found.results[0]?.memory_id, memory_id);
+    assert.ok(ms < 1500, `${Math.round(ms)} ms`);
+    const kept = fs.readFileSync(path.join(dir, 'quarantine.jsonl'), 'utf8');
+    assert.ok(kept.length < 1 << 20, `the quarantine keeps heads: ${kept.length} bytes`);
+    assert.ok(
+      /a line of 67108872 bytes, over the 16777216-byte limit/.test(kept),
+      'the size is said',
+    );
+    assert.ok(fs.statSync(log).size < 1 << 20, 'both are out of the log');
+    await m.memory.writing.save({ content: 'written after' });
+  });
 });

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
 import type { JsonlStore } from '../../src/storage/store.js';
 import { openTestMemory, recordingLogger, type TestMemory, testDir } from './../support.js';
+import { columnsOf, withColumn, withHeader } from './sidecar-craft.js';
 
 const WORDS = [
   'kitten sleeps on the rug after lunch',
@@ -110,6 +111,62 @@ describe('the sidecar (memories.idx)', () => {
       /checksum/,
     ],
     ['not a sidecar', (file: string) => fs.writeFileSync(file, 'hello\n'), /not a mnemo sidecar/],
+    // A data dir synced from elsewhere may hold any header: the checksum covers the body only.
+    ['a header that is null', (file: string) => withHeader(file, () => null), /header/],
+    [
+      'a column at an offset its type cannot start at',
+      (file: string) => withHeader(file, (h) => columnsOf(h, (c) => ({ ...c, offset: 1 }))),
+      /column/,
+    ],
+    [
+      'a column of a negative count',
+      (file: string) => withHeader(file, (h) => columnsOf(h, (c) => ({ ...c, count: -1 }))),
+      /column/,
+    ],
+    [
+      'a point in the log of a negative size',
+      (file: string) =>
+        withHeader(file, (h) => ({ ...h, log: { ...(h?.log as object), size: -5 } })),
+      /size/,
+    ],
+    [
+      'columns that are no list',
+      (file: string) => withHeader(file, (h) => ({ ...(h as object), columns: 5 })),
+      /column/,
+    ],
+    [
+      'a memory whose line ends past the log',
+      (file: string) => withColumn(file, 'store.lengths', (c) => c.writeInt32LE(2 ** 31 - 1, 0)),
+      /could not be used/,
+    ],
+    [
+      'a memory said to be kept whole (no line)',
+      (file: string) => withColumn(file, 'store.lengths', (c) => c.writeInt32LE(-1, 4)),
+      /could not be used/,
+    ],
+    [
+      'a memory of a namespace it does not name',
+      (file: string) => withColumn(file, 'store.ns', (c) => c.writeUInt8(9, 0)),
+      /could not be used/,
+    ],
+    [
+      'a term whose postings run past the index',
+      (file: string) =>
+        withColumn(file, 'l0.starts', (c) => {
+          for (let i = 1; i < 40; i++) c.writeInt32LE(2 ** 31 - 2, 4 * i);
+        }),
+      /could not be used/,
+    ],
+    [
+      'a posting of a document the index does not have',
+      (file: string) => withColumn(file, 'l0.postings', (c) => c.writeInt32LE(1_000_000, 0)),
+      /could not be used/,
+    ],
+    [
+      'a document of a memory the sidecar does not list',
+      (file: string) => withColumn(file, 'l0.keys', (c) => c.writeInt32LE(1_000_000, 0)),
+      /could not be used/,
+    ],
   ] as const) {
     it(`${fault}: said in one line, the log read whole, the same answers, and it is written again`, async (t) => {
       const dir = testDir(t);

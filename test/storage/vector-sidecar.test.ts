@@ -9,6 +9,7 @@ import {
   VECTORS_SIDECAR_FILE,
 } from '../../src/storage/vector-store.js';
 import { recordingLogger, testDir } from '../support.js';
+import { withColumn, withHeader } from './sidecar-craft.js';
 
 const vector = (i: number): StoredVector => ({
   id: `m-${i}`,
@@ -58,6 +59,19 @@ describe('the vectors snapshot (vectors.idx)', () => {
   for (const [fault, damage] of [
     ['truncated', (f: string) => fs.truncateSync(f, 200)],
     ['of another data dir', (f: string, other: string) => fs.copyFileSync(other, f)],
+    [
+      'whole but without its ids',
+      (f: string) =>
+        withHeader(f, (h) => ({
+          ...h,
+          columns: ((h?.columns ?? []) as { name: string }[]).filter((c) => c.name !== 'ids'),
+        })),
+    ],
+    ['whole but without its models', (f: string) => withHeader(f, (h) => ({ ...h, meta: null }))],
+    [
+      'whole but with a vector that ends past the values',
+      (f: string) => withColumn(f, 'valueEnds', (c) => c.writeInt32LE(2 ** 31 - 1, 0)),
+    ],
   ] as const) {
     it(`${fault}: one warning, and vectors.jsonl read whole`, async (t) => {
       const dir = testDir(t);

@@ -406,6 +406,30 @@ describe('bad input to an import', () => {
     assert.match(summary.refused[0]?.why ?? '', /content of 60000 characters/);
   });
 
+  it('a line past 16 MB is refused by its file and line, never held whole, the rest imported', async (t) => {
+    // readline held a line whole: one past 512 MB ended mnemo import with a stack trace.
+    const m = await openTestClient();
+    t.after(() => m.close());
+    const file = path.join(m.dir, 'long.jsonl');
+    const line = (name: string, text: string) =>
+      JSON.stringify({ type: 'entity', name, entityType: 'thing', observations: [text] });
+    fs.writeFileSync(
+      file,
+      `${line('Ok', 'fine')}\r\n${line('Long', 'x'.repeat(17 << 20))}\n${line('After', 'kept')}`,
+    );
+    const summary = await importInto({
+      engine: m.store,
+      source: serverMemorySource,
+      path: file,
+      clock: m.clock.read,
+    });
+    assert.equal(summary.imported, 2, JSON.stringify(summary.refused).slice(0, 300));
+    assert.deepEqual(
+      summary.refused.map((r) => r.where),
+      [`${file}:2`],
+    );
+  });
+
   it('reads the older one-document shape, and names each line it refuses', async (t) => {
     const m = await openTestClient();
     t.after(() => m.close());

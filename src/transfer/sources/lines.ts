@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import readline from 'node:readline';
+import { LineSplitter } from '../../platform/line-splitter.js';
 
 /** Told how far a source has read: bytes done of the bytes it will read in all. */
 export type ReadReport = (done: number, total: number) => void;
@@ -35,26 +35,42 @@ export class ReadProgress {
   }
 }
 
-/** The non-blank lines of a file, numbered from 1, read as a stream (constant memory). */
+/**
+ * The longest line read whole: no record of the formats imported comes near it. A longer one is
+ * given by its first bytes only, so its source refuses it by its number (it is no JSON) and the
+ * rest imports: readline held any line whole, and one past 512 MB ended `mnemo import` with a
+ * stack trace.
+ */
+export const MAX_IMPORT_LINE_BYTES = 16 << 20;
+
+/** The non-blank lines of a file, numbered from 1, read as a stream (bounded memory). */
 export async function* lines(
   file: string,
   progress?: ReadProgress,
 ): AsyncGenerator<{ number: number; line: string }> {
-  const input = fs.createReadStream(file, { encoding: 'utf8' });
-  const reader = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const input = fs.createReadStream(file);
+  const ready: string[] = [];
+  const splitter = new LineSplitter(MAX_IMPORT_LINE_BYTES, (line) => {
+    // A CRLF file's lines end with \r, which is no part of them.
+    const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
+    ready.push(line.toString('utf8', 0, end));
+  });
   let number = 0;
-  let counted = 0;
   try {
-    for await (const line of reader) {
-      number++;
-      if (progress && input.bytesRead !== counted) {
-        progress.add(input.bytesRead - counted);
-        counted = input.bytesRead;
+    for await (const chunk of input) {
+      progress?.add((chunk as Buffer).length);
+      splitter.push(chunk as Buffer);
+      for (const line of ready.splice(0)) {
+        number++;
+        if (line.trim() !== '') yield { number, line };
       }
+    }
+    if (splitter.pending > 0) splitter.push(Buffer.from('\n'));
+    for (const line of ready.splice(0)) {
+      number++;
       if (line.trim() !== '') yield { number, line };
     }
   } finally {
-    reader.close();
     input.destroy();
   }
 }
