@@ -1,6 +1,7 @@
 import { KeyIndex, numberHash } from '../platform/key-index.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
-import { Bm25Index, type Bm25State, type Matches } from './bm25.js';
+import { Bm25Index, type Matches } from './bm25.js';
+import type { Bm25State } from './bm25-state.js';
 import { TOKENIZER_VERSION, Tokenizer } from './tokenizer.js';
 import { VocabularyCompaction } from './vocabulary-compaction.js';
 

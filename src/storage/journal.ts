@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { overwriteFile, readIfExists } from '../platform/durable-file.js';
 import { errorCode } from '../platform/errors.js';
 import { StoreError } from './data-dir.js';
-import { type JsonlFile, toLines, WriteError } from './jsonl-file.js';
+import { type JsonlFile, WriteError } from './jsonl-file.js';
+import { toLines } from './jsonl-lines.js';
 
 /** In the data dir while a write to several logs is under way, and after a crash cut it short. */
 export const JOURNAL_FILE = 'transaction.json';

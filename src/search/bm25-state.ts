@@ -1,0 +1,50 @@
+// What a BM25 index keeps in a sidecar, and the check that a state read back is one it could have
+// saved.
+
+/**
+ * An index's state in typed arrays, as `freeze` leaves it: what a sidecar keeps. By ordinal: the
+ * document's key (-1 once removed: the caller says what keys are), length and class; by term:
+ * where its postings start in `postings` ([ordinal, tf] pairs) and its document frequency.
+ */
+export interface Bm25State {
+  keys: Int32Array;
+  lengths: Int32Array;
+  classes: Uint8Array;
+  starts: Int32Array;
+  postings: Int32Array;
+  df: Int32Array;
+  /** By value column, by ordinal: the numbers each document carries. */
+  values: Float64Array[];
+}
+
+/**
+ * Throws unless `state` is an index this class could have saved: a document a key, a length and
+ * a class; postings that start at 0, only grow, end with the postings and name documents it has.
+ * A sidecar's checksum proves it whole, not that mnemo wrote it: a term whose postings ran to
+ * 2^31 made each search of it walk them.
+ */
+export function checkState(state: Bm25State): void {
+  const count = state.keys.length;
+  const { starts, postings } = state;
+  if (state.lengths.length < count || state.classes.length < count) {
+    throw new Error('the index has fewer lengths or classes than documents');
+  }
+  if (state.values.some((column) => column.length < count)) {
+    throw new Error('the index has fewer values than documents');
+  }
+  if (starts.length < 1 || starts[0] !== 0 || starts[starts.length - 1] !== postings.length) {
+    throw new Error('the postings do not start at 0 and end with the index');
+  }
+  if (state.df.length < starts.length - 1) throw new Error('a term has no document frequency');
+  for (let t = 1; t < starts.length; t++) {
+    const from = starts[t - 1] as number;
+    const to = starts[t] as number;
+    if (to < from || (to - from) % 2 !== 0)
+      throw new Error(`the postings of term ${t - 1} are torn`);
+  }
+  for (let i = 0; i < postings.length; i += 2) {
+    const ordinal = postings[i] as number;
+    if (ordinal < 0 || ordinal >= count)
+      throw new Error('a posting names no document of the index');
+  }
+}
