@@ -394,7 +394,9 @@ export class Retriever implements StoreListener {
   ): { rows: Uint8Array; count: number } {
     const rows = new Uint8Array(n);
     let count = 0;
-    const bars = tops.map((top) => new BestValues(top.count));
+    // No bar holds more than the n rows there are: a caller's count (a page far past the last)
+    // is not an allocation. Past n offers every row is taken, so the bars behave the same.
+    const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
     const ceilings = Float64Array.from(tops, (top) => top.ceiling);
     // Each top's bar, read again only when a row taken may have raised it. A positive-only top
     // never takes a row that cannot rise above 0.

@@ -106,6 +106,20 @@ describe('search_memory semantics', () => {
     assert.equal(new Set(seen).size, 23);
   });
 
+  it('answers a page far past the last with no rows, holding no more than the matches', async () => {
+    // The top a page needs was allocated at its nominal size: past 2^32 rows (page 2^53) the
+    // search failed with an internal error, and page 2,000,000 of 100 reserved 1.6 GB for one call.
+    t = await openTestMemory();
+    await t.memory.writing.save({ content: 'Paging far item' });
+    for (const page of [Number.MAX_SAFE_INTEGER, 2_000_000]) {
+      const before = process.memoryUsage().arrayBuffers;
+      const r = await t.memory.recall.search({ query: 'paging far', page_size: 100, page });
+      assert.equal(r.total, 1);
+      assert.deepEqual(r.results, []);
+      assert.ok(process.memoryUsage().arrayBuffers - before < 64 << 20, `page ${page}`);
+    }
+  });
+
   it('filters by tags, status, window_days and min_score, and cuts previews', async () => {
     t = await openTestMemory();
     const a = await t.memory.writing.save({
