@@ -106,15 +106,23 @@ export class QuickTunnel {
     });
     this.child = child;
     const startedAt = performance.now();
+    // One URL a run: the one cloudflared announces before anything is forwarded. Its later lines
+    // log the requests it forwards (`dest=https://<host>/<path>`, an origin error's URL), whose
+    // path a caller writes: a trycloudflare.com URL there would become the allowed host and
+    // gateway.json's address, with the token in its headers. Once announced, nothing is read.
+    let announced = false;
     let buffer = '';
     const read = (chunk: Buffer) => {
+      if (announced) return;
       buffer += chunk.toString('utf8');
       let nl = buffer.indexOf('\n');
-      while (nl !== -1) {
-        this.onLine(buffer.slice(0, nl));
+      while (nl !== -1 && !announced) {
+        announced = this.onLine(buffer.slice(0, nl));
         buffer = buffer.slice(nl + 1);
         nl = buffer.indexOf('\n');
       }
+      // The announcement is a short line: a longer run without a newline is not it.
+      if (announced || buffer.length > 4096) buffer = '';
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
@@ -155,14 +163,17 @@ export class QuickTunnel {
     clearTimeout(timeout);
   }
 
-  private onLine(line: string): void {
+  /** Whether `line` announced the run's URL. */
+  private onLine(line: string): boolean {
     const match = QUICK_TUNNEL_URL.exec(line);
-    if (!match || match[0] === this.current) return;
+    if (!match) return false;
+    if (match[0] === this.current) return true;
     const previous = this.current;
     this.current = match[0];
     this.options.logger.info({ url: this.current }, 'tunnel ready');
     Promise.resolve(this.options.onUrl(this.current, previous)).catch((error: Error) =>
       this.options.logger.error({ err: error.message }, 'cannot publish the tunnel URL'),
     );
+    return true;
   }
 }
