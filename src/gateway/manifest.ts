@@ -26,8 +26,8 @@ export interface ManifestOptions {
 
 /**
  * gateway.json, shared by every mnemo instance on the machine. Each instance owns the entries
- * whose URL starts with its public URL; an update replaces those and keeps the others', read,
- * merged and replaced atomically (temp file, fsync, rename) under a lock. A file that is not a
+ * it publishes under its public URL (`owned`); an update replaces those and keeps the others',
+ * read, merged and replaced atomically (temp file, fsync, rename) under a lock. A file that is not a
  * manifest (empty, cut short, edited by hand) is renamed to `<file>.corrupt-<time>` and logged,
  * and the update starts from no entries: the other instances' come back when they publish.
  */
@@ -134,7 +134,15 @@ function isManifestServer(value: unknown): value is ManifestServer {
   );
 }
 
+/**
+ * Whether `server` is an entry `publicUrl` publishes: its memory at <url>/mcp, an upstream at
+ * <url>/mcp/<label>. Not every URL under it: instances behind one host routed by path
+ * (https://h and https://h/b) each keep their own entries.
+ */
 function owned(server: ManifestServer, publicUrl: string): boolean {
   const base = trimEndChar(publicUrl, '/');
-  return server.url === base || server.url.startsWith(`${base}/`);
+  return (
+    (server.label === 'mnemo' && server.url === `${base}/mcp`) ||
+    server.url === `${base}/mcp/${server.label}`
+  );
 }

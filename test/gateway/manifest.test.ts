@@ -69,6 +69,36 @@ describe('gateway.json', () => {
     );
   });
 
+  it("never takes another instance's entries whose URL is under its own (a reverse proxy's paths)", async (t) => {
+    // Two instances behind one host, routed by path: https://h and https://h/b. Every entry of
+    // https://h/b starts with https://h/, and https://h's publish and withdraw took them out.
+    const file = tempManifest(t);
+    const root = new ManifestFile(file, { clock });
+    const below = new ManifestFile(file, { clock });
+    await below.publish('https://h.example/b', [
+      entry('https://h.example/b', 'mnemo'),
+      entry('https://h.example/b', 'files'),
+    ]);
+    await below.publish('https://h.example/mcp', [entry('https://h.example/mcp', 'mnemo')]);
+    await root.publish('https://h.example/', [
+      entry('https://h.example', 'mnemo'),
+      entry('https://h.example', 'mcp'),
+    ]);
+    assert.equal(root.read().servers.length, 5);
+    await root.withdraw('https://h.example');
+    assert.deepEqual(
+      root
+        .read()
+        .servers.map((s) => `${s.label} ${s.url}`)
+        .sort(),
+      [
+        'files https://h.example/b/mcp/files',
+        'mnemo https://h.example/b/mcp',
+        'mnemo https://h.example/mcp/mcp',
+      ],
+    );
+  });
+
   it('two processes writing at once: both entries survive', async (t) => {
     const file = tempManifest(t);
     const script = `
