@@ -58,9 +58,8 @@ export class ManifestFile {
 
   /** The manifest; a ConfigError naming the file when it is not one. */
   read(): Manifest {
-    const text = readIfExists(this.file);
-    if (text === undefined) return { servers: [] };
-    const parsed = parseManifest(text);
+    const parsed = this.parsed();
+    if (parsed === undefined) return { servers: [] };
     if (typeof parsed === 'string') {
       throw new ConfigError(
         `${this.file} is not a valid gateway.json (${parsed}): move it aside or delete it, and mnemo serve writes a new one`,
@@ -71,9 +70,8 @@ export class ManifestFile {
 
   /** The entries to update from; a file that is not a manifest is set aside first. */
   private currentServers(): ManifestServer[] {
-    const text = readIfExists(this.file);
-    if (text === undefined) return [];
-    const parsed = parseManifest(text);
+    const parsed = this.parsed();
+    if (parsed === undefined) return [];
     if (typeof parsed !== 'string') return parsed.servers;
     const stamp = new Date(this.clock()).toISOString().replace(/[:.]/g, '-');
     let aside = `${this.file}.corrupt-${stamp}`;
@@ -85,6 +83,22 @@ export class ManifestFile {
       `${this.file} was not a valid gateway.json (${parsed}): kept it as ${aside} and wrote a new one with this instance's entries; restart the other mnemo serve instances that share it to add theirs back`,
     );
     return [];
+  }
+
+  /**
+   * The manifest, what is wrong with it, or undefined when there is no file. A file of more than
+   * MAX_MANIFEST_BYTES is not read: mnemo writes a few hundred bytes an instance, and read whole
+   * a 300 MB one held the event loop a second, inside the lock, as a tunnel came up.
+   */
+  private parsed(): Manifest | string | undefined {
+    let text: string | undefined;
+    try {
+      text = readIfExists(this.file, MAX_MANIFEST_BYTES);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EFBIG') throw error;
+      return `it is larger than ${MAX_MANIFEST_BYTES >> 20} MB`;
+    }
+    return text === undefined ? undefined : parseManifest(text);
   }
 
   private async update(change: (servers: ManifestServer[]) => ManifestServer[]): Promise<void> {
@@ -102,6 +116,8 @@ export class ManifestFile {
     }
   }
 }
+
+const MAX_MANIFEST_BYTES = 1 << 20;
 
 /** The manifest in `text`, or what is wrong with it. */
 function parseManifest(text: string): Manifest | string {

@@ -189,9 +189,13 @@ const READ_OWN = fs.constants.O_RDONLY | NOFOLLOW | (fs.constants.O_NONBLOCK ?? 
  * The text of `file` (a file mnemo writes: the journal, gateway.json, an export's marker), or
  * undefined when there is no such file. A link at the name is refused (ELOOP), a folder (EISDIR)
  * or a FIFO, socket or device (ENOTREG) too, at once: one planted there is never read through or
- * waited on. Any other failure is thrown as it comes.
+ * waited on. A file of more than `maxBytes` is refused with EFBIG, unread. Any other failure is
+ * thrown as it comes.
  */
-export function readIfExists(file: string): string | undefined {
+export function readIfExists(
+  file: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+): string | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, READ_OWN);
@@ -206,6 +210,9 @@ export function readIfExists(file: string): string | undefined {
     }
     if (!stat.isFile()) {
       throw Object.assign(new Error(`${file} is not a regular file`), { code: 'ENOTREG' });
+    }
+    if (stat.size > maxBytes) {
+      throw Object.assign(new Error(`${file} is larger than ${maxBytes} bytes`), { code: 'EFBIG' });
     }
     return fs.readFileSync(fd, 'utf8');
   } finally {

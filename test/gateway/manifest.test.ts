@@ -138,6 +138,8 @@ describe('gateway.json', () => {
     ['a list', '[]'],
     ['servers that are not a list', '{"servers": "none"}'],
     ['an entry without a url', '{"servers": [{"label": "mnemo", "headers": {}}]}'],
+    // Not read at all: a 300 MB one held the event loop a second as a tunnel came up.
+    ['larger than 1 MB', `{"servers": []}${' '.repeat(1 << 20)}`],
   ] as const) {
     it(`${what}: read names the file; publish keeps it aside, logs it, writes this instance's entries`, async (t) => {
       const file = tempManifest(t);
