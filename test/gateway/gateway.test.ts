@@ -122,6 +122,7 @@ describe('the gateway at /mcp/<label>', () => {
       'count',
       'crash',
       'echo',
+      'environment',
       'hang',
       'release',
       'spawn_helper',
@@ -129,7 +130,7 @@ describe('the gateway at /mcp/<label>', () => {
     const result = await client.callTool({ name: 'echo', arguments: { text: 'hi there' } });
     assert.match(text(result), /^hi there \(pid \d+\)$/);
     await eventually(
-      () => gateway.health().find((h) => h.label === 'echo')?.tools === 6,
+      () => gateway.health().find((h) => h.label === 'echo')?.tools === 7,
       'health to count the tools',
     );
   });
@@ -233,6 +234,39 @@ describe('closing the gateway', () => {
 });
 
 describe('the proxy server in process', () => {
+  it("gives a stdio upstream its config's env and the basics, never mnemo's MNEMO_* secrets", async () => {
+    // An upstream is trusted with its own answers, never with mnemo's tokens or database.
+    const secrets = {
+      MNEMO_AUTH_TOKEN: 'env-secret-token-0123456789abcdef',
+      MNEMO_DATABASE_URL: 'postgres://mnemo:env-secret-password@db/mnemo',
+    };
+    Object.assign(process.env, secrets);
+    const gateway = createGateway({
+      servers: { env: { ...echoSpec(ECHO_TOKEN), env: { UPSTREAM_SETTING: 'given' } } },
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      await gateway.upstream('env')?.whenReady(30_000);
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await gateway.createProxyServer('env').connect(serverSide);
+      const client = new Client({ name: 'env-test', version: '1' });
+      await client.connect(clientSide);
+      const seen = text(await client.callTool({ name: 'environment', arguments: {} }));
+      const env = JSON.parse(seen) as Record<string, string>;
+      assert.equal(env.UPSTREAM_SETTING, 'given');
+      assert.ok(env.PATH, 'what a program needs to run');
+      assert.deepEqual(
+        Object.keys(env).filter((name) => name.startsWith('MNEMO_')),
+        [],
+      );
+      for (const value of Object.values(secrets)) assert.ok(!seen.includes(value));
+      await client.close();
+    } finally {
+      for (const name of Object.keys(secrets)) delete process.env[name];
+      await gateway.close();
+    }
+  });
+
   it('answers a timeout naming the label when the upstream hangs, and forwards progress', async () => {
     const gateway = createGateway({
       servers: { slow: echoSpec(ECHO_TOKEN) },
