@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Logger } from 'pino';
 
-const QUICK_TUNNEL_URL = /https:\/\/[a-z0-9-]+\.trycloudflare\.com/;
+// The URL alone, as the announcement's box has it: not one a path or a quote follows, as in a
+// failed request to https://api.trycloudflare.com/tunnel or a forwarded request's dest=.
+const QUICK_TUNNEL_URL = /https:\/\/[a-z0-9-]+\.trycloudflare\.com(?=\s|$)/;
 
 export interface TunnelOptions {
   /** The cloudflared binary (MNEMO_CLOUDFLARED). */

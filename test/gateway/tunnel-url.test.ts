@@ -13,6 +13,8 @@ it("takes the URL of a run's announcement only, never one a forwarded request's 
   const real = 'https://quiet-fox-lamp.trycloudflare.com';
   const lines = [
     'INF Requesting new quick Tunnel on trycloudflare.com...',
+    // A failed request names the API's own URL: not the tunnel's.
+    'ERR failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": EOF',
     'INF +--------------------------------------------------------------+',
     'INF |  Your quick Tunnel has been created! Visit it at:            |',
     `INF |  ${real}  |`,
