@@ -98,7 +98,7 @@ export async function buildContextPack(memory: Memory, input: PackInput): Promis
   if (search.results.length > 0) {
     add(topic ? '## Memories about the topic' : '## Memories (liveliest first)');
     for (const hit of search.results) {
-      const line = `- ${oneLine(hit.content)} (id ${hit.memory_id}; score ${hit.score}${tagsOf(hit.tags)})`;
+      const line = `- ${oneLine(hit.content)} (id ${oneLine(hit.memory_id)}; score ${hit.score}${tagsOf(hit.tags)})`;
       if (add(line)) {
         memoryIds.push(hit.memory_id);
         shown.add(hit.memory_id);
@@ -112,7 +112,7 @@ export async function buildContextPack(memory: Memory, input: PackInput): Promis
   const due = review.filter((item) => !shown.has(item.record.id));
   if (due.length > 0 && add('## Due for review (fading: still true? observe_memory_usage them)')) {
     for (const item of due) {
-      const line = `- ${oneLine(preview(item.record.content, MEMORY_CHARS))} (id ${item.record.id}; score ${item.score}; review priority ${item.review_priority})`;
+      const line = `- ${oneLine(preview(item.record.content, MEMORY_CHARS))} (id ${oneLine(item.record.id)}; score ${item.score}; review priority ${item.review_priority})`;
       if (add(line)) reviewIds.push(item.record.id);
       else leftOut++;
     }
@@ -133,5 +133,11 @@ export async function buildContextPack(memory: Memory, input: PackInput): Promis
   };
 }
 
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
-const tagsOf = (tags: string[]) => (tags.length > 0 ? `; tags ${tags.join(', ')}` : '');
+/**
+ * Text of a memory on one line of the pack or a prompt: its content, and its id and tags too,
+ * which a synced log or an imported record can fill with any text (a newline there forged a
+ * `## Anchor` heading of the pack). NEL (U+0085), a line break to Unicode, is not in `\s`.
+ */
+export const oneLine = (text: string) => text.replace(/[\s\u0085]+/g, ' ').trim();
+const tagsOf = (tags: string[]) =>
+  tags.length > 0 ? `; tags ${tags.map(oneLine).join(', ')}` : '';

@@ -8,6 +8,7 @@ import {
   DEFAULT_PACK_TOKENS,
   MAX_PACK_TOKENS,
   MIN_PACK_TOKENS,
+  oneLine,
 } from '../memory/context-pack.js';
 import { preview } from '../memory/present.js';
 import { protocolError, type ReadDeps } from '../resources/read.js';
@@ -89,7 +90,7 @@ export function registerPrompts(server: McpServer, deps: ReadDeps): void {
                 '',
                 ...items.map(
                   (item, i) =>
-                    `${i + 1}. ${preview(item.record.content.replace(/\s+/g, ' '), 400)}\n   (id ${item.record.id}; score ${item.score}; review priority ${item.review_priority}; used ${item.record.use_count} times)`,
+                    `${i + 1}. ${preview(oneLine(item.record.content), 400)}\n   (id ${oneLine(item.record.id)}; score ${item.score}; review priority ${item.review_priority}; used ${item.record.use_count} times)`,
                 ),
                 '',
                 'Call observe_memory_usage with the ids of those still true (one call, memory_ids: [...]), or touch_memory for one. Leave the others: they fade and gc forgets them. Say which you kept and why, in a line each.',
