@@ -18,8 +18,9 @@ import {
 } from './hostile.js';
 
 // The HTTP edge (src/transport/http.ts) under arbitrary methods, paths, headers and bodies. What
-// must hold: a 500 only as the generic internal error (nothing of what went wrong), a JSON body that is a JSON-RPC answer (or /health's), no stack or path of this machine in the
-// body or a header, no token echoed, and a valid call answered afterwards.
+// must hold: a 500 only as the generic internal error (nothing of what went wrong), a JSON body
+// that is a JSON-RPC answer (or /health's), no stack or path of this machine in the body or a
+// header, no token echoed, and a valid call answered afterwards.
 
 const TOKEN = 'fuzz-token-0123456789abcdef';
 const TOKEN_B = 'fuzz-token-b-0123456789abcdef';
