@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { withClientLog } from './logging/client-log.js';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
@@ -18,10 +18,19 @@ export interface ServerDeps extends ToolDeps {
 
 /** An MCP server with every memory tool, resource and prompt; transports only connect it. */
 export function createServer(deps: ServerDeps): McpServer {
+  const notifications = deps.notifications ?? true;
+  // Without a channel for what the server sends on its own, no list is said to announce changes.
+  const lists = notifications ? {} : { listChanged: false };
   const server = new McpServer(
     { name: 'mnemo', title: 'mnemo memory', version: VERSION },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} },
+      capabilities: {
+        tools: lists,
+        resources: lists,
+        prompts: lists,
+        logging: {},
+        completions: {},
+      },
       instructions:
         'mnemo is a memory that fades unless used. search_memory before answering from scratch; save_memory what is worth ' +
         'remembering; call observe_memory_usage with the ids of memories that helped. Results marked review_candidate are ' +
@@ -29,7 +38,6 @@ export function createServer(deps: ServerDeps): McpServer {
         'mnemo://context) gives a context pack for a topic.',
     },
   );
-  const notifications = deps.notifications ?? true;
   const memory = notifications ? withClientLog(server, deps.memory) : deps.memory;
   registerTools(server, { ...deps, memory });
   const readDeps = { memory: deps.memory, logger: deps.logger, anchorFile: deps.anchorFile };

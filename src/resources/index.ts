@@ -1,15 +1,9 @@
 // The memory as MCP resources: stats, the anchor, the review queue, each memory, the vault's notes
 // and the context pack. The SDK registers them (templates/list, completions); listing, reading and
 // subscriptions are handled here, over the namespace's memory the server was made for.
-import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  ListResourcesRequestSchema,
-  type ListResourcesResult,
-  ReadResourceRequestSchema,
-  type Resource,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+
+import type { ListResourcesResult, McpServer, Resource } from '@modelcontextprotocol/server';
+import { ResourceTemplate } from '@modelcontextprotocol/server';
 import { invalid, parseUri, type ReadDeps, readResource, URI } from './read.js';
 
 /** Resources a resources/list page holds at most. */
@@ -99,10 +93,10 @@ export function registerResources(server: McpServer, deps: ResourceDeps): void {
 
   // The SDK's handlers list every template's resources at once and read a URI after URL has
   // folded its `..` away; these page, and read the URI as sent.
-  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) =>
+  server.server.setRequestHandler('resources/list', async (request) =>
     listPage(deps, request.params?.cursor),
   );
-  server.server.setRequestHandler(ReadResourceRequestSchema, async (request) =>
+  server.server.setRequestHandler('resources/read', async (request) =>
     readResource(request.params.uri, deps),
   );
   if (deps.notifications) subscriptions(server, deps);
@@ -234,7 +228,7 @@ function subscriptions(server: McpServer, deps: ResourceDeps): void {
     stop = undefined;
   };
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
-  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.server.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params;
     const target = parseUri(uri);
     if (target.kind === 'memory') {
@@ -253,7 +247,7 @@ function subscriptions(server: McpServer, deps: ResourceDeps): void {
     watch();
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.server.setRequestHandler('resources/unsubscribe', async (request) => {
     const target = parseUri(request.params.uri);
     subscribed.delete(target.kind === 'memory' ? URI.memory(target.id) : request.params.uri);
     if (subscribed.size === 0) unwatch();

@@ -1,7 +1,7 @@
 // What each mnemo:// URI reads, from the URI exactly as the client sent it: the SDK's own read
 // handler parses it with URL first, which quietly folds `..` away; here `..` is refused instead.
-import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { buildContextPack, MAX_PACK_TOKENS, MIN_PACK_TOKENS } from '../memory/context-pack.js';
 import { MemoryError } from '../memory/errors.js';
@@ -216,7 +216,7 @@ function decode(part: string, what: string): string {
 }
 
 export function invalid(message: string): ResourceError {
-  return new ResourceError(ErrorCode.InvalidParams, message);
+  return new ResourceError(ProtocolErrorCode.InvalidParams, message);
 }
 
 function notFound(uri: string): ResourceError {
@@ -245,7 +245,7 @@ export function protocolError(error: unknown, logger: Logger, uri: string): Reso
     'resource read failed',
   );
   return new ResourceError(
-    ErrorCode.InternalError,
+    ProtocolErrorCode.InternalError,
     'reading the resource failed inside mnemo (the details are in its log); try again',
   );
 }

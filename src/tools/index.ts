@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { registerArchiveMemory } from './archive-memory.js';
 import { registerClusterMemories } from './cluster-memories.js';
 import { registerConsolidateMemories } from './consolidate-memories.js';

@@ -2,11 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  LoggingMessageNotificationSchema,
-  McpError,
-  ResourceUpdatedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { countTokens } from '../../src/memory/context-pack.js';
 import { PAGE_SIZE } from '../../src/resources/index.js';
 import { openTestClient, type TestClient, tempDir } from '../support.js';
@@ -16,7 +12,7 @@ const text = (r: { contents: { text?: unknown; blob?: unknown }[] }, i = 0) =>
 
 async function rejects(promise: Promise<unknown>, code: number, pattern: RegExp) {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof McpError, `an McpError, got ${String(error)}`);
+    assert.ok(error instanceof ProtocolError, `an McpError, got ${String(error)}`);
     assert.equal(error.code, code);
     assert.match(error.message, pattern);
     return true;
@@ -201,7 +197,7 @@ describe('the review queue, subscriptions and the client log', () => {
     const other = await save(t, 'Not subscribed.');
     const updates: string[] = [];
     let notify: () => void = () => {};
-    t.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    t.client.setNotificationHandler('notifications/resources/updated', (n) => {
       updates.push(n.params.uri);
       notify();
     });
@@ -226,7 +222,7 @@ describe('the review queue, subscriptions and the client log', () => {
 
   it('handles logging/setLevel and sends notifications/message on gc, filtered by level', async () => {
     const messages: { level: string; data: Record<string, unknown> }[] = [];
-    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    t.client.setNotificationHandler('notifications/message', (n) => {
       messages.push({ level: n.params.level, data: n.params.data as Record<string, unknown> });
     });
     await t.client.setLoggingLevel('notice');
@@ -246,7 +242,7 @@ describe('the review queue, subscriptions and the client log', () => {
 
   it('sends notifications/message on a promotion and on the note it writes to the vault', async () => {
     const messages: { level: string; data: Record<string, unknown> }[] = [];
-    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    t.client.setNotificationHandler('notifications/message', (n) => {
       messages.push({ level: n.params.level, data: n.params.data as Record<string, unknown> });
     });
     await t.client.setLoggingLevel('info');
