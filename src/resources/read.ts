@@ -10,8 +10,13 @@ import type { ReviewItem } from '../memory/overview.js';
 import { HIDDEN_PATH_LOG, remoteMessage, UserError } from '../platform/errors.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 
-/** The JSON-RPC error of a resource that does not exist (the MCP specification's). */
-export const RESOURCE_NOT_FOUND = -32002;
+/**
+ * The JSON-RPC error of a resource that does not exist: -32602 with the URI in its data, as the
+ * 2026-07-28 revision says (the SDK answers the earlier revisions' -32002 the same way).
+ */
+export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
+/** Characters of a URI an error gives back. */
+const MAX_URI_ECHO = 2_000;
 /** Memories the review resource lists at most. */
 export const REVIEW_LIMIT = 50;
 
@@ -33,6 +38,8 @@ export class ResourceError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** What the error is about, for the client to read: `{ uri }` of a resource not found. */
+    readonly data?: { uri: string },
   ) {
     super(message);
   }
@@ -53,7 +60,7 @@ export type Target =
   | { kind: 'vault'; path: string }
   | { kind: 'context'; topic: string | undefined; maxTokens: number | undefined };
 
-/** The resource a URI names, or a ResourceError: -32602 when malformed, -32002 when unknown. */
+/** The resource a URI names, or a ResourceError: -32602 when malformed or unknown (the data of an unknown one holds its URI). */
 export function parseUri(uri: string): Target {
   if (!uri.startsWith('mnemo://')) throw notFound(uri);
   const rest = uri.slice('mnemo://'.length);
@@ -223,11 +230,12 @@ function notFound(uri: string): ResourceError {
   return new ResourceError(
     RESOURCE_NOT_FOUND,
     `no resource ${JSON.stringify(uri.slice(0, 200))}: list them with resources/list and resources/templates/list`,
+    { uri: uri.slice(0, MAX_URI_ECHO) },
   );
 }
 
 /**
- * The protocol's error for what reading failed on: a memory or note that is not there is -32002,
+ * The protocol's error for what reading failed on: a memory or note that is not there is not found,
  * another UserError (a path out of the vault) -32602 with its message; anything else is logged
  * and answered without its internals.
  */
@@ -237,7 +245,7 @@ export function protocolError(error: unknown, logger: Logger, uri: string): Reso
     const { message, hidden } = remoteMessage(error);
     if (hidden) logger.warn({ err: error.name }, HIDDEN_PATH_LOG);
     return error instanceof MemoryError
-      ? new ResourceError(RESOURCE_NOT_FOUND, message)
+      ? new ResourceError(RESOURCE_NOT_FOUND, message, { uri: uri.slice(0, MAX_URI_ECHO) })
       : invalid(message);
   }
   logger.error(

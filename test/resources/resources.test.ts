@@ -13,7 +13,7 @@ const text = (r: { contents: { text?: unknown; blob?: unknown }[] }, i = 0) =>
 async function rejects(promise: Promise<unknown>, code: number, pattern: RegExp) {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(error instanceof ProtocolError, `an McpError, got ${String(error)}`);
-    assert.equal(error.code, code);
+    assert.equal(error.code, code, error.message);
     assert.match(error.message, pattern);
     return true;
   });
@@ -74,11 +74,16 @@ describe('resources', () => {
   });
 
   it('refuses unknown URIs, unknown ids and malformed variables', async () => {
-    await rejects(t.client.readResource({ uri: 'mnemo://nothing' }), -32002, /no resource/);
-    await rejects(t.client.readResource({ uri: 'https://example.com/x' }), -32002, /no resource/);
+    // Not found is -32602 with the URI in data (2026-07-28; the SDK answers every revision so).
+    await rejects(t.client.readResource({ uri: 'mnemo://nothing' }), -32602, /no resource/);
+    await rejects(t.client.readResource({ uri: 'https://example.com/x' }), -32602, /no resource/);
+    await assert.rejects(t.client.readResource({ uri: 'mnemo://nothing' }), (error: unknown) => {
+      assert.deepEqual((error as ProtocolError).data, { uri: 'mnemo://nothing' });
+      return true;
+    });
     await rejects(
       t.client.readResource({ uri: 'mnemo://memory/00000000-0000-4000-8000-000000000000' }),
-      -32002,
+      -32602,
       /not a known memory/,
     );
     await rejects(
@@ -132,7 +137,8 @@ describe('resources/list pages', () => {
   after(() => t.close());
 
   it('pages through every memory once, stats and review first, with the cursor', async () => {
-    const first = await t.client.listResources();
+    // One page: the SDK's listResources() without a cursor gathers them all.
+    const first = await t.client.request({ method: 'resources/list', params: {} });
     assert.equal(first.resources.length, PAGE_SIZE);
     assert.equal(first.resources[0]?.uri, 'mnemo://stats');
     assert.equal(first.resources[1]?.uri, 'mnemo://review');

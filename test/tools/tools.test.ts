@@ -446,13 +446,13 @@ for (const engine of ENGINES) {
           'an entity over 200 characters',
           'save_memory',
           { content: 'long entity', entities: ['e'.repeat(201)] },
-          /: entities has a name longer than 200 characters: .* at entities\[0\]/,
+          /entities\.0: entities has a name longer than 200 characters: /,
         ],
         [
           'an empty entity',
           'save_memory',
           { content: 'empty entity', entities: [''] },
-          /: entities has an empty name: .* at entities\[0\]/,
+          /entities\.0: entities has an empty name: /,
         ],
         ['a page of 1.5', 'search_memory', { page: 1.5 }, /: page must be a whole number, from 1/],
         [
