@@ -16,6 +16,8 @@ export interface ServerDeps extends ToolDeps {
   notifications?: boolean;
 }
 
+const STATIC_LIST = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+
 /** An MCP server with every memory tool, resource and prompt; transports only connect it. */
 export function createServer(deps: ServerDeps): McpServer {
   const notifications = deps.notifications ?? true;
@@ -30,6 +32,14 @@ export function createServer(deps: ServerDeps): McpServer {
         prompts: lists,
         logging: {},
         completions: {},
+      },
+      // What is the same for every caller and changes only with mnemo's version may be kept an
+      // hour (2026-07-28 clients cache lists); what reads the memory is never cached.
+      cacheHints: {
+        'server/discover': STATIC_LIST,
+        'tools/list': STATIC_LIST,
+        'prompts/list': STATIC_LIST,
+        'resources/templates/list': STATIC_LIST,
       },
       instructions:
         'mnemo is a memory that fades unless used. search_memory before answering from scratch; save_memory what is worth ' +
