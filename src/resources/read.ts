@@ -9,6 +9,7 @@ import type { Memory } from '../memory/index.js';
 import type { ReviewItem } from '../memory/overview.js';
 import { HIDDEN_PATH_LOG, remoteMessage, UserError } from '../platform/errors.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
+import { helpIndex, toolHelp } from './help.js';
 
 /**
  * The JSON-RPC error of a resource that does not exist: -32602 with the URI in its data, as the
@@ -24,6 +25,8 @@ export const URI = {
   stats: 'mnemo://stats',
   anchor: 'mnemo://anchor',
   review: 'mnemo://review',
+  help: 'mnemo://help',
+  helpTemplate: 'mnemo://help/{tool}',
   memory: (id: string) => `mnemo://memory/${encodeURIComponent(id)}`,
   memoryTemplate: 'mnemo://memory/{id}',
   vaultTemplate: 'mnemo://vault/{+path}',
@@ -56,6 +59,7 @@ export interface ReadDeps {
 
 export type Target =
   | { kind: 'stats' | 'anchor' | 'review' }
+  | { kind: 'help'; tool: string | undefined }
   | { kind: 'memory'; id: string }
   | { kind: 'vault'; path: string }
   | { kind: 'context'; topic: string | undefined; maxTokens: number | undefined };
@@ -65,6 +69,10 @@ export function parseUri(uri: string): Target {
   if (!uri.startsWith('mnemo://')) throw notFound(uri);
   const rest = uri.slice('mnemo://'.length);
   if (rest === 'stats' || rest === 'anchor' || rest === 'review') return { kind: rest };
+  if (rest === 'help') return { kind: 'help', tool: undefined };
+  if (rest.startsWith('help/')) {
+    return { kind: 'help', tool: decode(rest.slice('help/'.length), 'the tool name') };
+  }
   if (rest.startsWith('memory/')) {
     const id = decode(rest.slice('memory/'.length), 'the memory id');
     if (!MEMORY_ID.test(id)) {
@@ -134,6 +142,16 @@ export async function readResource(uri: string, deps: ReadDeps): Promise<ReadRes
           );
         }
         return { contents: [{ uri, mimeType: 'text/markdown', text: anchor.text }] };
+      }
+      case 'help': {
+        const text = target.tool === undefined ? helpIndex() : toolHelp(target.tool);
+        if (text === undefined) {
+          throw new ResourceError(
+            RESOURCE_NOT_FOUND,
+            `no tool ${JSON.stringify(target.tool?.slice(0, 100))}: mnemo://help lists them`,
+          );
+        }
+        return { contents: [{ uri, mimeType: 'text/markdown', text }] };
       }
       case 'memory':
         return await memoryContents(uri, target.id, memory);

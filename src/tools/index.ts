@@ -49,7 +49,9 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
   registerConsolidateMemories(server, deps);
   // The SDK's own answer, made once: its handler is not public, so it is read as the SDK keeps it.
   const sdk = server.server as unknown as {
-    _getRequestHandler(method: string): ((...args: never[]) => Promise<ListToolsResult>) | undefined;
+    _getRequestHandler(
+      method: string,
+    ): ((...args: never[]) => Promise<ListToolsResult>) | undefined;
   };
   const list = sdk._getRequestHandler('tools/list');
   if (list === undefined) return;

@@ -45,6 +45,7 @@ describe('resources', () => {
     const { resourceTemplates } = await t.client.listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((r) => r.uriTemplate).sort(), [
       'mnemo://context{?topic,max_tokens}',
+      'mnemo://help/{tool}',
       'mnemo://memory/{id}',
       'mnemo://vault/{+path}',
     ]);
@@ -124,6 +125,28 @@ describe('resources', () => {
     });
     assert.deepEqual(none.completion.values, []);
   });
+
+  it('serves the tool guide: every tool in a line, and each one in full', async () => {
+    const { tools } = await t.client.listTools();
+    const index = text(await t.client.readResource({ uri: 'mnemo://help' }));
+    for (const tool of tools) {
+      assert.ok(index.includes(`- ${tool.name} (${tool.title}): ${tool.description}`), tool.name);
+      const guide = text(await t.client.readResource({ uri: `mnemo://help/${tool.name}` }));
+      assert.match(guide, new RegExp(`^# ${tool.name}: `));
+      assert.ok(
+        guide.length > (tool.description ?? '').length + 100,
+        `${tool.name}'s guide says more`,
+      );
+    }
+    const listed = (await t.client.listResources()).resources.map((r) => r.uri);
+    assert.ok(listed.includes('mnemo://help'));
+    await rejects(t.client.readResource({ uri: 'mnemo://help/nothing' }), -32602, /no tool/);
+    const done = await t.client.complete({
+      ref: { type: 'ref/resource', uri: 'mnemo://help/{tool}' },
+      argument: { name: 'tool', value: 'search_' },
+    });
+    assert.deepEqual(done.completion.values, ['search_memory', 'search_unified']);
+  });
 });
 
 describe('resources/list pages', () => {
@@ -159,7 +182,8 @@ describe('resources/list pages', () => {
     await t.ok('touch_memory', { memory_id: last });
     t.clock.advanceDays(2);
     const again = (await t.client.listResources()).resources;
-    assert.equal(again[2]?.uri, `mnemo://memory/${last}`);
+    const first = again.find((r) => r.uri.startsWith('mnemo://memory/'));
+    assert.equal(first?.uri, `mnemo://memory/${last}`);
   });
 
   it('refuses a malformed cursor and one of another listing', async () => {
