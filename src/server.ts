@@ -45,7 +45,8 @@ export function createServer(deps: ServerDeps): McpServer {
         'mnemo is a memory that fades unless used. search_memory before answering from scratch; save_memory what is worth ' +
         'remembering; call observe_memory_usage with the ids of memories that helped. Results marked review_candidate are ' +
         'about to be forgotten: reinforce them if they are still true and useful. The prompt recall (and the resource ' +
-        'mnemo://context) gives a context pack for a topic.',
+        "mnemo://context) gives a context pack for a topic. Each tool's details (behaviours, limits, an example) are " +
+        'in the resource mnemo://help/<tool>; mnemo://help lists them.',
     },
   );
   const memory = notifications ? withClientLog(server, deps.memory) : deps.memory;

@@ -388,17 +388,21 @@ type PooledServer = { connect(t: Transport): Promise<void>; close(): Promise<voi
  * tool and its schemas) costs milliseconds, more than serving a call. A server serves one
  * request at a time; it is closed (which detaches its transport) before it is reused.
  */
-class ServerPool {
-  private readonly idle: PooledServer[] = [];
+class ServerPool<S extends PooledServer = PooledServer> {
+  private readonly idle = new Set<S>();
   constructor(
-    private readonly make: () => PooledServer,
+    private readonly make: () => S,
     private readonly keep = 32,
   ) {}
-  take(): PooledServer {
-    return this.idle.pop() ?? this.make();
+  take(): S {
+    const server = this.idle.values().next().value;
+    if (server === undefined) return this.make();
+    this.idle.delete(server);
+    return server;
   }
-  give(server: PooledServer): void {
-    if (this.idle.length < this.keep) this.idle.push(server);
+  /** Given back once closed; a server given twice is kept once. */
+  give(server: S): void {
+    if (this.idle.size < this.keep) this.idle.add(server);
   }
 }
 
@@ -411,9 +415,20 @@ class ServerPool {
  */
 function serveMcp(factory: () => McpServer, logger: Logger): McpRoute {
   const onerror = (error: Error) => logger.warn({ err: error.message }, 'mcp: request refused');
-  const modern = toNodeHandler(createMcpHandler(factory, { legacy: 'reject', onerror }), {
-    onerror,
-  });
+  // Each era its own pool: a server keeps what its revision set on it (the negotiated version).
+  const modernPool = new ServerPool(factory);
+  const modern = toNodeHandler(
+    createMcpHandler(
+      () => {
+        const server = modernPool.take();
+        // The SDK closes the server when the exchange ends, and calls this after its own.
+        server.server.onclose = () => modernPool.give(server);
+        return server;
+      },
+      { legacy: 'reject', onerror },
+    ),
+    { onerror },
+  );
   const legacy = new ServerPool(factory);
   return async (req, res) => {
     const route = classifyInboundRequest({
