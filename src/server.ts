@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { withClientLog } from './logging/client-log.js';
+import { logVaultToClient } from './logging/client-log.js';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
 import { registerTools, type ToolDeps } from './tools/index.js';
@@ -49,8 +49,8 @@ export function createServer(deps: ServerDeps): McpServer {
         'in the resource mnemo://help/<tool>; mnemo://help lists them.',
     },
   );
-  const memory = notifications ? withClientLog(server, deps.memory) : deps.memory;
-  registerTools(server, { ...deps, memory });
+  if (notifications) logVaultToClient(server, deps.memory);
+  registerTools(server, deps);
   const readDeps = { memory: deps.memory, logger: deps.logger, anchorFile: deps.anchorFile };
   registerResources(server, { ...readDeps, notifications });
   registerPrompts(server, readDeps);

@@ -1,12 +1,18 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { consolidateMemories } from '../contract/consolidate-memories.js';
+import { consolidationEvent, logToCaller } from '../logging/client-log.js';
 import { withProgress } from './progress.js';
 import { registerContract, type ToolDeps } from './register.js';
 
 export function registerConsolidateMemories(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, consolidateMemories, {
-    run: (input, extra) =>
-      withProgress(extra, (report) => memory.consolidation.consolidate(input, report)),
+    run: async (input, extra) => {
+      const done = await withProgress(extra, (report) =>
+        memory.consolidation.consolidate(input, report),
+      );
+      await logToCaller(extra, consolidationEvent(done));
+      return done;
+    },
     text: (result) => {
       const n = result.consolidations.length;
       if (n === 0) return 'No cluster to consolidate.';

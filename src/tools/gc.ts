@@ -1,10 +1,15 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { gc } from '../contract/gc.js';
+import { gcEvent, logToCaller } from '../logging/client-log.js';
 import { registerContract, type ToolDeps } from './register.js';
 
 export function registerGc(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, gc, {
-    run: (input) => memory.forgetting.gc(input),
+    run: async (input, extra) => {
+      const done = await memory.forgetting.gc(input);
+      await logToCaller(extra, gcEvent(done));
+      return done;
+    },
     text: (done) => {
       const verb = done.dry_run ? 'Would' : 'Did';
       const what = done.archived_count

@@ -1,10 +1,15 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { promoteMemory } from '../contract/promote-memory.js';
+import { logToCaller, promotionEvent } from '../logging/client-log.js';
 import { registerContract, type ToolDeps } from './register.js';
 
 export function registerPromoteMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, promoteMemory, {
-    run: (input) => memory.promotion.promote(input),
+    run: async (input, extra) => {
+      const done = await memory.promotion.promote(input);
+      await logToCaller(extra, promotionEvent(done));
+      return done;
+    },
     text: (done) =>
       done.dry_run
         ? `${done.candidates_found} candidate${done.candidates_found === 1 ? '' : 's'}:\n` +

@@ -18,6 +18,7 @@ import { hostName, isAllowedHost } from './hosts.js';
 import { HttpError } from './http-error.js';
 import { jsonBody, oneMessage } from './json-body.js';
 import { paramsFault } from './jsonrpc.js';
+import { unsupportedRevision } from './revisions.js';
 import type { TokenGrant } from './tokens.js';
 
 export { HttpError };
@@ -235,12 +236,6 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     return handler;
   };
   app.post('/mcp', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
-    // Params that do not fit their request get a readable -32602, not the SDK's schema dump.
-    const fault = paramsFault(req.body);
-    if (fault) {
-      res.json(fault);
-      return;
-    }
     await handlerFor(res.locals.namespace as string)(req, res);
   });
 
@@ -431,6 +426,11 @@ function serveMcp(factory: () => McpServer, logger: Logger): McpRoute {
   );
   const legacy = new ServerPool(factory);
   return async (req, res) => {
+    const revision = unsupportedRevision(req.body, req.get('mcp-protocol-version'));
+    if (revision) {
+      res.status(400).json(revision);
+      return;
+    }
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: req.get('mcp-protocol-version'),
@@ -438,8 +438,11 @@ function serveMcp(factory: () => McpServer, logger: Logger): McpRoute {
       mcpNameHeader: req.get('mcp-name'),
       body: req.body,
     });
-    if (route.kind === 'legacy') await serveOnce(legacy, req, res);
-    else await modern(req, res, req.body);
+    if (route.kind !== 'legacy') return modern(req, res, req.body);
+    // Params that do not fit their request get a readable -32602, not the SDK's schema dump.
+    const fault = paramsFault(req.body);
+    if (fault) res.json(fault);
+    else await serveOnce(legacy, req, res);
   };
 }
 

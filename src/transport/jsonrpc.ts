@@ -2,6 +2,7 @@ import { ClientRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol
 import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { claimedRevision, unsupportedRevision } from './revisions.js';
 
 /**
  * The faults of JSON-RPC framing and params, answered with a readable error instead of silence
@@ -177,7 +178,11 @@ function checkMessage(value: unknown): Checked {
       ),
     };
   }
-  const fault = paramsFault(parsed.data);
+  // A message that claims a revision is checked against it; its params are the SDK's to check
+  // for that revision (a method the revision dropped is -32601, not params that do not fit).
+  const revision = unsupportedRevision(parsed.data);
+  if (revision) return { reply: revision };
+  const fault = claimedRevision(parsed.data) === undefined ? paramsFault(parsed.data) : undefined;
   return fault ? { reply: fault } : { message: parsed.data };
 }
 
