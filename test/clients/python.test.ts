@@ -180,7 +180,7 @@ describe('the Python MCP SDK as a client of mnemo', { timeout: 15 * 60_000 }, ()
   }
 
   for (const transport of ['stdio', 'http'] as const) {
-    it(`a hand-written ${MODERN} tools/call needs no handshake over ${transport}; server/discover lists every revision served`, async (t) => {
+    it(`a hand-written ${MODERN} tools/call needs no handshake over ${transport}; server/discover lists it`, async (t) => {
       const python = usable(t, plain);
       if (!python) return;
       const ran = await against(transport, python, RAW_CLIENT, ['--revision', MODERN]);
