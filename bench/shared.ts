@@ -15,8 +15,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import { DEFAULT_NAMESPACE } from '../src/storage/engine.js';
 import { MEMORY_COLUMNS, memoryValues } from '../src/storage/postgres/rows.js';
@@ -187,9 +186,12 @@ async function call(
   [name, args]: ToolCall,
 ): Promise<{ ms: number; structured: Record<string, unknown> }> {
   const started = performance.now();
-  const result = await client.callTool({ name, arguments: args }, undefined, {
-    timeout: CALL_TIMEOUT_MS,
-  });
+  const result = await client.callTool(
+    { name, arguments: args },
+    {
+      timeout: CALL_TIMEOUT_MS,
+    },
+  );
   const ms = performance.now() - started;
   if (result.isError) {
     throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 500)}`);

@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { withClientLog } from './logging/client-log.js';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
@@ -16,20 +16,39 @@ export interface ServerDeps extends ToolDeps {
   notifications?: boolean;
 }
 
+const STATIC_LIST = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+
 /** An MCP server with every memory tool, resource and prompt; transports only connect it. */
 export function createServer(deps: ServerDeps): McpServer {
+  const notifications = deps.notifications ?? true;
+  // Without a channel for what the server sends on its own, no list is said to announce changes.
+  const lists = notifications ? {} : { listChanged: false };
   const server = new McpServer(
     { name: 'mnemo', title: 'mnemo memory', version: VERSION },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} },
+      capabilities: {
+        tools: lists,
+        resources: lists,
+        prompts: lists,
+        logging: {},
+        completions: {},
+      },
+      // What is the same for every caller and changes only with mnemo's version may be kept an
+      // hour (2026-07-28 clients cache lists); what reads the memory is never cached.
+      cacheHints: {
+        'server/discover': STATIC_LIST,
+        'tools/list': STATIC_LIST,
+        'prompts/list': STATIC_LIST,
+        'resources/templates/list': STATIC_LIST,
+      },
       instructions:
         'mnemo is a memory that fades unless used. search_memory before answering from scratch; save_memory what is worth ' +
         'remembering; call observe_memory_usage with the ids of memories that helped. Results marked review_candidate are ' +
         'about to be forgotten: reinforce them if they are still true and useful. The prompt recall (and the resource ' +
-        'mnemo://context) gives a context pack for a topic.',
+        "mnemo://context) gives a context pack for a topic. Each tool's details (behaviours, limits, an example) are " +
+        'in the resource mnemo://help/<tool>; mnemo://help lists them.',
     },
   );
-  const notifications = deps.notifications ?? true;
   const memory = notifications ? withClientLog(server, deps.memory) : deps.memory;
   registerTools(server, { ...deps, memory });
   const readDeps = { memory: deps.memory, logger: deps.logger, anchorFile: deps.anchorFile };

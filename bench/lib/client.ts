@@ -1,7 +1,7 @@
 // One MCP server under test: spawned as a child process, spoken to over stdio by the SDK client.
 import fs from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 
 export interface ServerSpec {
   command: string;
@@ -54,9 +54,12 @@ export class ServerSession {
     args: Record<string, unknown>,
   ): Promise<{ ms: number; structured: Record<string, unknown> }> {
     const started = performance.now();
-    const result = await this.client.callTool({ name, arguments: args }, undefined, {
-      timeout: CALL_TIMEOUT_MS,
-    });
+    const result = await this.client.callTool(
+      { name, arguments: args },
+      {
+        timeout: CALL_TIMEOUT_MS,
+      },
+    );
     const ms = performance.now() - started;
     if (result.isError) {
       const text = JSON.stringify(result.content).slice(0, 500);

@@ -63,14 +63,15 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
             'cannot load the memory store',
           ),
       );
-      const server = createServer({
-        memory: memory.memory,
-        logger,
-        anchorFile: config.anchorFile,
-        notifications: true,
-      });
+      const server = () =>
+        createServer({
+          memory: memory.memory,
+          logger,
+          anchorFile: config.anchorFile,
+          notifications: true,
+        });
       logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
-      connection = await connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout, logger });
+      connection = connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout, logger });
       void connection.closed.then(clientClosed);
     },
     stop() {

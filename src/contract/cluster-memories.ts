@@ -15,18 +15,14 @@ export const clusterSettings = {
     })
     .max(1, { error: 'threshold must be at most 1 (identical meaning)' })
     .optional()
-    .describe(
-      `Cosine at or above which two memories are linked (default ${DEFAULT_CLUSTER_OPTIONS.threshold}).`,
-    ),
+    .meta({ default: DEFAULT_CLUSTER_OPTIONS.threshold }),
   max_cluster_size: z
     .number({ error: 'max_cluster_size must be a whole number from 2 to 100, e.g. 12' })
     .int({ error: 'max_cluster_size must be a whole number, e.g. 12' })
     .min(2, { error: 'max_cluster_size must be at least 2' })
     .max(100, { error: 'max_cluster_size must be at most 100' })
     .optional()
-    .describe(
-      `No cluster grows beyond this many memories (default ${DEFAULT_CLUSTER_OPTIONS.maxClusterSize}).`,
-    ),
+    .meta({ default: DEFAULT_CLUSTER_OPTIONS.maxClusterSize }),
 };
 
 export const clusterMemoriesInput = z.object({
@@ -34,9 +30,7 @@ export const clusterMemoriesInput = z.object({
   find_duplicates: z
     .boolean({ error: 'find_duplicates must be true or false' })
     .optional()
-    .describe(
-      `Only the clusters close enough to merge as they are (cohesion >= ${AUTO_MERGE_COHESION}).`,
-    ),
+    .describe('Only clusters to auto-merge.'),
 });
 
 export const cluster = z.object({
@@ -60,10 +54,16 @@ export const clusterMemories: ToolContract<
   typeof clusterMemoriesOutput
 > = {
   name: 'cluster_memories',
-  title: 'Find groups of memories that say the same',
+  title: 'Find similar memories',
   description:
+    'Groups active memories close in meaning, each with a suggested action; changes nothing. Needs embeddings.',
+  guide:
     'Groups active memories whose meanings are close (single linkage over the cosine of their embeddings, strongest links first, groups capped in size), ' +
-    'each with its cohesion and a suggested action. Changes nothing: pass a cluster id to consolidate_memories to merge or link one. ' +
+    `each with its cohesion (mean cosine) and a suggested action: auto-merge at cohesion ${AUTO_MERGE_COHESION} or more, review at ${REVIEW_COHESION} or more, else keep-apart. ` +
+    'Changes nothing: pass a cluster id to consolidate_memories, with the same threshold and max_cluster_size, to merge or link one.\n\n' +
+    `- threshold: the cosine, 0.5 to 1, at or above which two memories are linked (default ${DEFAULT_CLUSTER_OPTIONS.threshold}).\n` +
+    `- max_cluster_size: no cluster grows beyond this many memories, 2 to 100 (default ${DEFAULT_CLUSTER_OPTIONS.maxClusterSize}).\n` +
+    `- find_duplicates: only the clusters close enough to merge as they are (cohesion ${AUTO_MERGE_COHESION} or more).\n\n` +
     'Needs embeddings (MNEMO_EMBEDDINGS auto or static). Long runs report progress when the call has a progressToken.',
   input: clusterMemoriesInput,
   output: clusterMemoriesOutput,

@@ -10,18 +10,15 @@ export const consolidateMemoriesInput = z.object({
     .regex(/^c-[0-9a-f]{12}$/, {
       error: 'cluster_id must be an id from cluster_memories, e.g. c-1a2b3c4d5e6f',
     })
-    .optional()
-    .describe('The cluster to act on, as cluster_memories returned it.'),
+    .optional(),
   auto_detect: z
     .boolean({ error: 'auto_detect must be true or false' })
     .optional()
-    .describe(
-      `Act on every cluster suggested for auto-merge (cohesion >= ${AUTO_MERGE_COHESION}).`,
-    ),
+    .describe('Every auto-merge cluster.'),
   mode: z
     .enum(CONSOLIDATE_MODES, { error: 'mode must be preview, apply or link' })
     .optional()
-    .describe('preview (default): show only; apply: merge and archive; link: relate only.'),
+    .meta({ default: 'preview' }),
   ...clusterSettings,
 });
 
@@ -62,14 +59,16 @@ export const consolidateMemories: ToolContract<
   typeof consolidateMemoriesOutput
 > = {
   name: 'consolidate_memories',
-  title: 'Merge or link a cluster of memories',
+  title: 'Merge or link a cluster',
   description:
-    'Acts on a cluster that cluster_memories returned (same threshold and max_cluster_size). ' +
-    'mode preview (default) shows the merged memory and changes nothing; ' +
-    "apply saves one memory with the members' content (repeated sentences once), tags and entities united and use counts summed, " +
-    'links it to each member (consolidated_from) and archives the members (restore_memory brings one back; nothing is deleted); ' +
-    'link relates each member to the most central one (related) and merges nothing. ' +
-    'auto_detect: true takes every cluster whose suggested action is auto-merge.',
+    'Merges (mode apply) or links (mode link) the memories of a cluster from cluster_memories.',
+  guide:
+    'Acts on a cluster that cluster_memories returned: pass the same threshold and max_cluster_size, so the cluster is found again. ' +
+    `auto_detect: true takes every cluster whose suggested action is auto-merge (cohesion ${AUTO_MERGE_COHESION} or more) instead of one cluster_id.\n\n` +
+    '- mode preview (the default) shows the merged memory and changes nothing.\n' +
+    "- mode apply saves one memory with the members' content (repeated sentences once), tags and entities united and use counts summed, " +
+    'links it to each member (consolidated_from) and archives the members (restore_memory brings one back; nothing is deleted).\n' +
+    '- mode link relates each member to the most central one (related) and merges nothing.',
   input: consolidateMemoriesInput,
   output: consolidateMemoriesOutput,
   annotations: writes(),

@@ -10,8 +10,7 @@ export const deleteRelationInput = z.object({
       error:
         'relation_id is empty: pass a relation id from create_relation, open_memories or read_graph',
     })
-    .max(200, { error: 'relation_id is too long to be a relation id' })
-    .describe('The relation to delete (from create_relation, open_memories or read_graph).'),
+    .max(200, { error: 'relation_id is too long to be a relation id' }),
 });
 
 export const deleteRelationOutput = z.object({
@@ -26,9 +25,10 @@ export const deleteRelation: ToolContract<typeof deleteRelationInput, typeof del
   {
     name: 'delete_relation',
     title: 'Delete a relation',
-    description:
-      'Deletes one relation between two memories; the memories stay. Not recoverable: create_relation makes it again. ' +
-      'An unknown relation_id (or one of another namespace) is an error.',
+    description: 'Deletes one relation, not recoverably; the memories stay.',
+    guide:
+      'relation_id comes from create_relation, open_memories or read_graph. The relation is not kept among the forgotten: ' +
+      'create_relation makes it again. An unknown relation_id (or one of another namespace) is an error.',
     input: deleteRelationInput,
     output: deleteRelationOutput,
     annotations: writes({ destructive: true }),

@@ -2,21 +2,18 @@ import { z } from 'zod';
 import { type ToolContract, writes } from './shared.js';
 
 export const gcInput = z.object({
-  dry_run: z
-    .boolean({ error: 'dry_run must be true or false' })
-    .optional()
-    .describe('Only report what would happen (default true).'),
+  dry_run: z.boolean({ error: 'dry_run must be true or false' }).optional().meta({ default: true }),
   archive_instead: z
     .boolean({ error: 'archive_instead must be true or false' })
     .optional()
-    .describe('Archive instead of forgetting (default false).'),
+    .meta({ default: false }),
   limit: z
     .number({ error: 'limit must be a whole number of memories' })
     .int()
     .min(1, { error: 'limit must be at least 1' })
     .max(100_000, { error: 'limit must be at most 100,000: run gc again for more' })
     .optional()
-    .describe('At most this many, weakest first.'),
+    .describe('Weakest first.'),
 });
 
 export const gcCandidate = z.object({
@@ -46,9 +43,12 @@ export const gc: ToolContract<typeof gcInput, typeof gcOutput> = {
   name: 'gc',
   title: 'Forget faded memories',
   description:
-    'Finds active memories whose score fell below the forget threshold. A dry run (the default) only lists them. ' +
-    'With dry_run false they are forgotten recoverably (a copy is kept among the forgotten; restore_memory brings one back), ' +
-    'or archived with archive_instead.',
+    'Finds active memories whose score fell below the forget threshold; with dry_run false, forgets (recoverably) or archives them.',
+  guide:
+    'Finds active memories whose decay score fell below the forget threshold, weakest first. ' +
+    'A dry run (dry_run true, the default) only lists them. With dry_run false they are forgotten recoverably ' +
+    '(a copy is kept among the forgotten; restore_memory brings one back), or archived with archive_instead: true.\n\n' +
+    '- limit: at most this many memories, 1 to 100,000 (the weakest); run gc again for more.',
   input: gcInput,
   output: gcOutput,
   annotations: writes({ destructive: true }),

@@ -39,8 +39,12 @@ export const memoryStats: ToolContract<typeof memoryStatsInput, typeof memorySta
   name: 'memory_stats',
   title: 'Memory statistics',
   description:
-    'Counts by status, the spread of decay scores, how many memories are in the review danger zone, ' +
-    'how many gc would forget and how many qualify for promotion, and the size of the store.',
+    'Counts by status, decay score spread, memories due for review, gc and promotion candidates, store size.',
+  guide:
+    'Counts by status, the spread of decay scores (score_quantiles), how many memories are in the review danger zone, ' +
+    'how many gc would forget and how many qualify for promotion, the number of relations, the size of the store, ' +
+    'and the embedding model with how many memories have vectors (while it loads, search is by words only). ' +
+    'The resource mnemo://stats holds the same.',
   input: memoryStatsInput,
   output: memoryStatsOutput,
   annotations: READS,

@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { memoryIds, type ToolContract, tags, writes } from './shared.js';
 
 export const observeMemoryUsageInput = z.object({
-  memory_ids: memoryIds().describe('The memories that were used.'),
-  context_tags: tags('context_tags')
-    .optional()
-    .describe('Tags describing the current task or conversation.'),
+  memory_ids: memoryIds(),
+  context_tags: tags('context_tags').optional().describe('Tags of the current task.'),
 });
 
 export const observeMemoryUsageOutput = z.object({
@@ -30,10 +28,16 @@ export const observeMemoryUsage: ToolContract<
   typeof observeMemoryUsageOutput
 > = {
   name: 'observe_memory_usage',
-  title: 'Report memories that were used',
+  title: 'Report used memories',
   description:
-    'Call after memories from search_memory actually helped answer. Each is reinforced and counted as reviewed; ' +
-    'when the current context_tags barely overlap its own tags it was useful in a new domain, which strengthens it more.',
+    'Report memories that helped answer: each is reinforced, more so when context_tags show use in a new domain.',
+  guide:
+    'Call it after memories from search_memory actually helped answer. Each is reinforced and counted as reviewed, ' +
+    'so a review_candidate stays. When the current context_tags barely overlap its own tags, it was useful in a new domain ' +
+    '(cross_domain: true), which strengthens it more.\n\n' +
+    '- memory_ids: 1 to 100 ids; those not found are listed in not_found.\n' +
+    '- context_tags: tags of the current task or conversation, as save_memory takes tags.\n\n' +
+    'With MNEMO_AUTO_REINFORCE off nothing is written (reinforced: false).',
   input: observeMemoryUsageInput,
   output: observeMemoryUsageOutput,
   annotations: writes(),

@@ -3,7 +3,7 @@ import { MEMORY_STATUSES } from '../storage/records.js';
 import { MAX_IDS, memoryIds, READS, type ToolContract } from './shared.js';
 
 export const openMemoriesInput = z.object({
-  memory_ids: memoryIds().describe(`The memories to open (1 to ${MAX_IDS} ids).`),
+  memory_ids: memoryIds(),
 });
 
 export const memoryRelation = z.object({
@@ -66,8 +66,11 @@ export const openMemories: ToolContract<typeof openMemoriesInput, typeof openMem
   name: 'open_memories',
   title: 'Open memories in full',
   description:
-    'Returns whole memories by id: full content, metadata, current score and review priority, their relations, and their earlier versions. ' +
-    'Opening does not reinforce.',
+    'Whole memories by id, with their relations and earlier versions. Opening does not reinforce.',
+  guide:
+    `Returns whole memories by id (memory_ids: 1 to ${MAX_IDS} ids): full content, metadata, current score and review priority, ` +
+    'their relations, and their earlier versions (update_memory keeps them; restore_memory with a version brings one back). ' +
+    'Ids that are not found are listed in not_found. Opening does not reinforce.',
   input: openMemoriesInput,
   output: openMemoriesOutput,
   annotations: READS,

@@ -2,19 +2,16 @@ import { z } from 'zod';
 import { memoryId, type ToolContract, writes } from './shared.js';
 
 export const promoteMemoryInput = z.object({
-  memory_id: memoryId().optional().describe('The memory to promote.'),
-  auto_detect: z
-    .boolean({ error: 'auto_detect must be true or false' })
-    .optional()
-    .describe('Promote every memory that qualifies (default false).'),
+  memory_id: memoryId().optional(),
+  auto_detect: z.boolean({ error: 'auto_detect must be true or false' }).optional(),
   dry_run: z
     .boolean({ error: 'dry_run must be true or false' })
     .optional()
-    .describe('Only list candidates (default false).'),
+    .describe('Only list candidates.'),
   force: z
     .boolean({ error: 'force must be true or false' })
     .optional()
-    .describe('Promote memory_id even if it does not qualify (default false).'),
+    .describe('Even if memory_id does not qualify.'),
 });
 
 export const promotionCandidate = z.object({
@@ -46,13 +43,16 @@ export type PromotionCandidate = z.infer<typeof promotionCandidate>;
 
 export const promoteMemory: ToolContract<typeof promoteMemoryInput, typeof promoteMemoryOutput> = {
   name: 'promote_memory',
-  title: 'Promote durable memories to long-term notes',
+  title: 'Promote memories to notes',
   description:
+    'Turns a durable memory (memory_id), or every one that qualifies (auto_detect), into a Markdown note of the Obsidian vault.',
+  guide:
     'Graduates a memory that proved durable (high score after repeated use, or many uses soon after it was made) ' +
-    'into a Markdown note of the Obsidian vault, where a person can read and edit it; search keeps finding it, as edited. ' +
-    'Pass memory_id for one memory, or auto_detect: true for every candidate; ' +
-    'dry_run lists candidates and why each qualifies; force promotes one that does not qualify yet. ' +
-    'Promoting a memory that has a note already refreshes only its use counts and dates in that note.',
+    'into a Markdown note of the Obsidian vault, where a person can read and edit it; search keeps finding it, as edited.\n\n' +
+    '- memory_id: one memory; or auto_detect: true for every candidate.\n' +
+    '- dry_run: true lists the candidates and why each qualifies, and promotes nothing.\n' +
+    '- force: true promotes memory_id even if it does not qualify yet.\n\n' +
+    'Each flag defaults to false. Promoting a memory that has a note already refreshes only its use counts and dates in that note.',
   input: promoteMemoryInput,
   output: promoteMemoryOutput,
   annotations: writes({ idempotent: true }),

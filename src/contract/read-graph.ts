@@ -19,8 +19,7 @@ export const readGraphInput = z.object({
     .max(2_000, {
       error: 'cursor is too long to be a read_graph cursor: pass next_cursor as given',
     })
-    .optional()
-    .describe("The previous page's next_cursor; leave it out for the first page."),
+    .optional(),
   limit: z
     .number({ error: `limit must be a whole number from 1 to ${GRAPH_MAX_LIMIT}` })
     .int({ error: `limit must be a whole number from 1 to ${GRAPH_MAX_LIMIT}` })
@@ -29,13 +28,9 @@ export const readGraphInput = z.object({
       error: `limit must be at most ${GRAPH_MAX_LIMIT}: page through with next_cursor`,
     })
     .optional()
-    .describe(
-      `Memories a page holds at most (default ${GRAPH_DEFAULT_LIMIT}, at most ${GRAPH_MAX_LIMIT}).`,
-    ),
-  tags: tags().optional().describe('Only memories with one of these tags (case aside).'),
-  status: statusList
-    .optional()
-    .describe('Only memories of these statuses (default: all of active, promoted, archived).'),
+    .meta({ default: GRAPH_DEFAULT_LIMIT }),
+  tags: tags().optional().describe('Any of these.'),
+  status: statusList.optional(),
   relation_types: z
     .array(
       z.enum(RELATION_TYPES, {
@@ -46,10 +41,7 @@ export const readGraphInput = z.object({
     .max(RELATION_TYPES.length, {
       error: `relation_types lists more than ${RELATION_TYPES.length} types: name each once`,
     })
-    .optional()
-    .describe(
-      `Only relations of these types (default: every one of ${RELATION_TYPES.join(', ')}).`,
-    ),
+    .optional(),
   max_chars: z
     .number({
       error: `max_chars must be a whole number from ${count(GRAPH_MIN_CHARS)} to ${count(GRAPH_MAX_CHARS)}`,
@@ -62,9 +54,7 @@ export const readGraphInput = z.object({
       error: `max_chars must be at most ${count(GRAPH_MAX_CHARS)}: page through with next_cursor`,
     })
     .optional()
-    .describe(
-      `About how many characters of JSON a page may hold (default ${count(GRAPH_DEFAULT_CHARS)}): the page ends before the memory that would pass it, and always holds one.`,
-    ),
+    .meta({ default: GRAPH_DEFAULT_CHARS }),
 });
 
 export const graphMemory = z.object({
@@ -99,13 +89,19 @@ export type GraphMemory = z.infer<typeof graphMemory>;
 
 export const readGraph: ToolContract<typeof readGraphInput, typeof readGraphOutput> = {
   name: 'read_graph',
-  title: 'Read the whole memory graph',
+  title: 'Read the memory graph',
   description:
-    'Lists every memory (and relation) of the memory, page by page, in the order of their ids: pass next_cursor as cursor until it is null. ' +
-    'The pages together hold each memory once. ' +
+    'Lists every memory and relation, a page at a time: pass next_cursor as cursor until it is null.',
+  guide:
+    'Memories come in the order of their ids, and the pages together hold each memory once; ' +
+    'leave cursor out for the first page, then pass the next_cursor of each page. ' +
     'Each relation is listed once, on the page of the memory it starts from (from_memory_id), when the memory it points to is in the listing too (on this page or another). ' +
-    `A page ends at limit memories or before it passes max_chars characters; contents longer than ${count(GRAPH_PREVIEW)} characters are cut (open_memories has them whole). ` +
-    'tags, status and relation_types filter; a cursor works only with the filters it was made with. Reading is not a use. ' +
+    `Contents longer than ${count(GRAPH_PREVIEW)} characters are cut (open_memories has them whole). Reading is not a use.\n\n` +
+    `- limit: memories a page holds at most, 1 to ${GRAPH_MAX_LIMIT} (default ${GRAPH_DEFAULT_LIMIT}).\n` +
+    `- max_chars: about how many characters of JSON a page may hold, ${count(GRAPH_MIN_CHARS)} to ${count(GRAPH_MAX_CHARS)} (default ${count(GRAPH_DEFAULT_CHARS)}): ` +
+    'the page ends before the memory that would pass it, and always holds one.\n' +
+    '- tags (any of them, case aside), status (default all of active, promoted, archived) and relation_types ' +
+    `(default every one of ${RELATION_TYPES.join(', ')}) filter; a cursor works only with the filters it was made with.\n\n` +
     'Memories saved while paging may be missed (ids are random): start over for a complete picture.',
   input: readGraphInput,
   output: readGraphOutput,

@@ -2,15 +2,13 @@ import { z } from 'zod';
 import { memoryId, type ToolContract, writes } from './shared.js';
 
 export const restoreMemoryInput = z.object({
-  memory_id: memoryId().describe('The memory to restore.'),
+  memory_id: memoryId(),
   version: z
     .number({ error: 'version must be a whole number, one of the versions open_memories lists' })
     .int({ error: 'version must be a whole number, one of the versions open_memories lists' })
     .min(1, { error: 'version must be at least 1 (the original)' })
     .optional()
-    .describe(
-      'Bring back this earlier version of a live memory (open_memories lists them): its content, tags, entities and meta become current, and the current state is kept as a version.',
-    ),
+    .describe('From open_memories.'),
 });
 
 export const restoreMemoryOutput = z.object({
@@ -41,9 +39,14 @@ export const restoreMemory: ToolContract<typeof restoreMemoryInput, typeof resto
   name: 'restore_memory',
   title: 'Restore a memory',
   description:
-    'Brings back an archived memory, or one that gc or delete_memory forgot: as active, or as promoted when its note is still in the vault. ' +
-    'When a live memory holds the same content (it was saved again meanwhile), the restored one is merged into it (uses added) instead of coming back as a second copy. ' +
-    'With version: brings back an earlier version of a live memory (see update_memory); its status stays as it is.',
+    'Brings back an archived or forgotten memory; with version, an earlier version of a live one.',
+  guide:
+    'Brings back an archived memory, or one that gc or delete_memory forgot, by its memory_id: ' +
+    'as active, or as promoted when its note is still in the vault. ' +
+    'When a live memory holds the same content (it was saved again meanwhile), the restored one is merged into it (uses added) ' +
+    'instead of coming back as a second copy: status is merged and merged_into names it.\n\n' +
+    '- version: bring back this earlier version of a live memory (open_memories lists them; update_memory makes them): ' +
+    'its content, tags, entities and meta become current, the current state is kept as a version, and its status stays as it is.',
   input: restoreMemoryInput,
   output: restoreMemoryOutput,
   annotations: writes({ idempotent: true }),

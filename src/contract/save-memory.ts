@@ -12,7 +12,8 @@ import {
   writes,
 } from './shared.js';
 
-export const saveMemoryInput = z.object({
+/** What a memory holds that update_memory changes too: the same checks, no descriptions. */
+export const memoryFields = {
   content: z
     .string({ error: 'content must be a string: the text to remember' })
     .min(1, {
@@ -23,15 +24,8 @@ export const saveMemoryInput = z.object({
     })
     .refine((s) => contentProblem(s) === undefined, {
       error: (issue) => contentProblem(issue.input as string),
-    })
-    .describe(
-      `The text to remember, 1 to ${count(MAX_CONTENT)} characters, not only white space or invisible characters.`,
-    ),
-  tags: tags()
-    .optional()
-    .describe(
-      `Up to ${MAX_TAGS} tags of A-Z a-z 0-9 _ / - (e.g. "project/mnemo"), used to filter searches and detect cross-domain use.`,
-    ),
+    }),
+  tags: tags().optional(),
   entities: z
     .array(
       z
@@ -44,23 +38,27 @@ export const saveMemoryInput = z.object({
       { error: 'entities must be a list of names' },
     )
     .max(100, { error: 'entities has more than 100 names: keep the ones that matter' })
-    .optional()
-    .describe('People, projects, places or things the memory is about; they are searchable.'),
+    .optional(),
+  meta: jsonObject('meta').optional(),
+};
+
+export const saveMemoryInput = z.object({
+  content: memoryFields.content,
+  tags: memoryFields.tags,
+  entities: memoryFields.entities,
   source: z
     .string()
     .max(500, { error: 'source is longer than 500 characters: give a URL, a file or a short name' })
     .optional()
-    .describe('Where this came from (a URL, a file, a conversation).'),
+    .describe('A URL, a file, a chat.'),
   context: z
     .string()
     .max(2000, {
       error: 'context is longer than 2,000 characters: say it briefly, or save it as a memory',
     })
     .optional()
-    .describe('What was going on when this was learned.'),
-  meta: jsonObject('meta')
-    .optional()
-    .describe(`Any extra JSON fields to keep with the memory: ${JSON_OBJECT_LIMITS}.`),
+    .describe('What was going on.'),
+  meta: memoryFields.meta.describe('Extra JSON, kept as given.'),
   strength: z
     .number({
       error: `strength must be a number from ${MIN_STRENGTH} to ${MAX_STRENGTH} (${MIN_STRENGTH} is normal, ${MAX_STRENGTH} is twice as durable)`,
@@ -72,7 +70,7 @@ export const saveMemoryInput = z.object({
       error: `strength must be at most ${MAX_STRENGTH}: use ${MAX_STRENGTH} for the most durable memory`,
     })
     .optional()
-    .describe(`How durable the memory is, ${MIN_STRENGTH} (default) to ${MAX_STRENGTH}.`),
+    .meta({ default: MIN_STRENGTH }),
 });
 
 export const similarMemory = z.object({
@@ -100,11 +98,23 @@ export const saveMemory: ToolContract<typeof saveMemoryInput, typeof saveMemoryO
   name: 'save_memory',
   title: 'Save a memory',
   description:
-    'Remember one fact, decision, preference or event for later. Write it so it makes sense on its own, months from now. ' +
-    'Saving the same content again reinforces the existing memory instead of duplicating it (deduplicated: true). ' +
-    'Memories close in meaning are listed under similar_to and both are kept: open or consolidate them if they say the same. ' +
-    'Memories fade unless used; use touch_memory or observe_memory_usage when one helps. ' +
-    `meta is kept as given, ${JSON_OBJECT_LIMITS}.`,
+    'Remember a fact, decision, preference or event, worded to stand alone. Saving the same content again reinforces it; ' +
+    'similar_to lists memories close in meaning.',
+  guide:
+    'Word the content so it makes sense on its own, months from now, without the conversation. ' +
+    'Saving the same content again (the same text after folding case and white space) reinforces the existing memory instead of duplicating it: ' +
+    'deduplicated is true and memory_id is the existing one. ' +
+    'Memories close in meaning (with embeddings on) are listed under similar_to and both are kept: ' +
+    'open_memories shows them whole, and cluster_memories then consolidate_memories merge them if they say the same. ' +
+    'Memories fade unless used: touch_memory or observe_memory_usage when one helps.\n\n' +
+    `- content: 1 to ${count(MAX_CONTENT)} characters, not only white space or invisible characters; split longer text into several memories.\n` +
+    `- tags: up to ${MAX_TAGS}, each 1 to 64 of A-Z a-z 0-9 _ / - (no spaces), e.g. "project/mnemo"; they filter searches, and observe_memory_usage compares them with its context_tags to find use in a new domain.\n` +
+    '- entities: up to 100 names (people, projects, places, things) of at most 200 characters; searchable.\n' +
+    '- source: where it came from (a URL, a file, a conversation), at most 500 characters.\n' +
+    '- context: what was going on when it was learned, at most 2,000 characters.\n' +
+    `- meta: any JSON object, kept as given: ${JSON_OBJECT_LIMITS}.\n` +
+    `- strength: how durable, from ${MIN_STRENGTH} (normal, the default) to ${MAX_STRENGTH} (twice as durable).\n\n` +
+    'Example: {"content": "Alice prefers tea to coffee in the morning.", "tags": ["people/alice"], "entities": ["Alice"]}',
   input: saveMemoryInput,
   output: saveMemoryOutput,
   annotations: writes(),

@@ -19,42 +19,37 @@ export const searchMemoryInput = z.object({
       error: `query is longer than ${count(MAX_QUERY)} characters: ask with fewer words`,
     })
     .optional()
-    .describe('What to look for, in words.'),
-  tags: tags().optional().describe('Only memories with at least one of these tags.'),
-  status: statusList.optional().describe('Statuses to include (default active and promoted).'),
-  top_k: pageNumber('top_k', MAX_PAGE)
-    .optional()
-    .describe(`How many results, 1 to ${MAX_PAGE} (default ${DEFAULT_TOP_K}).`),
+    .describe('Leave it out to list by decay score.'),
+  tags: tags().optional().describe('Any of these.'),
+  status: statusList.optional().meta({ default: ['active', 'promoted'] }),
+  top_k: pageNumber('top_k', MAX_PAGE).optional().meta({ default: DEFAULT_TOP_K }),
   window_days: z
     .number({ error: 'window_days must be a number of days' })
     .positive({ error: 'window_days must be above 0' })
     .optional()
-    .describe('Only memories used within this many days.'),
+    .describe('Used within this many days.'),
   min_score: z
     .number({ error: 'min_score must be a number' })
     .min(0, { error: 'min_score must be 0 or more' })
     .optional()
-    .describe('Only memories whose decay score is at least this.'),
+    .describe('Lowest decay score.'),
   include_review_candidates: z
     .boolean({ error: 'include_review_candidates must be true or false' })
     .optional()
-    .describe('Blend in memories due for review (default true).'),
+    .meta({ default: true }),
   page: z
     .number({ error: 'page must be a whole number, from 1' })
     .int({ error: 'page must be a whole number, from 1' })
     .min(1, { error: 'page must be 1 or more' })
-    .optional()
-    .describe('Page number, from 1.'),
-  page_size: pageNumber('page_size', MAX_PAGE)
-    .optional()
-    .describe('Results per page (default top_k).'),
+    .optional(),
+  page_size: pageNumber('page_size', MAX_PAGE).optional().describe('Default top_k.'),
   preview_length: z
     .number({ error: 'preview_length must be a whole number of characters' })
     .int({ error: 'preview_length must be a whole number of characters' })
     .min(20, { error: 'preview_length must be at least 20' })
     .max(50_000, { error: 'preview_length must be at most 50,000 (the longest content)' })
     .optional()
-    .describe(`Characters of content to return per result (default ${DEFAULT_PREVIEW}).`),
+    .meta({ default: DEFAULT_PREVIEW }),
 });
 
 export const searchHit = z.object({
@@ -90,10 +85,21 @@ export const searchMemory: ToolContract<typeof searchMemoryInput, typeof searchM
   name: 'search_memory',
   title: 'Search memories',
   description:
-    'Find memories by their words (content, tags and entities; case, punctuation and word endings do not matter). ' +
-    'Results rank by relevance combined with how alive each memory is. A few memories that are about to be forgotten ' +
-    'but match the query are blended in, marked review_candidate: true; if one helped, call observe_memory_usage so it stays. ' +
-    'Searching never reinforces. Without a query, lists memories by decay score.',
+    'Find memories by words, ranked by relevance and liveliness. Results marked review_candidate are about to be forgotten: ' +
+    'if one helps, call observe_memory_usage.',
+  guide:
+    'The query matches the content, tags and entities of memories; case, punctuation and word endings do not matter ' +
+    '(with embeddings on, meaning counts too). Results rank by relevance combined with how alive each memory is (its decay score). ' +
+    'Without a query, memories are listed by decay score. Searching never reinforces.\n\n' +
+    'A few memories that are about to be forgotten but match the query are blended in, marked review_candidate: true; ' +
+    'if one helped, call observe_memory_usage so it stays.\n\n' +
+    `- top_k: 1 to ${MAX_PAGE} results (default ${DEFAULT_TOP_K}); page (from 1) and page_size (default top_k) page through them; total counts every match.\n` +
+    '- tags: only memories with at least one of them (case aside).\n' +
+    '- status: which of active, promoted and archived to include (default active and promoted).\n' +
+    '- window_days: only memories used within that many days; min_score: only memories whose decay score is at least that.\n' +
+    '- include_review_candidates: false leaves the review candidates out (default true).\n' +
+    `- preview_length: 20 to ${count(50_000)} characters of content per result (default ${DEFAULT_PREVIEW}); open_memories has the whole memory.\n\n` +
+    'Example: {"query": "where is the cabin key", "tags": ["home"], "top_k": 5}',
   input: searchMemoryInput,
   output: searchMemoryOutput,
   annotations: READS,

@@ -19,9 +19,7 @@ const weight = (field: string, fallback: number) =>
     .min(0, { error: `${field} must be 0 or more (0 leaves that side out)` })
     .max(10, { error: `${field} must be at most 10` })
     .optional()
-    .describe(
-      `Weight of ${field === 'stm_weight' ? 'memories' : 'vault notes'} (default ${fallback}).`,
-    );
+    .meta({ default: fallback });
 
 export const searchUnifiedInput = z.object({
   query: z
@@ -29,15 +27,14 @@ export const searchUnifiedInput = z.object({
     .min(1, { error: 'query is empty: pass the words to look for' })
     .max(MAX_QUERY, {
       error: `query is longer than ${count(MAX_QUERY)} characters: ask with fewer words`,
-    })
-    .describe('What to look for, in words.'),
+    }),
   top_k: z
     .number({ error: `top_k must be a whole number from 1 to ${MAX_PAGE}` })
     .int({ error: `top_k must be a whole number from 1 to ${MAX_PAGE}` })
     .min(1, { error: 'top_k must be at least 1' })
     .max(MAX_PAGE, { error: `top_k must be at most ${MAX_PAGE}` })
     .optional()
-    .describe(`How many results, 1 to ${MAX_PAGE} (default ${DEFAULT_TOP_K}).`),
+    .meta({ default: DEFAULT_TOP_K }),
   stm_weight: weight('stm_weight', DEFAULT_STM_WEIGHT),
   ltm_weight: weight('ltm_weight', DEFAULT_LTM_WEIGHT),
 });
@@ -66,11 +63,16 @@ export type UnifiedHit = z.infer<typeof unifiedHit>;
 
 export const searchUnified: ToolContract<typeof searchUnifiedInput, typeof searchUnifiedOutput> = {
   name: 'search_unified',
-  title: 'Search memories and the Obsidian vault',
+  title: 'Search memories and notes',
   description:
-    'One ranked list over short-term memories (source "stm") and every note of the Obsidian vault (source "ltm"), ' +
+    'Searches memories (stm) and every note of the Obsidian vault (ltm) in one ranked list.',
+  guide:
+    'One ranked list for query over short-term memories (source "stm") and every note of the Obsidian vault (source "ltm"), ' +
     'including notes a person wrote or edited there. A memory and its own note are listed once. ' +
-    'Use it when the answer may be in long-term notes; search_memory covers memories only.',
+    'Use it when the answer may be in long-term notes; search_memory covers memories only.\n\n' +
+    `- top_k: 1 to ${MAX_PAGE} results (default ${DEFAULT_TOP_K}).\n` +
+    `- stm_weight (default ${DEFAULT_STM_WEIGHT}) and ltm_weight (default ${DEFAULT_LTM_WEIGHT}): 0 to 10, how much memories and notes count; 0 leaves that side out.\n` +
+    `- Contents are cut to ${DEFAULT_PREVIEW} characters: open_memories or the resource mnemo://vault/{path} has the whole text.`,
   input: searchUnifiedInput,
   output: searchUnifiedOutput,
   annotations: READS,

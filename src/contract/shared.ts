@@ -22,7 +22,10 @@ export interface ToolContract<
 > {
   name: string;
   title: string;
+  /** What the tool does, in a sentence or three: every conversation pays for it. */
   description: string;
+  /** What the description leaves out (behaviours, limits, examples): read at mnemo://help/<name>. */
+  guide?: string;
   input: I;
   output: O;
   annotations: ToolHints;
@@ -71,9 +74,8 @@ export const memoryId = (field = 'memory_id') =>
     .min(1, { error: `${field} is empty: pass a memory id from save_memory or search_memory` })
     .max(200, { error: `${field} is too long to be a memory id` });
 
-/** The input of a tool that acts on one memory: `what` it does to it. */
-export const oneMemory = (what: string) =>
-  z.object({ memory_id: memoryId().describe(`The memory to ${what}.`) });
+/** The input of a tool that acts on one memory. */
+export const oneMemory = () => z.object({ memory_id: memoryId() });
 
 export const memoryIds = (field = 'memory_ids') =>
   z

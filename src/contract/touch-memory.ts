@@ -3,11 +3,11 @@ import { MAX_STRENGTH, STRENGTH_STEP } from '../decay/index.js';
 import { memoryId, type ToolContract, writes } from './shared.js';
 
 export const touchMemoryInput = z.object({
-  memory_id: memoryId().describe('The memory to reinforce.'),
+  memory_id: memoryId(),
   boost_strength: z
     .boolean({ error: 'boost_strength must be true or false' })
     .optional()
-    .describe(`Also add ${STRENGTH_STEP} to its strength (default false).`),
+    .describe(`Also add ${STRENGTH_STEP} strength.`),
 });
 
 export const touchMemoryOutput = z.object({
@@ -24,9 +24,11 @@ export type TouchMemoryOutput = z.infer<typeof touchMemoryOutput>;
 export const touchMemory: ToolContract<typeof touchMemoryInput, typeof touchMemoryOutput> = {
   name: 'touch_memory',
   title: 'Reinforce a memory',
-  description:
-    'Mark a memory as used now: its use count rises and its decay restarts, so it lives longer. ' +
-    `boost_strength also makes it more durable (+${STRENGTH_STEP} strength, at most ${MAX_STRENGTH}).`,
+  description: 'Mark a memory used now: its use count rises and its decay restarts.',
+  guide:
+    'Pass the memory_id of a memory that helped, so it lives longer; observe_memory_usage does the same for several at once and counts them as reviewed. ' +
+    `boost_strength also makes it more durable: +${STRENGTH_STEP} strength, at most ${MAX_STRENGTH} (default false). ` +
+    'The answer has its score before and after.',
   input: touchMemoryInput,
   output: touchMemoryOutput,
   annotations: writes(),

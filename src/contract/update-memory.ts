@@ -1,21 +1,17 @@
 import { z } from 'zod';
 import { MAX_VERSIONS } from '../memory/versions.js';
-import { saveMemoryInput } from './save-memory.js';
-import { JSON_OBJECT_LIMITS, memoryId, type ToolContract, writes } from './shared.js';
-
-const save = saveMemoryInput.shape;
+import { memoryFields } from './save-memory.js';
+import { memoryId, type ToolContract, writes } from './shared.js';
 
 /** The fields an update may change: at least one of them is given. */
 export const UPDATABLE_FIELDS = ['content', 'tags', 'entities', 'meta'] as const;
 
 export const updateMemoryInput = z.object({
-  memory_id: memoryId().describe('The memory to change.'),
-  content: save.content
-    .optional()
-    .describe('Its new text (as save_memory: 1 to 50,000 characters).'),
-  tags: save.tags.describe('Its new tags, replacing the old ones (as save_memory).'),
-  entities: save.entities.describe('Its new entities, replacing the old ones (as save_memory).'),
-  meta: save.meta.describe(`Its new free-form meta, replacing the old one: ${JSON_OBJECT_LIMITS}.`),
+  memory_id: memoryId(),
+  content: memoryFields.content.optional(),
+  tags: memoryFields.tags,
+  entities: memoryFields.entities,
+  meta: memoryFields.meta,
 });
 
 export const updateMemoryOutput = z.object({
@@ -45,10 +41,14 @@ export const updateMemory: ToolContract<typeof updateMemoryInput, typeof updateM
   name: 'update_memory',
   title: 'Change a memory',
   description:
-    'Changes a memory in place: its content, tags, entities or meta (at least one; each one given replaces the old value whole). ' +
+    "Replaces a memory's content, tags, entities or meta (those given, each whole); the old state is kept as a version.",
+  guide:
+    'Changes a memory (memory_id) in place: its content, tags, entities or meta (at least one; each one given replaces the old value whole). ' +
+    'The fields take what save_memory takes, with the same limits. ' +
     `The state it replaces is kept as a version (the last ${MAX_VERSIONS}): open_memories lists them and restore_memory with a version brings one back. ` +
-    'An update is not a use: it does not reinforce. Content equal to another memory is allowed (both stay). ' +
-    "A promoted memory's note gets the new text only while its text is still the memory's; a person's edit is never overwritten.",
+    'An update is not a use: it does not reinforce. Content equal to another memory is allowed (both stay).\n\n' +
+    "A promoted memory's note gets the new text only while its text is still the memory's; a person's edit is never overwritten " +
+    '(note.body_updated: false).',
   input: updateMemoryInput,
   output: updateMemoryOutput,
   annotations: writes({ idempotent: true }),

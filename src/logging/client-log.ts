@@ -1,8 +1,7 @@
 // The client's log (MCP logging): notifications/message for what changes the memory in bulk, gc,
 // promotion and consolidation, and for the vault's notes as they are written or removed. Each
 // message is counts, ids and vault paths: never a memory's content, a note's text or a setting.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel, McpServer } from '@modelcontextprotocol/server';
 import type { Memory } from '../memory/index.js';
 
 const LOGGER = 'mnemo';

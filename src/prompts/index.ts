@@ -1,7 +1,6 @@
 // The prompts: `recall`, the context pack as a user message, and `review`, a walk through the
 // memories about to be forgotten that asks the agent to reinforce what is still true.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   buildContextPack,
@@ -34,7 +33,7 @@ export function registerPrompts(server: McpServer, deps: ReadDeps): void {
       title: 'Recall: the context pack',
       description:
         'What to know before starting: the anchor (the person’s own notes), the memories most relevant to the topic, and those due for review, within a token budget. The same as the resource mnemo://context{?topic,max_tokens}.',
-      argsSchema: {
+      argsSchema: z.object({
         topic: z
           .string()
           .max(2000)
@@ -45,7 +44,7 @@ export function registerPrompts(server: McpServer, deps: ReadDeps): void {
         max_tokens: wholeNumber('max_tokens', MIN_PACK_TOKENS, MAX_PACK_TOKENS).describe(
           `The most the pack may take, in tokens of ~4 characters (default ${DEFAULT_PACK_TOKENS})`,
         ),
-      },
+      }),
     },
     async ({ topic, max_tokens }): Promise<GetPromptResult> => {
       try {
@@ -69,11 +68,11 @@ export function registerPrompts(server: McpServer, deps: ReadDeps): void {
       title: 'Review: memories about to be forgotten',
       description:
         'Walks the memories in the danger zone, most urgent first, and asks which are still true: reinforce those with observe_memory_usage (or touch_memory), leave the rest to fade.',
-      argsSchema: {
+      argsSchema: z.object({
         limit: wholeNumber('limit', 1, MAX_REVIEW).describe(
           `How many memories to review, most urgent first (default ${DEFAULT_REVIEW}, at most ${MAX_REVIEW})`,
         ),
-      },
+      }),
     },
     async ({ limit }): Promise<GetPromptResult> => {
       try {

@@ -1,15 +1,10 @@
 // The memory as MCP resources: stats, the anchor, the review queue, each memory, the vault's notes
-// and the context pack. The SDK registers them (templates/list, completions); listing, reading and
-// subscriptions are handled here, over the namespace's memory the server was made for.
-import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  ListResourcesRequestSchema,
-  type ListResourcesResult,
-  ReadResourceRequestSchema,
-  type Resource,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+// and the context pack; and the tools' guide. The SDK registers them (templates/list,
+// completions); listing, reading and subscriptions are handled here, over the namespace's memory
+// the server was made for.
+import type { ListResourcesResult, McpServer, Resource } from '@modelcontextprotocol/server';
+import { ResourceTemplate } from '@modelcontextprotocol/server';
+import { toolNames } from './help.js';
 import { invalid, parseUri, type ReadDeps, readResource, URI } from './read.js';
 
 /** Resources a resources/list page holds at most. */
@@ -59,6 +54,29 @@ export function registerResources(server: McpServer, deps: ResourceDeps): void {
     read,
   );
   server.registerResource(
+    'help',
+    URI.help,
+    {
+      title: 'Tool guide',
+      description: "Each tool in a line; mnemo://help/{tool} has a tool's details",
+      mimeType: 'text/markdown',
+    },
+    read,
+  );
+  server.registerResource(
+    'tool-help',
+    new ResourceTemplate(URI.helpTemplate, {
+      list: undefined,
+      complete: { tool: (value) => toolNames(value) },
+    }),
+    {
+      title: "A tool's guide",
+      description: 'What its description leaves out: behaviours, limits of each field, an example',
+      mimeType: 'text/markdown',
+    },
+    (uri) => read(uri),
+  );
+  server.registerResource(
     'memory',
     new ResourceTemplate(URI.memoryTemplate, {
       list: undefined,
@@ -99,10 +117,10 @@ export function registerResources(server: McpServer, deps: ResourceDeps): void {
 
   // The SDK's handlers list every template's resources at once and read a URI after URL has
   // folded its `..` away; these page, and read the URI as sent.
-  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) =>
+  server.server.setRequestHandler('resources/list', async (request) =>
     listPage(deps, request.params?.cursor),
   );
-  server.server.setRequestHandler(ReadResourceRequestSchema, async (request) =>
+  server.server.setRequestHandler('resources/read', async (request) =>
     readResource(request.params.uri, deps),
   );
   if (deps.notifications) subscriptions(server, deps);
@@ -110,8 +128,8 @@ export function registerResources(server: McpServer, deps: ResourceDeps): void {
 
 /**
  * One page of resources/list, most useful first: stats, the anchor (when there is one), the
- * review queue, then the memories by score. The list is made again for each page: a memory whose
- * score moved past others between two pages may show twice or not at all.
+ * review queue, the tool guide, then the memories by score. The list is made again for each page:
+ * a memory whose score moved past others between two pages may show twice or not at all.
  */
 async function listPage(
   deps: ResourceDeps,
@@ -125,12 +143,10 @@ async function listPage(
   if (memory.overview.anchor(deps.anchorFile)) {
     fixed.push({ uri: URI.anchor, name: 'anchor', title: 'Anchor', mimeType: 'text/markdown' });
   }
-  fixed.push({
-    uri: URI.review,
-    name: 'review',
-    title: 'Review queue',
-    mimeType: 'application/json',
-  });
+  fixed.push(
+    { uri: URI.review, name: 'review', title: 'Review queue', mimeType: 'application/json' },
+    { uri: URI.help, name: 'help', title: 'Tool guide', mimeType: 'text/markdown' },
+  );
   const ids = await memory.overview.byScore();
   const total = fixed.length + ids.length;
   if (offset > total)
@@ -234,7 +250,7 @@ function subscriptions(server: McpServer, deps: ResourceDeps): void {
     stop = undefined;
   };
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
-  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.server.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params;
     const target = parseUri(uri);
     if (target.kind === 'memory') {
@@ -253,7 +269,7 @@ function subscriptions(server: McpServer, deps: ResourceDeps): void {
     watch();
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.server.setRequestHandler('resources/unsubscribe', async (request) => {
     const target = parseUri(request.params.uri);
     subscribed.delete(target.kind === 'memory' ? URI.memory(target.id) : request.params.uri);
     if (subscribed.size === 0) unwatch();

@@ -1,7 +1,7 @@
 // What each mnemo:// URI reads, from the URI exactly as the client sent it: the SDK's own read
 // handler parses it with URL first, which quietly folds `..` away; here `..` is refused instead.
-import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { buildContextPack, MAX_PACK_TOKENS, MIN_PACK_TOKENS } from '../memory/context-pack.js';
 import { MemoryError } from '../memory/errors.js';
@@ -9,9 +9,15 @@ import type { Memory } from '../memory/index.js';
 import type { ReviewItem } from '../memory/overview.js';
 import { HIDDEN_PATH_LOG, remoteMessage, UserError } from '../platform/errors.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
+import { helpIndex, toolHelp } from './help.js';
 
-/** The JSON-RPC error of a resource that does not exist (the MCP specification's). */
-export const RESOURCE_NOT_FOUND = -32002;
+/**
+ * The JSON-RPC error of a resource that does not exist: -32602 with the URI in its data, as the
+ * 2026-07-28 revision says (the SDK answers the earlier revisions' -32002 the same way).
+ */
+export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
+/** Characters of a URI an error gives back. */
+const MAX_URI_ECHO = 2_000;
 /** Memories the review resource lists at most. */
 export const REVIEW_LIMIT = 50;
 
@@ -19,6 +25,8 @@ export const URI = {
   stats: 'mnemo://stats',
   anchor: 'mnemo://anchor',
   review: 'mnemo://review',
+  help: 'mnemo://help',
+  helpTemplate: 'mnemo://help/{tool}',
   memory: (id: string) => `mnemo://memory/${encodeURIComponent(id)}`,
   memoryTemplate: 'mnemo://memory/{id}',
   vaultTemplate: 'mnemo://vault/{+path}',
@@ -33,6 +41,8 @@ export class ResourceError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** What the error is about, for the client to read: `{ uri }` of a resource not found. */
+    readonly data?: { uri: string },
   ) {
     super(message);
   }
@@ -49,15 +59,20 @@ export interface ReadDeps {
 
 export type Target =
   | { kind: 'stats' | 'anchor' | 'review' }
+  | { kind: 'help'; tool: string | undefined }
   | { kind: 'memory'; id: string }
   | { kind: 'vault'; path: string }
   | { kind: 'context'; topic: string | undefined; maxTokens: number | undefined };
 
-/** The resource a URI names, or a ResourceError: -32602 when malformed, -32002 when unknown. */
+/** The resource a URI names, or a ResourceError: -32602 when malformed or unknown (the data of an unknown one holds its URI). */
 export function parseUri(uri: string): Target {
   if (!uri.startsWith('mnemo://')) throw notFound(uri);
   const rest = uri.slice('mnemo://'.length);
   if (rest === 'stats' || rest === 'anchor' || rest === 'review') return { kind: rest };
+  if (rest === 'help') return { kind: 'help', tool: undefined };
+  if (rest.startsWith('help/')) {
+    return { kind: 'help', tool: decode(rest.slice('help/'.length), 'the tool name') };
+  }
   if (rest.startsWith('memory/')) {
     const id = decode(rest.slice('memory/'.length), 'the memory id');
     if (!MEMORY_ID.test(id)) {
@@ -127,6 +142,16 @@ export async function readResource(uri: string, deps: ReadDeps): Promise<ReadRes
           );
         }
         return { contents: [{ uri, mimeType: 'text/markdown', text: anchor.text }] };
+      }
+      case 'help': {
+        const text = target.tool === undefined ? helpIndex() : toolHelp(target.tool);
+        if (text === undefined) {
+          throw new ResourceError(
+            RESOURCE_NOT_FOUND,
+            `no tool ${JSON.stringify(target.tool?.slice(0, 100))}: mnemo://help lists them`,
+          );
+        }
+        return { contents: [{ uri, mimeType: 'text/markdown', text }] };
       }
       case 'memory':
         return await memoryContents(uri, target.id, memory);
@@ -216,18 +241,19 @@ function decode(part: string, what: string): string {
 }
 
 export function invalid(message: string): ResourceError {
-  return new ResourceError(ErrorCode.InvalidParams, message);
+  return new ResourceError(ProtocolErrorCode.InvalidParams, message);
 }
 
 function notFound(uri: string): ResourceError {
   return new ResourceError(
     RESOURCE_NOT_FOUND,
     `no resource ${JSON.stringify(uri.slice(0, 200))}: list them with resources/list and resources/templates/list`,
+    { uri: uri.slice(0, MAX_URI_ECHO) },
   );
 }
 
 /**
- * The protocol's error for what reading failed on: a memory or note that is not there is -32002,
+ * The protocol's error for what reading failed on: a memory or note that is not there is not found,
  * another UserError (a path out of the vault) -32602 with its message; anything else is logged
  * and answered without its internals.
  */
@@ -237,7 +263,7 @@ export function protocolError(error: unknown, logger: Logger, uri: string): Reso
     const { message, hidden } = remoteMessage(error);
     if (hidden) logger.warn({ err: error.name }, HIDDEN_PATH_LOG);
     return error instanceof MemoryError
-      ? new ResourceError(RESOURCE_NOT_FOUND, message)
+      ? new ResourceError(RESOURCE_NOT_FOUND, message, { uri: uri.slice(0, MAX_URI_ECHO) })
       : invalid(message);
   }
   logger.error(
@@ -245,7 +271,7 @@ export function protocolError(error: unknown, logger: Logger, uri: string): Reso
     'resource read failed',
   );
   return new ResourceError(
-    ErrorCode.InternalError,
+    ProtocolErrorCode.InternalError,
     'reading the resource failed inside mnemo (the details are in its log); try again',
   );
 }

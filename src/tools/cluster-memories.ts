@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { clusterMemories } from '../contract/cluster-memories.js';
 import { withProgress } from './progress.js';
 import { registerContract, type ToolDeps } from './register.js';

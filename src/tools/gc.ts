@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { gc } from '../contract/gc.js';
 import { registerContract, type ToolDeps } from './register.js';
 

@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ListToolsResult, McpServer } from '@modelcontextprotocol/server';
 import { registerArchiveMemory } from './archive-memory.js';
 import { registerClusterMemories } from './cluster-memories.js';
 import { registerConsolidateMemories } from './consolidate-memories.js';
@@ -21,6 +21,13 @@ import { registerUpdateMemory } from './update-memory.js';
 
 export type { ToolDeps } from './register.js';
 
+/**
+ * The tools/list answer, the same for every server of the process: the SDK converts every
+ * schema to JSON Schema on each tools/list (about 10 ms for mnemo's), and a server is made for
+ * each HTTP request.
+ */
+let toolList: Promise<ListToolsResult> | undefined;
+
 export function registerTools(server: McpServer, deps: ToolDeps): void {
   registerSaveMemory(server, deps);
   registerSearchMemory(server, deps);
@@ -40,4 +47,17 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
   registerSearchUnified(server, deps);
   registerClusterMemories(server, deps);
   registerConsolidateMemories(server, deps);
+  // The SDK's own answer, made once: its handler is not public, so it is read as the SDK keeps it.
+  const sdk = server.server as unknown as {
+    _getRequestHandler(
+      method: string,
+    ): ((...args: never[]) => Promise<ListToolsResult>) | undefined;
+  };
+  const list = sdk._getRequestHandler('tools/list');
+  if (list === undefined) return;
+  server.server.setRequestHandler('tools/list', async (request, ctx) => {
+    toolList ??= list(request as never, ctx as never);
+    // A copy: each revision's encoding adds its own fields to the answer.
+    return { ...(await toolList) };
+  });
 }

@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { memoryStats } from '../contract/memory-stats.js';
 import { registerContract, type ToolDeps } from './register.js';
 

@@ -16,7 +16,7 @@ interface ProgressReporter {
  * every 2% of the work; `report` is undefined when it did not ask.
  */
 function progressReporter(extra: ToolExtra): ProgressReporter {
-  const token = extra._meta?.progressToken;
+  const token = extra.mcpReq._meta?.progressToken;
   let sent: Promise<void> = Promise.resolve();
   const flush = () => sent;
   if (token === undefined) return { report: undefined, flush };
@@ -27,8 +27,8 @@ function progressReporter(extra: ToolExtra): ProgressReporter {
     if (step === last && message === lastMessage) return;
     last = step;
     lastMessage = message;
-    const notification = extra
-      .sendNotification({
+    const notification = extra.mcpReq
+      .notify({
         method: 'notifications/progress',
         params: { progressToken: token, progress: done, total, ...(message ? { message } : {}) },
       })

@@ -1,10 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type {
-  CallToolResult,
-  ServerNotification,
-  ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ToolContract } from '../contract/shared.js';
@@ -17,7 +11,7 @@ export interface ToolDeps {
   logger: Logger;
 }
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ToolExtra = ServerContext;
 
 export interface ToolHandler<I extends z.ZodObject, O extends z.ZodObject> {
   /** The call into the memory; its answer is the tool's structuredContent. */
@@ -63,8 +57,8 @@ export function registerContract<I extends z.ZodObject, O extends z.ZodObject>(
     {
       title: contract.title,
       description: contract.description,
-      inputSchema: contract.input.shape,
-      outputSchema: contract.output.shape,
+      inputSchema: contract.input,
+      outputSchema: contract.output,
       annotations: contract.annotations,
     },
     // The SDK types a handler from a literal shape; this one's shape is the contract's parameter.

@@ -1,8 +1,12 @@
 import { createServer as createNodeServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  type McpServer,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -220,16 +224,24 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
-  // One pool a namespace: a server is bound to the memory of one.
-  const memoryPools = new Map<string, ServerPool>();
-  app.post('/mcp', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
-    const namespace = res.locals.namespace as string;
-    let pool = memoryPools.get(namespace);
-    if (!pool) {
-      pool = new ServerPool(() => deps.createMcpServer(namespace));
-      memoryPools.set(namespace, pool);
+  // One handler a namespace: each request gets a server bound to the memory of that namespace.
+  const handlers = new Map<string, McpRoute>();
+  const handlerFor = (namespace: string): McpRoute => {
+    let handler = handlers.get(namespace);
+    if (!handler) {
+      handler = serveMcp(() => deps.createMcpServer(namespace), deps.logger);
+      handlers.set(namespace, handler);
     }
-    await serveOnce(pool, req, res);
+    return handler;
+  };
+  app.post('/mcp', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
+    // Params that do not fit their request get a readable -32602, not the SDK's schema dump.
+    const fault = paramsFault(req.body);
+    if (fault) {
+      res.json(fault);
+      return;
+    }
+    await handlerFor(res.locals.namespace as string)(req, res);
   });
 
   app.all('/mcp', () => {
@@ -376,24 +388,67 @@ type PooledServer = { connect(t: Transport): Promise<void>; close(): Promise<voi
  * tool and its schemas) costs milliseconds, more than serving a call. A server serves one
  * request at a time; it is closed (which detaches its transport) before it is reused.
  */
-class ServerPool {
-  private readonly idle: PooledServer[] = [];
+class ServerPool<S extends PooledServer = PooledServer> {
+  private readonly idle = new Set<S>();
   constructor(
-    private readonly make: () => PooledServer,
+    private readonly make: () => S,
     private readonly keep = 32,
   ) {}
-  take(): PooledServer {
-    return this.idle.pop() ?? this.make();
+  take(): S {
+    const server = this.idle.values().next().value;
+    if (server === undefined) return this.make();
+    this.idle.delete(server);
+    return server;
   }
-  give(server: PooledServer): void {
-    if (this.idle.length < this.keep) this.idle.push(server);
+  /** Given back once closed; a server given twice is kept once. */
+  give(server: S): void {
+    if (this.idle.size < this.keep) this.idle.add(server);
   }
 }
+
+/**
+ * MCP over HTTP for one route: 2026-07-28 requests (no handshake, the revision in each request's
+ * _meta) served by the SDK's per-request handler, and the initialize-based revisions served
+ * statelessly with JSON answers by a pool of servers. The SDK's classification decides which,
+ * so the two can never disagree; a request that mixes them gets the revision's own error. What
+ * the SDK reports (a refused request, a failed exchange) is logged without the request.
+ */
+function serveMcp(factory: () => McpServer, logger: Logger): McpRoute {
+  const onerror = (error: Error) => logger.warn({ err: error.message }, 'mcp: request refused');
+  // Each era its own pool: a server keeps what its revision set on it (the negotiated version).
+  const modernPool = new ServerPool(factory);
+  const modern = toNodeHandler(
+    createMcpHandler(
+      () => {
+        const server = modernPool.take();
+        // The SDK closes the server when the exchange ends, and calls this after its own.
+        server.server.onclose = () => modernPool.give(server);
+        return server;
+      },
+      { legacy: 'reject', onerror },
+    ),
+    { onerror },
+  );
+  const legacy = new ServerPool(factory);
+  return async (req, res) => {
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: req.get('mcp-protocol-version'),
+      mcpMethodHeader: req.get('mcp-method'),
+      mcpNameHeader: req.get('mcp-name'),
+      body: req.body,
+    });
+    if (route.kind === 'legacy') await serveOnce(legacy, req, res);
+    else await modern(req, res, req.body);
+  };
+}
+
+type McpRoute = (req: Request, res: Response) => Promise<void>;
 
 /** Serves one request: stateless, JSON responses, no SSE. */
 async function serveOnce(pool: ServerPool, req: Request, res: Response): Promise<void> {
   const server = pool.take();
-  const transport = new StreamableHTTPServerTransport({
+  const transport = new NodeStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });

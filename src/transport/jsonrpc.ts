@@ -1,11 +1,6 @@
-import {
-  ClientRequestSchema,
-  ErrorCode,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 
 /**
@@ -102,20 +97,23 @@ const MAX_BATCH_ANSWERS = 100;
 /** Parses one line of a stdio stream: JSON, one JSON-RPC 2.0 message, params that fit. */
 export function checkLine(line: string): Checked {
   const shape = jsonShapeProblem(line);
-  if (shape !== undefined) return { reply: rpcError(ErrorCode.InvalidRequest, shape) };
+  if (shape !== undefined) return { reply: rpcError(ProtocolErrorCode.InvalidRequest, shape) };
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return {
-      reply: rpcError(ErrorCode.ParseError, `parse error: the line is not JSON: ${ONE_PER_LINE}`),
+      reply: rpcError(
+        ProtocolErrorCode.ParseError,
+        `parse error: the line is not JSON: ${ONE_PER_LINE}`,
+      ),
     };
   }
   if (Array.isArray(value)) {
     if (value.length === 0) {
       return {
         reply: rpcError(
-          ErrorCode.InvalidRequest,
+          ProtocolErrorCode.InvalidRequest,
           `invalid request: an empty batch: ${ONE_PER_LINE}`,
         ),
       };
@@ -125,7 +123,7 @@ export function checkLine(line: string): Checked {
     if (value.length > MAX_BATCH_ANSWERS) {
       return {
         reply: rpcError(
-          ErrorCode.InvalidRequest,
+          ProtocolErrorCode.InvalidRequest,
           `invalid request: batches are not supported (this one has ${value.length} messages): ${ONE_PER_LINE}`,
         ),
       };
@@ -134,7 +132,7 @@ export function checkLine(line: string): Checked {
     return {
       reply: value.map((element) =>
         rpcError(
-          ErrorCode.InvalidRequest,
+          ProtocolErrorCode.InvalidRequest,
           `invalid request: batches are not supported: ${ONE_PER_LINE}`,
           requestIdOf(element),
         ),
@@ -149,7 +147,11 @@ function checkMessage(value: unknown): Checked {
   const problem = envelopeProblem(value);
   if (problem !== undefined) {
     return {
-      reply: rpcError(ErrorCode.InvalidRequest, `invalid request: ${problem}`, requestIdOf(value)),
+      reply: rpcError(
+        ProtocolErrorCode.InvalidRequest,
+        `invalid request: ${problem}`,
+        requestIdOf(value),
+      ),
     };
   }
   const params = (value as { params?: unknown }).params;
@@ -159,7 +161,7 @@ function checkMessage(value: unknown): Checked {
   ) {
     return {
       reply: rpcError(
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         `invalid params: "params" must be an object, not ${kindOf(params)}`,
         requestIdOf(value),
       ),
@@ -169,7 +171,7 @@ function checkMessage(value: unknown): Checked {
   if (!parsed.success) {
     return {
       reply: rpcError(
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         `invalid request: not a JSON-RPC 2.0 request, notification or response: ${ONE_PER_LINE}`,
         requestIdOf(value),
       ),
@@ -237,7 +239,7 @@ export function paramsFault(message: JSONRPCMessage): JSONRPCErrorResponse | und
     return `${where || 'params'}: ${issue.message}`;
   });
   return rpcError(
-    ErrorCode.InvalidParams,
+    ProtocolErrorCode.InvalidParams,
     `invalid params for ${message.method}: ${problems.join('; ')}`,
     message.id,
   );

@@ -1,11 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  McpServer,
+  Transport,
+} from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from 'pino';
 import { checkLine, rpcError } from './jsonrpc.js';
 
@@ -39,12 +40,18 @@ class StdioLineTransport implements Transport {
   private pieces: Buffer[] = [];
   private length = 0;
   private closed = false;
+  /** Settles when the transport closes: stdin ended, stdout broke, or close() was called. */
+  readonly ended: Promise<void>;
+  private markEnded: () => void = () => {};
 
   constructor(options: StdioOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.logger = options.logger;
     this.max = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.ended = new Promise((resolve) => {
+      this.markEnded = resolve;
+    });
   }
 
   async start(): Promise<void> {
@@ -72,6 +79,7 @@ class StdioLineTransport implements Transport {
     this.stdin.off('end', this.onEnd);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.pieces = [];
+    this.markEnded();
     this.onclose?.();
   }
 
@@ -123,7 +131,7 @@ class StdioLineTransport implements Transport {
 
   private refuseOversized(bytes: number): void {
     const message = `invalid request: a message of ${bytes} bytes is over the ${this.max}-byte limit: send less per call (e.g. split the content)`;
-    this.refuse(rpcError(ErrorCode.InvalidRequest, message), bytes);
+    this.refuse(rpcError(ProtocolErrorCode.InvalidRequest, message), bytes);
   }
 
   private refuse(reply: JSONRPCErrorResponse | JSONRPCErrorResponse[], bytes: number): void {
@@ -144,15 +152,20 @@ export interface StdioConnection {
   close(): Promise<void>;
 }
 
-/** Connects `server` to stdin/stdout (or the given streams) and resolves once it listens. */
-export async function connectStdio(
-  server: McpServer,
+/**
+ * Serves the server `factory` builds on stdin/stdout (or the given streams): the opening message
+ * picks the revision (a 2026-07-28 request, or an initialize of an earlier one), and one server
+ * serves the connection from then on.
+ */
+export function connectStdio(
+  factory: () => McpServer,
   options: StdioOptions = {},
-): Promise<StdioConnection> {
+): StdioConnection {
   const transport = new StdioLineTransport(options);
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
+  const handle = serveStdio(factory, {
+    transport,
+    // What the SDK refuses is logged without the message, which may hold anything.
+    onerror: (error) => options.logger?.warn({ err: error.message }, 'stdio: a message failed'),
   });
-  await server.connect(transport);
-  return { closed, close: () => server.close() };
+  return { closed: transport.ended, close: () => handle.close() };
 }

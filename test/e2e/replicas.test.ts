@@ -9,9 +9,8 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import { pgSchema, proxyTo, TEST_DATABASE_URL, withSchema } from '../support-pg.js';
 import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';
@@ -102,9 +101,12 @@ async function connect(t: TestContext, replica: Replica): Promise<Session> {
   );
   t.after(() => client.close().catch(() => {}));
   const call = async (name: string, args: Record<string, unknown> = {}) =>
-    (await client.callTool({ name, arguments: args }, undefined, {
-      timeout: CALL_TIMEOUT_MS,
-    })) as CallToolResult;
+    (await client.callTool(
+      { name, arguments: args },
+      {
+        timeout: CALL_TIMEOUT_MS,
+      },
+    )) as CallToolResult;
   return {
     via: replica.name,
     call,

@@ -3,10 +3,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  LoggingMessageNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { makeTempDir, removeDir, startClient } from './helpers.js';
 
 describe('mnemo stdio: resources and prompts', () => {
@@ -22,7 +18,7 @@ describe('mnemo stdio: resources and prompts', () => {
       const read = await c.client.readResource({ uri: `mnemo://memory/${id}` });
       assert.equal(read.contents.length, 2);
       const updated = new Promise<string>((resolve) => {
-        c.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) =>
+        c.client.setNotificationHandler('notifications/resources/updated', (n) =>
           resolve(n.params.uri),
         );
       });
@@ -31,7 +27,7 @@ describe('mnemo stdio: resources and prompts', () => {
       assert.equal(await updated, `mnemo://memory/${id}`);
 
       const logged = new Promise<Record<string, unknown>>((resolve) => {
-        c.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) =>
+        c.client.setNotificationHandler('notifications/message', (n) =>
           resolve(n.params.data as Record<string, unknown>),
         );
       });

@@ -1,9 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  CallToolResultSchema,
-  ProgressNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { eventually } from '../support.js';
 import { type CliClient, makeTempDir, removeDir, startClient } from './helpers.js';
 
@@ -83,16 +79,13 @@ describe('semantic recall, clustering and consolidation over stdio (static model
     // Taken as notifications, not through request's onprogress: the SDK drops a progress
     // notification that arrives in the same read as the answer.
     const progress: number[] = [];
-    c.client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+    c.client.setNotificationHandler('notifications/progress', (n) => {
       if (n.params.progressToken === 'p1') progress.push(n.params.progress);
     });
-    const clustered = await c.client.request(
-      {
-        method: 'tools/call',
-        params: { name: 'cluster_memories', arguments: {}, _meta: { progressToken: 'p1' } },
-      },
-      CallToolResultSchema,
-    );
+    const clustered = await c.client.request({
+      method: 'tools/call',
+      params: { name: 'cluster_memories', arguments: {}, _meta: { progressToken: 'p1' } },
+    });
     assert.ok(progress.length > 0, 'progress notifications for the progressToken');
     assert.ok(!clustered.isError, JSON.stringify(clustered.content));
     const { clusters } = clustered.structuredContent as { clusters: Cluster[] };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { openTestClient, type TestClient } from '../support.js';
 import {
@@ -181,7 +181,7 @@ async function checkCall(tool: string, args: Record<string, unknown>): Promise<v
       );
     }
   } catch (error) {
-    assert.ok(error instanceof McpError, `not an MCP error from ${shown}: ${error}`);
+    assert.ok(error instanceof ProtocolError, `not an MCP error from ${shown}: ${error}`);
     assert.equal(error.code, -32602, `${shown}: ${error.message}`);
     assert.ok(error.message.length > 0);
     text = error.message;

@@ -2,11 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  LoggingMessageNotificationSchema,
-  McpError,
-  ResourceUpdatedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { countTokens } from '../../src/memory/context-pack.js';
 import { PAGE_SIZE } from '../../src/resources/index.js';
 import { openTestClient, type TestClient, tempDir } from '../support.js';
@@ -16,8 +12,8 @@ const text = (r: { contents: { text?: unknown; blob?: unknown }[] }, i = 0) =>
 
 async function rejects(promise: Promise<unknown>, code: number, pattern: RegExp) {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof McpError, `an McpError, got ${String(error)}`);
-    assert.equal(error.code, code);
+    assert.ok(error instanceof ProtocolError, `an McpError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
     assert.match(error.message, pattern);
     return true;
   });
@@ -49,6 +45,7 @@ describe('resources', () => {
     const { resourceTemplates } = await t.client.listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((r) => r.uriTemplate).sort(), [
       'mnemo://context{?topic,max_tokens}',
+      'mnemo://help/{tool}',
       'mnemo://memory/{id}',
       'mnemo://vault/{+path}',
     ]);
@@ -78,11 +75,16 @@ describe('resources', () => {
   });
 
   it('refuses unknown URIs, unknown ids and malformed variables', async () => {
-    await rejects(t.client.readResource({ uri: 'mnemo://nothing' }), -32002, /no resource/);
-    await rejects(t.client.readResource({ uri: 'https://example.com/x' }), -32002, /no resource/);
+    // Not found is -32602 with the URI in data (2026-07-28; the SDK answers every revision so).
+    await rejects(t.client.readResource({ uri: 'mnemo://nothing' }), -32602, /no resource/);
+    await rejects(t.client.readResource({ uri: 'https://example.com/x' }), -32602, /no resource/);
+    await assert.rejects(t.client.readResource({ uri: 'mnemo://nothing' }), (error: unknown) => {
+      assert.deepEqual((error as ProtocolError).data, { uri: 'mnemo://nothing' });
+      return true;
+    });
     await rejects(
       t.client.readResource({ uri: 'mnemo://memory/00000000-0000-4000-8000-000000000000' }),
-      -32002,
+      -32602,
       /not a known memory/,
     );
     await rejects(
@@ -123,6 +125,28 @@ describe('resources', () => {
     });
     assert.deepEqual(none.completion.values, []);
   });
+
+  it('serves the tool guide: every tool in a line, and each one in full', async () => {
+    const { tools } = await t.client.listTools();
+    const index = text(await t.client.readResource({ uri: 'mnemo://help' }));
+    for (const tool of tools) {
+      assert.ok(index.includes(`- ${tool.name} (${tool.title}): ${tool.description}`), tool.name);
+      const guide = text(await t.client.readResource({ uri: `mnemo://help/${tool.name}` }));
+      assert.match(guide, new RegExp(`^# ${tool.name}: `));
+      assert.ok(
+        guide.length > (tool.description ?? '').length + 100,
+        `${tool.name}'s guide says more`,
+      );
+    }
+    const listed = (await t.client.listResources()).resources.map((r) => r.uri);
+    assert.ok(listed.includes('mnemo://help'));
+    await rejects(t.client.readResource({ uri: 'mnemo://help/nothing' }), -32602, /no tool/);
+    const done = await t.client.complete({
+      ref: { type: 'ref/resource', uri: 'mnemo://help/{tool}' },
+      argument: { name: 'tool', value: 'search_' },
+    });
+    assert.deepEqual(done.completion.values, ['search_memory', 'search_unified']);
+  });
 });
 
 describe('resources/list pages', () => {
@@ -136,7 +160,8 @@ describe('resources/list pages', () => {
   after(() => t.close());
 
   it('pages through every memory once, stats and review first, with the cursor', async () => {
-    const first = await t.client.listResources();
+    // One page: the SDK's listResources() without a cursor gathers them all.
+    const first = await t.client.request({ method: 'resources/list', params: {} });
     assert.equal(first.resources.length, PAGE_SIZE);
     assert.equal(first.resources[0]?.uri, 'mnemo://stats');
     assert.equal(first.resources[1]?.uri, 'mnemo://review');
@@ -157,7 +182,8 @@ describe('resources/list pages', () => {
     await t.ok('touch_memory', { memory_id: last });
     t.clock.advanceDays(2);
     const again = (await t.client.listResources()).resources;
-    assert.equal(again[2]?.uri, `mnemo://memory/${last}`);
+    const first = again.find((r) => r.uri.startsWith('mnemo://memory/'));
+    assert.equal(first?.uri, `mnemo://memory/${last}`);
   });
 
   it('refuses a malformed cursor and one of another listing', async () => {
@@ -201,7 +227,7 @@ describe('the review queue, subscriptions and the client log', () => {
     const other = await save(t, 'Not subscribed.');
     const updates: string[] = [];
     let notify: () => void = () => {};
-    t.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    t.client.setNotificationHandler('notifications/resources/updated', (n) => {
       updates.push(n.params.uri);
       notify();
     });
@@ -226,7 +252,7 @@ describe('the review queue, subscriptions and the client log', () => {
 
   it('handles logging/setLevel and sends notifications/message on gc, filtered by level', async () => {
     const messages: { level: string; data: Record<string, unknown> }[] = [];
-    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    t.client.setNotificationHandler('notifications/message', (n) => {
       messages.push({ level: n.params.level, data: n.params.data as Record<string, unknown> });
     });
     await t.client.setLoggingLevel('notice');
@@ -246,7 +272,7 @@ describe('the review queue, subscriptions and the client log', () => {
 
   it('sends notifications/message on a promotion and on the note it writes to the vault', async () => {
     const messages: { level: string; data: Record<string, unknown> }[] = [];
-    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    t.client.setNotificationHandler('notifications/message', (n) => {
       messages.push({ level: n.params.level, data: n.params.data as Record<string, unknown> });
     });
     await t.client.setLoggingLevel('info');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { openTestClient, type TestClient, tempDir } from '../support.js';
 
 const textOf = (r: { contents: Record<string, unknown>[] }) =>
@@ -10,7 +10,7 @@ const textOf = (r: { contents: Record<string, unknown>[] }) =>
 
 async function refused(t: TestClient, uri: string, pattern: RegExp) {
   await assert.rejects(t.client.readResource({ uri }), (error: unknown) => {
-    assert.ok(error instanceof McpError);
+    assert.ok(error instanceof ProtocolError);
     assert.match(error.message, pattern);
     assert.doesNotMatch(error.message, /TOP SECRET/);
     return true;

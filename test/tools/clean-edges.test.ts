@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { capturingLogger, errorText, openTestClient, type TestClient } from '../support.js';
 
@@ -27,8 +27,8 @@ describe('the edges a remote caller sees', () => {
       'mnemo://vault/a%00/../b',
     ]) {
       await assert.rejects(t.client.readResource({ uri }), (error: unknown) => {
-        assert.ok(error instanceof McpError, String(error));
-        assert.equal(error.code, ErrorCode.InvalidParams, `${uri}: ${error.message}`);
+        assert.ok(error instanceof ProtocolError, String(error));
+        assert.equal(error.code, ProtocolErrorCode.InvalidParams, `${uri}: ${error.message}`);
         assert.match(error.message, /NUL|\.\. part/);
         assert.ok(!error.message.includes(t.dir), error.message);
         return true;
@@ -75,8 +75,8 @@ describe('the edges a remote caller sees', () => {
           const read = await t.client.readResource({ uri: u });
           assert.ok(Array.isArray(read.contents));
         } catch (error) {
-          assert.ok(error instanceof McpError, `${u}: ${String(error)}`);
-          assert.notEqual(error.code, ErrorCode.InternalError, `${u}: ${error.message}`);
+          assert.ok(error instanceof ProtocolError, `${u}: ${String(error)}`);
+          assert.notEqual(error.code, ProtocolErrorCode.InternalError, `${u}: ${error.message}`);
           // The caller's own text may come back; the server's folders never do.
           const echoed = u.includes(t.dir) || decodeURIComponentSafe(u).includes(t.dir);
           if (!echoed) assert.ok(!error.message.includes(t.dir), `${u}: ${error.message}`);

@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pino from 'pino';
 import { createServer } from '../../src/server.js';
 import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
@@ -409,7 +408,7 @@ for (const engine of ENGINES) {
           clean('answer', await call, asked);
           return 'answered';
         } catch (error) {
-          assert.ok(error instanceof McpError, String(error));
+          assert.ok(error instanceof ProtocolError, String(error));
           return clean('error', { code: error.code, message: error.message }, asked).replaceAll(
             '<asked>',
             '',
