@@ -408,26 +408,42 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
     return error;
   }
 
-  it(`opened with ${UNKNOWN}: -32022 listing the revisions served; then each request is judged alone`, async () => {
+  it(`opened with ${UNKNOWN}: -32022 listing the revisions served`, async () => {
     const s = open();
     try {
-      const first = await refused(
+      const line = JSON.stringify(rpc(1, 'tools/list', { _meta: envelope(UNKNOWN) }));
+      const error = await refused(
         s,
-        JSON.stringify(rpc(1, 'tools/list', { _meta: envelope(UNKNOWN) })),
+        line,
         1,
         [UNSUPPORTED_VERSION],
         `${UNKNOWN} as the first line`,
       );
-      assertUnsupported(first, UNKNOWN);
-      // After a 2026-07-28 request, the next one's revision is still checked (no session state).
-      const again = await refused(
-        s,
-        JSON.stringify(rpc(2, 'tools/list', { _meta: envelope(UNKNOWN) })),
-        2,
-        [UNSUPPORTED_VERSION],
-        `${UNKNOWN} after a 2026-07-28 request`,
-      );
-      assertUnsupported(again, UNKNOWN);
+      assertUnsupported(error, UNKNOWN);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it(`${UNKNOWN} after 2026-07-28 requests: -32022 still (each request is judged alone)`, async () => {
+    const s = open();
+    try {
+      const ok = await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
+      assert.ok(Array.isArray(ok.reply.result?.tools), ok.raw.slice(0, 600));
+      for (const [id, version] of [
+        [2, UNKNOWN],
+        [3, '9'.repeat(200)],
+      ] as const) {
+        const line = JSON.stringify(rpc(id, 'tools/list', { _meta: envelope(version) }));
+        const error = await refused(
+          s,
+          line,
+          id,
+          [UNSUPPORTED_VERSION],
+          `${version.slice(0, 20)} later`,
+        );
+        assert.equal((error.data as { requested?: unknown } | undefined)?.requested, version);
+      }
     } finally {
       await s.close();
     }
