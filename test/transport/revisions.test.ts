@@ -20,6 +20,15 @@ const HEADER_MISMATCH = -32020;
 const UNSUPPORTED_VERSION = -32022;
 const INVALID_PARAMS = -32602;
 const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+/** Methods of the initialize-based revisions that 2026-07-28 removed. */
+const REMOVED = [
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+];
 const TOKEN = 'revisions-token-0123456789abcdef';
 /** "Fast": a refusal must not wait on anything; generous for a loaded CI machine. */
 const FAST_MS = 2_000;
@@ -216,8 +225,8 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
     });
     const answer = await post(modernHeaders('initialize'), init);
     const error = refusal(answer.reply, answer.raw, 'initialize with a 2026-07-28 header');
-    assert.ok([HEADER_MISMATCH, INVALID_PARAMS, -32601].includes(error.code), answer.raw);
-    assert.equal(answer.status, error.code === -32601 ? 404 : 400, answer.raw);
+    assert.ok([HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND].includes(error.code), answer.raw);
+    assert.equal(answer.status, error.code === METHOD_NOT_FOUND ? 404 : 400, answer.raw);
     await stillServing();
   });
 
@@ -248,6 +257,13 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
       [HEADER_MISMATCH],
       'no Mcp-Name',
     );
+  });
+
+  it('methods 2026-07-28 removed (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe), sent as 2026-07-28 requests: 404, -32601, before their params are judged', async () => {
+    for (const [i, method] of REMOVED.entries()) {
+      const answer = await post(modernHeaders(method), rpc(20 + i, method, { _meta: envelope() }));
+      await refused(answer, 404, [METHOD_NOT_FOUND], method);
+    }
   });
 
   it(`${UNKNOWN} in the header and the _meta envelope: 400, -32022 listing the revisions served`, async () => {
@@ -443,6 +459,24 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
           `${version.slice(0, 20)} later`,
         );
         assert.equal((error.data as { requested?: unknown } | undefined)?.requested, version);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('methods 2026-07-28 removed, sent as 2026-07-28 requests: -32601 before their params are judged (initialize: an error)', async () => {
+    const s = open();
+    try {
+      await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
+      for (const [i, method] of REMOVED.entries()) {
+        const line = JSON.stringify(rpc(20 + i, method, { _meta: envelope() }));
+        // On stdio the code a modern server gives initialize is the implementation's to choose.
+        const codes =
+          method === 'initialize'
+            ? [METHOD_NOT_FOUND, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_VERSION]
+            : [METHOD_NOT_FOUND];
+        await refused(s, line, 20 + i, codes, method);
       }
     } finally {
       await s.close();
