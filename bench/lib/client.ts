@@ -1,7 +1,7 @@
 // One MCP server under test: spawned as a child process, spoken to over stdio by the SDK client.
 import fs from 'node:fs';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 export interface ServerSpec {
   command: string;
