@@ -10,6 +10,7 @@
 // test_prompt_with_arguments, ...): a server without them fails those scenarios, and that is
 // reported as it is, not implemented here.
 //
+// Suites before 0.2 cannot select a revision: their default (active) suite is run and scored.
 // 0.1.14 and later import fs.globSync, which Node 20 lacks (the package declares no engines);
 // only its tier-check command calls it. On Node 20 a loader hook gives the suite an fs whose
 // globSync throws, so the newest suite runs here too.
@@ -161,7 +162,7 @@ async function startMnemo(dataDir: string) {
 const scenarioOf = (dir: string) =>
   dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
 
-function readResults(outDir: string, required: string[]): ScenarioResult[] {
+function readResults(outDir: string, required: string[] | undefined): ScenarioResult[] {
   const results: ScenarioResult[] = [];
   for (const dir of fs.readdirSync(outDir).sort()) {
     const file = path.join(outDir, dir, 'checks.json');
@@ -171,7 +172,7 @@ function readResults(outDir: string, required: string[]): ScenarioResult[] {
     const scenario = scenarioOf(dir);
     results.push({
       scenario,
-      scored: required.includes(scenario),
+      scored: required?.includes(scenario) ?? true,
       passed: failed.length === 0,
       checks: {
         passed: checks.filter((c) => c.status === 'SUCCESS').length,
@@ -187,32 +188,43 @@ function readResults(outDir: string, required: string[]): ScenarioResult[] {
   return results;
 }
 
+/** The revision label of a suite too old to select one (before 0.2): its default, active suite. */
+const ACTIVE_SUITE = 'active suite';
+
+/** Whether this suite can run a revision's required set (`--requirements`, from 0.2). */
+async function selectsRevisions(version: string): Promise<boolean> {
+  const { output } = await suite(version, ['server', '--help']);
+  return output.includes('--requirements');
+}
+
 async function runRevision(
   version: string,
   revision: string,
   url: string,
   outDir: string,
 ): Promise<{ result: RevisionResult; output: string }> {
-  const required = await requiredScenarios(version, revision);
+  const active = revision === ACTIVE_SUITE;
+  const required = active ? undefined : await requiredScenarios(version, revision);
   fs.mkdirSync(outDir, { recursive: true });
+  const selection = active ? [] : ['--requirements', revision];
   const { output } = await suite(version, [
     'server',
     '--url',
     url,
-    '--requirements',
-    revision,
+    ...selection,
     '--output-dir',
     outDir,
   ]);
+  // An old suite's default run is all it requires: every scenario it ran is scored.
   const scenarios = readResults(outDir, required);
   const ran = new Set(scenarios.map((s) => s.scenario));
   return {
     result: {
       revision,
-      required: required.length,
+      required: required?.length ?? scenarios.length,
       passedRequired: scenarios.filter((s) => s.scored && s.passed).length,
       scenarios,
-      missing: required.filter((s) => !ran.has(s)),
+      missing: (required ?? []).filter((s) => !ran.has(s)),
     },
     output,
   };
@@ -298,7 +310,9 @@ async function main(): Promise<void> {
     },
   });
   const version = values.version as string;
-  const revisions = (values.requirements as string).split(',').map((r) => r.trim());
+  const revisions = (await selectsRevisions(version))
+    ? (values.requirements as string).split(',').map((r) => r.trim())
+    : [ACTIVE_SUITE];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-conformance-data-'));
   const outRoot = values.out ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-conformance-'));
   const mnemo = await startMnemo(dataDir);
