@@ -61,7 +61,7 @@ function summaryOf(ran: Ran, what: string): Record<string, unknown> {
 }
 
 /** Where mnemo and the scripts run: nothing of this process's MNEMO_* settings leaks in. */
-const childEnv = (): NodeJS.ProcessEnv => ({
+const childEnv = (): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? '',
   LANG: 'C.UTF-8',
@@ -77,7 +77,9 @@ type Python = { python: string } | { skip: string };
 /** python3 on PATH, or why not. */
 async function systemPython(): Promise<Python> {
   const ran = await run('python3', ['--version'], childEnv(), 30_000);
-  return ran.code === 0 ? { python: 'python3' } : { skip: `no python3 here${ran.stderr.trim()}` };
+  return ran.code === 0
+    ? { python: 'python3' }
+    : { skip: `no python3 here: ${lastLine(ran.stderr)}` };
 }
 
 /** A venv under `root` with the SDK and jsonschema installed, or why there is none. */
@@ -144,10 +146,7 @@ describe('the Python MCP SDK as a client of mnemo', { timeout: 15 * 60_000 }, ()
       if (transport === 'stdio') {
         return await run(python, [script, ...args, ...stdioCommand(dataDir)], childEnv(), RUN_MS);
       }
-      const serve = await startServe(dataDir, { ...childEnv(), MNEMO_AUTH_TOKEN: TOKEN } as Record<
-        string,
-        string
-      >);
+      const serve = await startServe(dataDir, { ...childEnv(), MNEMO_AUTH_TOKEN: TOKEN });
       try {
         const env = { ...childEnv(), MNEMO_TEST_TOKEN: TOKEN };
         const ran = await run(python, [script, ...args, '--url', serve.url], env, RUN_MS);
