@@ -32,28 +32,37 @@ export function claimedRevision(message: unknown): unknown {
 }
 
 /**
- * The revision's own error (-32022, every served revision in `data.supported`) for a message
- * whose `_meta` envelope claims a revision not served without a handshake, or whose
- * MCP-Protocol-Version header names one not served at all; undefined when both are served.
+ * The revision's own error (-32022) for a message mnemo cannot serve in the revision it names:
+ * a `_meta` envelope that claims a revision other than those served without a handshake (the
+ * answer lists those, as server/discover does), or, on a message without one, an
+ * MCP-Protocol-Version header naming a revision not served at all (the answer lists every
+ * served one: such a client opens with initialize). A header that disagrees with the envelope
+ * is left to the SDK, whose answer is the revision's -32020. Undefined when nothing is refused.
  */
 export function unsupportedRevision(
   message: unknown,
   header?: string,
 ): JSONRPCErrorResponse | undefined {
   const claimed = claimedRevision(message);
-  const refused =
-    header !== undefined && !SERVED_REVISIONS.includes(header)
-      ? header
-      : claimed !== undefined && !MODERN_REVISIONS.includes(claimed as string)
-        ? claimed
-        : undefined;
-  if (refused === undefined) return undefined;
+  if (claimed !== undefined) {
+    if (header !== undefined && header !== claimed) return undefined;
+    if (MODERN_REVISIONS.includes(claimed as string)) return undefined;
+    return refusal(message, claimed, MODERN_REVISIONS);
+  }
+  if (header !== undefined && !SERVED_REVISIONS.includes(header)) {
+    return refusal(message, header, SERVED_REVISIONS);
+  }
+  return undefined;
+}
+
+function refusal(
+  message: unknown,
+  refused: unknown,
+  supported: readonly string[],
+): JSONRPCErrorResponse {
   const requested =
     typeof refused === 'string' ? refused.slice(0, MAX_ECHO) : `(${kindOfValue(refused)})`;
-  const error = new UnsupportedProtocolVersionError({
-    supported: [...SERVED_REVISIONS],
-    requested,
-  });
+  const error = new UnsupportedProtocolVersionError({ supported: [...supported], requested });
   const text =
     `unsupported protocol revision ${JSON.stringify(requested)}: mnemo serves ${MODERN_REVISIONS.join(', ')} ` +
     `(each request's _meta names it) and ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} (opened with initialize)`;

@@ -58,7 +58,8 @@ it('answers an unserved revision with -32022 naming every served one, its echo b
     unsupportedRevision({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, '2025-06-18'),
     undefined,
   );
-  // An envelope that claims an initialize-era revision is refused: those open with initialize.
+  // An envelope names the revisions served without a handshake, as server/discover does; an
+  // initialize-era one is refused there (those open with initialize).
   const mixed = {
     jsonrpc: '2.0',
     id: 2,
@@ -66,4 +67,14 @@ it('answers an unserved revision with -32022 naming every served one, its echo b
     params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-06-18' } },
   };
   assert.equal(unsupportedRevision(mixed)?.error.code, -32022);
+  assert.deepEqual((unsupportedRevision(mixed)?.error.data as { supported: string[] }).supported, [
+    ...MODERN_REVISIONS,
+  ]);
+  // A header that disagrees with the envelope is the SDK's to answer (-32020).
+  const future = {
+    ...mixed,
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 'v999' } },
+  };
+  assert.equal(unsupportedRevision(future, '2026-07-28'), undefined);
+  assert.equal(unsupportedRevision(future, 'v999')?.error.code, -32022);
 });
