@@ -14,21 +14,12 @@ import {
 import type { Logger } from 'pino';
 import { VERSION } from '../version.js';
 import type { Answer, Call, Progress, RpcError } from './channel.js';
-import {
-  type Era,
-  MODERN_REVISIONS,
-  paramsForUpstream,
-  resultForCaller,
-  SUPPORTED_REVISIONS,
-} from './eras.js';
+import { type Era, MODERN_REVISIONS, resultForCaller, SUPPORTED_REVISIONS } from './eras.js';
 import { UpstreamError } from './errors.js';
 import type { Upstream } from './upstream.js';
 
 /** A request to /mcp/<label>, its body already parsed and bounded by the HTTP edge. */
 export type GatewayRequest = IncomingMessage & { body?: unknown };
-
-/** Who the gateway says it is to a 2026-07-28 upstream, for callers that said nothing. */
-const GATEWAY_INFO = { name: 'mnemo-gateway', version: VERSION };
 
 /** The requests passed on to the upstream, each with the capability that offers it. */
 const FORWARDED: Readonly<Record<string, keyof ServerCapabilities>> = {
@@ -152,7 +143,7 @@ export class UpstreamRoute {
     try {
       call = upstream.call(
         method,
-        paramsForUpstream(params, protocol, GATEWAY_INFO),
+        params,
         events &&
           ((progress: Progress) =>
             events.send({
@@ -250,7 +241,7 @@ export class UpstreamRoute {
       const token = ctx.mcpReq._meta?.progressToken;
       const call = upstream.call(
         method,
-        paramsForUpstream(params, protocol, GATEWAY_INFO),
+        params,
         token === undefined
           ? undefined
           : (progress) =>

@@ -1,7 +1,6 @@
 import {
   Client,
   type Implementation,
-  type ProtocolEra,
   SdkError,
   SdkErrorCode,
   type ServerCapabilities,
@@ -14,6 +13,7 @@ import { VERSION } from '../version.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { type Call, Channel, type Progress } from './channel.js';
 import { isStdioSpec, type UpstreamSpec } from './config.js';
+import { type Era, paramsForUpstream } from './eras.js';
 import { UPSTREAM_FAULT, UpstreamError } from './errors.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio.js';
 import { realTimers, type Timers } from './timers.js';
@@ -58,6 +58,9 @@ export interface UpstreamIdentity {
   instructions: string | undefined;
 }
 
+/** Who the gateway says it is to an upstream, for callers that said nothing. */
+const GATEWAY_INFO = { name: 'mnemo-gateway', version: VERSION };
+
 const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 /** The largest message read from an HTTP upstream, as from a stdio one. */
 const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
@@ -96,7 +99,7 @@ export class Upstream {
   private toolCount: number | undefined;
   /** Set once the server died on server/discover: it is opened with initialize from then on. */
   private legacyOnly = false;
-  private negotiated: { era: ProtocolEra; version: string } | undefined;
+  private negotiated: { era: Era; version: string } | undefined;
   /** Kept across restarts, so the route still says what the upstream offers while it is down. */
   identity: UpstreamIdentity | undefined;
 
@@ -117,7 +120,7 @@ export class Upstream {
   }
 
   /** The era and revision of the live connection; undefined while there is none. */
-  get protocol(): { era: ProtocolEra; version: string } | undefined {
+  get protocol(): { era: Era; version: string } | undefined {
     return this.current === 'ready' ? this.negotiated : undefined;
   }
 
@@ -149,8 +152,9 @@ export class Upstream {
   }
 
   /**
-   * Sends one request as raw JSON-RPC, `params` already in the upstream's era. Throws an
-   * UpstreamError with a retry delay while the upstream is down (nothing was sent).
+   * Sends one request as raw JSON-RPC, the caller's params put in the upstream's era (see
+   * paramsForUpstream). Throws an UpstreamError with a retry delay while the upstream is down
+   * (nothing was sent).
    */
   call(
     method: string,
@@ -158,8 +162,11 @@ export class Upstream {
     onProgress?: (progress: Progress) => void,
   ): Call {
     const channel = this.channel;
-    if (this.current !== 'ready' || channel === undefined) throw this.unavailable();
-    return channel.call(method, params, onProgress);
+    const protocol = this.negotiated;
+    if (this.current !== 'ready' || channel === undefined || protocol === undefined) {
+      throw this.unavailable();
+    }
+    return channel.call(method, paramsForUpstream(params, protocol, GATEWAY_INFO), onProgress);
   }
 
   /** The error for a call while the upstream is not ready: when to try again, in seconds. */
@@ -226,7 +233,7 @@ export class Upstream {
   private async connect(): Promise<void> {
     const generation = ++this.generation;
     const client = new Client(
-      { name: 'mnemo-gateway', version: VERSION },
+      GATEWAY_INFO,
       this.legacyOnly
         ? { capabilities: {} }
         : {

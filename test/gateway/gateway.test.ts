@@ -10,7 +10,10 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import pino from 'pino';
+import { z } from 'zod';
 import { UpstreamError } from '../../src/gateway/errors.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/proxy.js';
 import { type Timers, Upstream, type UpstreamState } from '../../src/gateway/upstream.js';
@@ -433,6 +436,95 @@ describe('the gateway at /mcp/<label>', () => {
     );
     assert.ok(ghost && ['failed', 'restarting'].includes(ghost.state));
     assert.ok(!health.includes(ECHO_TOKEN) && !health.includes(NO_SUCH_COMMAND));
+  });
+});
+
+describe('the revision each upstream is spoken to in', () => {
+  it('a server that exits on server/discover (as rmcp ones do) is opened with initialize from then on', async (t) => {
+    // 2025 over stdio by hand, ending at any request before initialize.
+    const script = `
+      const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+      let initialized = false;
+      require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+        const { id, method, params } = JSON.parse(line);
+        if (id === undefined) return;
+        if (method === 'initialize') {
+          initialized = true;
+          send({ jsonrpc: '2.0', id, result: { protocolVersion: params.protocolVersion,
+            capabilities: { tools: {} }, serverInfo: { name: 'strict', version: '1' } } });
+        } else if (!initialized) process.exit(1);
+        else send({ jsonrpc: '2.0', id, result: method === 'tools/list' ? { tools: [] } :
+          { content: [{ type: 'text', text: 'ok' }] } });
+      });`;
+    const timers = new FakeTimers();
+    const { gateway, server, close } = await serveGateway({
+      servers: { strict: { command: process.execPath, args: ['-e', script] } },
+      timers,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
+    t.after(close);
+    const upstream = gateway.upstream('strict');
+    assert.ok(upstream);
+    await eventually(() => timers.has(60_000), 'the probe to end the first start');
+    assert.equal(upstream.state, 'failed');
+    timers.fire(60_000);
+    await upstream.whenReady(10_000);
+    assert.match(upstream.health().protocolVersion ?? '', /^2025-/);
+    const client = await connect(`${server.url}/mcp/strict`, 'modern');
+    t.after(() => client.close());
+    assert.equal(text(await client.callTool({ name: 'anything', arguments: {} })), 'ok');
+  });
+
+  it('a 2026-07-28-only streamable HTTP upstream: both eras call it, and a caller that gives up aborts its request', async (t) => {
+    let aborted = 0;
+    let started = 0;
+    const build = () => {
+      const server = new McpServer({ name: 'http-modern', version: '1' });
+      server.registerTool(
+        'echo',
+        { inputSchema: z.object({ text: z.string() }) },
+        async ({ text }) => ({ content: [{ type: 'text', text }] }),
+      );
+      server.registerTool('hang', { description: 'Answers when aborted' }, (ctx) => {
+        started++;
+        return new Promise((resolve) => {
+          ctx.mcpReq.signal.addEventListener('abort', () => {
+            aborted++;
+            resolve({ content: [] });
+          });
+        });
+      });
+      return server;
+    };
+    const handler = toNodeHandler(createMcpHandler(build, { legacy: 'reject' }));
+    const upstreamServer = http.createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => upstreamServer.listen(0, '127.0.0.1', resolve));
+    t.after(async () => {
+      upstreamServer.closeAllConnections();
+      await new Promise((resolve) => upstreamServer.close(resolve));
+    });
+    const port = (upstreamServer.address() as { port: number }).port;
+    const { gateway, server, close } = await serveGateway({
+      servers: { web: { url: `http://127.0.0.1:${port}/mcp` } },
+    });
+    t.after(close);
+    const upstream = gateway.upstream('web');
+    await upstream?.whenReady(10_000);
+    assert.equal(upstream?.health().protocolVersion, '2026-07-28');
+    for (const era of ERAS) {
+      const client = await connect(`${server.url}/mcp/web`, era);
+      t.after(() => client.close());
+      assert.equal(text(await client.callTool({ name: 'echo', arguments: { text: era } })), era);
+    }
+    const client = await connect(`${server.url}/mcp/web`, 'modern');
+    t.after(() => client.close());
+    const stop = new AbortController();
+    const hung = client.callTool({ name: 'hang', arguments: {} }, { signal: stop.signal });
+    await eventually(() => started === 1, 'the call to reach the upstream');
+    stop.abort();
+    await assert.rejects(hung);
+    await eventually(() => aborted === 1, 'the upstream to see its request aborted');
+    assert.equal(upstream?.inFlight, 0);
   });
 });
 
