@@ -236,12 +236,12 @@ function cut(message: string): string {
 /** Whether `value` nests arrays and objects more than `max` deep; no recursion. */
 export function deeperThan(value: unknown, max: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const stack: [unknown, number][] = [[value, 0]];
+  const stack: [object, number][] = [[value, 0]];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [item, depth] = next;
     if (depth >= max) return true;
-    for (const key in item as object) {
-      const child = (item as Record<string, unknown>)[key];
+    const children = Array.isArray(item) ? item : Object.values(item);
+    for (const child of children) {
       if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
     }
   }

@@ -53,7 +53,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     upstream: (label) => routes.get(label)?.upstream,
     async close() {
-      await Promise.all([...routes.values()].map(({ upstream }) => upstream.close()));
+      await Promise.all(
+        [...routes.values()].map(({ upstream, route }) =>
+          Promise.all([route.close(), upstream.close()]),
+        ),
+      );
     },
   };
 }

@@ -63,6 +63,7 @@ export function advertised(capabilities: ServerCapabilities): ServerCapabilities
  * of itself, so its answers and errors are the SDK's.
  */
 export class UpstreamRoute {
+  private readonly handler: ReturnType<typeof createMcpHandler>;
   private readonly sdk: ReturnType<typeof toNodeHandler>;
 
   constructor(
@@ -71,10 +72,13 @@ export class UpstreamRoute {
   ) {
     const onerror = (error: Error) =>
       logger.debug({ upstream: upstream.label, err: error.message }, 'gateway request refused');
-    this.sdk = toNodeHandler(
-      createMcpHandler(({ era }) => this.server(era), { onerror }),
-      { onerror },
-    );
+    this.handler = createMcpHandler(({ era }) => this.server(era), { onerror });
+    this.sdk = toNodeHandler(this.handler, { onerror });
+  }
+
+  /** Ends the SDK's exchanges in flight; the fast path's end with the upstream. */
+  close(): Promise<void> {
+    return this.handler.close();
   }
 
   async handle(req: GatewayRequest, res: ServerResponse): Promise<void> {

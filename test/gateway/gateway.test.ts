@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
@@ -12,7 +13,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { z } from 'zod';
 import { UpstreamError } from '../../src/gateway/errors.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/proxy.js';
@@ -145,9 +146,9 @@ class FakeTimers implements Timers {
 /** A gateway behind the HTTP app on port 0, as `mnemo serve` runs it. */
 async function serveGateway(
   options: Omit<GatewayOptions, 'logger'>,
-  extra: { authToken?: string; memory?: TestMemory } = {},
+  extra: { authToken?: string; memory?: TestMemory; logger?: Logger } = {},
 ): Promise<{ gateway: Gateway; server: RunningHttp; close(): Promise<void> }> {
-  const logger = pino({ level: 'silent' });
+  const logger = extra.logger ?? pino({ level: 'silent' });
   const gateway = createGateway({ ...options, logger });
   const app = createHttpApp({
     createMcpServer: () => {
@@ -266,7 +267,7 @@ describe('the gateway at /mcp/<label>', () => {
       assert.equal(client.getProtocolEra(), era);
       assert.equal(client.getServerVersion()?.name, 'modern-upstream');
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['count', 'echo', 'numbers']);
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['count', 'echo', 'hang', 'numbers']);
       const numbers = tools.find((tool) => tool.name === 'numbers');
       const result = await client.callTool({ name: 'echo', arguments: { text: 'new' } });
       assert.match(text(result), /^new \(pid \d+\)$/);
@@ -630,19 +631,34 @@ describe('calls in flight', () => {
     }
   });
 
-  it('a 2026-07-28 client that gives up (closes its request) cancels the call upstream', async (t) => {
-    const { gateway, server, close } = await serveGateway({ servers: { echo: echoSpec() } });
+  it('a 2026-07-28 client that gives up (closes its request) cancels the call, upstream of either revision', async (t) => {
+    const said: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        const line = JSON.parse(chunk.toString()) as { upstream?: string; stderr?: string };
+        if (line.stderr !== undefined) said.push(`${line.upstream}: ${line.stderr}`);
+        done();
+      },
+    });
+    const { gateway, server, close } = await serveGateway(
+      { servers: { echo: echoSpec(), modern: modernSpec } },
+      { logger: pino(sink) },
+    );
     t.after(close);
-    const upstream = gateway.upstream('echo');
-    await upstream?.whenReady(30_000);
-    const client = await connect(`${server.url}/mcp/echo`, 'modern');
-    t.after(() => client.close());
-    const stop = new AbortController();
-    const hung = client.callTool({ name: 'hang', arguments: {} }, { signal: stop.signal });
-    await eventually(() => upstream?.inFlight === 1, 'the call to reach the upstream');
-    stop.abort();
-    await assert.rejects(hung);
-    await eventually(() => upstream?.inFlight === 0, 'the gateway to cancel the call');
+    for (const label of ['echo', 'modern']) {
+      const upstream = gateway.upstream(label);
+      assert.ok(upstream);
+      await upstream.whenReady(30_000);
+      const client = await connect(`${server.url}/mcp/${label}`, 'modern');
+      t.after(() => client.close());
+      const stop = new AbortController();
+      const hung = client.callTool({ name: 'hang', arguments: {} }, { signal: stop.signal });
+      await eventually(() => upstream.inFlight === 1, 'the call to reach the upstream');
+      stop.abort();
+      await assert.rejects(hung);
+      await eventually(() => said.includes(`${label}: hang cancelled`), `${label} to be told`);
+      assert.equal(upstream.inFlight, 0);
+    }
   });
 });
 
