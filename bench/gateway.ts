@@ -35,7 +35,8 @@ const SPAWN_PER_CALL_CALLS = 32;
 
 const DIRECT = 'direct stdio';
 const FLOOR_FETCH = 'floor: bare node http, fetch';
-const FLOOR_SDK = 'floor: bare node http, SDK client';
+const FLOOR_SDK = 'floor: bare node http, SDK client (2025)';
+const FLOOR_SDK_MODERN = 'floor: bare node http, SDK client (2026-07-28)';
 const MNEMO_LEGACY = 'mnemo /mcp/echo, 2025 client';
 const MNEMO_MODERN = 'mnemo /mcp/echo, 2026-07-28 client';
 
@@ -172,9 +173,10 @@ async function startBareServer(): Promise<{ url: URL; close(): Promise<void> }> 
       const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         id?: unknown;
         method: string;
-        params?: { protocolVersion?: string };
+        params?: { protocolVersion?: string; _meta?: unknown };
       };
       if (message.id === undefined) return void res.writeHead(202).end();
+      const modern = message.method === 'server/discover' || message.params?._meta !== undefined;
       const result =
         message.method === 'initialize'
           ? {
@@ -182,7 +184,15 @@ async function startBareServer(): Promise<{ url: URL; close(): Promise<void> }> 
               capabilities: { tools: {} },
               serverInfo: { name: 'bare', version: '1' },
             }
-          : { content: [{ type: 'text', text: 'bare' }] };
+          : message.method === 'server/discover'
+            ? {
+                supportedVersions: ['2026-07-28'],
+                capabilities: { tools: {} },
+                _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'bare', version: '1' } },
+              }
+            : { content: [{ type: 'text', text: 'bare' }] };
+      if (modern)
+        Object.assign(result, { resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
       const body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
       res.writeHead(200, {
         'content-type': 'application/json',
@@ -379,22 +389,27 @@ function verdicts(rows: readonly Row[]): string[] {
   for (const c of CONCURRENCY) {
     const direct = find(DIRECT, c);
     const floor = find(FLOOR_FETCH, c);
-    const sdkFloor = find(FLOOR_SDK, c);
-    for (const era of [MNEMO_LEGACY, MNEMO_MODERN]) {
+    for (const [era, floorPath] of [
+      [MNEMO_LEGACY, FLOOR_SDK],
+      [MNEMO_MODERN, FLOOR_SDK_MODERN],
+    ] as const) {
       const viaMnemo = find(era, c);
+      const sdkFloor = find(floorPath, c);
       if (!direct || !viaMnemo) continue;
       const added = viaMnemo.summary.p50 - direct.summary.p50;
       const target = c === 1 ? ` (target <= 1 ms: ${added <= 1 ? 'met' : 'NOT met'})` : '';
       const overFloor = sdkFloor
-        ? `; over the SDK client's own HTTP floor ${ms(viaMnemo.summary.p50 - sdkFloor.summary.p50)} ms`
+        ? `; ${ms(viaMnemo.summary.p50 - sdkFloor.summary.p50)} ms over the same client's HTTP floor`
         : '';
       out.push(
         `- ${era}, ${c} client(s): ${ms(added)} ms added at p50 over direct stdio${target}${overFloor}`,
       );
     }
-    if (floor && sdkFloor) {
+    const legacyFloor = find(FLOOR_SDK, c);
+    const modernFloor = find(FLOOR_SDK_MODERN, c);
+    if (floor && legacyFloor && modernFloor) {
       out.push(
-        `- the floor, ${c} client(s): fetch ${ms(floor.summary.p50)} ms, the SDK client ${ms(sdkFloor.summary.p50)} ms at p50`,
+        `- the floor, ${c} client(s): fetch ${ms(floor.summary.p50)} ms, the SDK client ${ms(legacyFloor.summary.p50)} ms (2025) and ${ms(modernFloor.summary.p50)} ms (2026-07-28) at p50`,
       );
     }
     const viaMnemo = find(MNEMO_LEGACY, c);
@@ -434,6 +449,11 @@ async function main(): Promise<void> {
       }
       for (const c of CONCURRENCY) {
         rows.push(await load(FLOOR_SDK, httpClient(bare.url, 'legacy'), c, calls, warmup, echo));
+      }
+      for (const c of CONCURRENCY) {
+        rows.push(
+          await load(FLOOR_SDK_MODERN, httpClient(bare.url, 'modern'), c, calls, warmup, echo),
+        );
       }
     } finally {
       await bare.close();
@@ -515,7 +535,7 @@ async function main(): Promise<void> {
       '',
       `- ${calls} timed calls per row after ${warmup} warm-up calls per client (supergateway stateless: ${Math.min(calls, SPAWN_PER_CALL_CALLS)} calls, 1 warm-up, since it spawns the upstream for every POST); each client is its own v2 SDK Client (the fetch floor: fetch alone); calls/s is calls over the wall time of the row.`,
       '- direct stdio: every client spawns its own upstream (node --import tsx test/fixtures/echo-upstream.ts); mnemo and supergateway --stateful front it over streamable HTTP on 127.0.0.1 (mnemo: one upstream shared by all clients, bearer auth on, rate limit off; supergateway --stateful: one upstream per session).',
-      '- the floor: a bare node:http server on 127.0.0.1 answering every POST at once from a canned answer, called with fetch alone and with the SDK client (2025 revision).',
+      '- the floor: a bare node:http server on 127.0.0.1 answering every POST at once from a canned answer, called with fetch alone and with the SDK client in either revision.',
       `- search_memory: top_k 10, queries of 1-3 content words, over ${MEMORIES.toLocaleString('en-US')} pre-filled memories.`,
       `- mnemo: ${cli}.`,
       '- Percentiles are nearest-rank, ms per MCP round trip.',
