@@ -22,23 +22,23 @@ import type { Upstream } from './upstream.js';
 export type GatewayRequest = IncomingMessage & { body?: unknown };
 
 /** The requests passed on to the upstream, each with the capability that offers it. */
-const FORWARDED: Readonly<Record<string, keyof ServerCapabilities>> = {
-  'tools/list': 'tools',
-  'tools/call': 'tools',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resources',
-  'resources/read': 'resources',
-  'prompts/list': 'prompts',
-  'prompts/get': 'prompts',
-  'completion/complete': 'completions',
-};
+const FORWARDED = new Map<string, keyof ServerCapabilities>([
+  ['tools/list', 'tools'],
+  ['tools/call', 'tools'],
+  ['resources/list', 'resources'],
+  ['resources/templates/list', 'resources'],
+  ['resources/read', 'resources'],
+  ['prompts/list', 'prompts'],
+  ['prompts/get', 'prompts'],
+  ['completion/complete', 'completions'],
+]);
 
 /** The body field each of these requests names in the Mcp-Name header (2026-07-28). */
-const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
+const NAMED = new Map<string, 'name' | 'uri'>([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+]);
 
 /**
  * What a stateless gateway can honour of what the upstream offers: the features, without
@@ -111,7 +111,7 @@ export class UpstreamRoute {
         ? outcome.messageKind === 'request'
         : outcome.reason === 'no-claim' || outcome.reason === 'initialize';
     const method = typeof body?.method === 'string' ? body.method : '';
-    const capability = FORWARDED[method];
+    const capability = FORWARDED.get(method);
     const upstream = this.upstream;
     if (isRequest && capability !== undefined) {
       if (upstream.state !== 'ready') return this.fault(res, id, upstream.unavailable());
@@ -222,7 +222,7 @@ export class UpstreamRoute {
       },
       { capabilities, ...(identity?.instructions ? { instructions: identity.instructions } : {}) },
     );
-    for (const [method, capability] of Object.entries(FORWARDED)) {
+    for (const [method, capability] of FORWARDED) {
       if (capabilities[capability] === undefined) continue;
       const relay = (request: { params?: Record<string, unknown> }, ctx: ServerContext) =>
         this.relay(era, method, request.params, ctx);
@@ -289,7 +289,7 @@ function fastPath(
   ) {
     return undefined;
   }
-  const field = NAMED[method];
+  const field = NAMED.get(method);
   const name = field && (params as Record<string, unknown> | undefined)?.[field];
   if (field && typeof name !== 'string') return undefined;
   if (outcome.kind === 'legacy') {

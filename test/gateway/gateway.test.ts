@@ -332,6 +332,24 @@ describe('the gateway at /mcp/<label>', () => {
     assert.equal(answer.id, 7);
     assert.equal(answer.result.resultType, 'complete');
     assert.match(text(answer.result), /^raw \(pid \d+\)$/);
+    // A name sent in the header's base64 form is the SDK's to read: it serves it, and relays.
+    const encoded = await post(
+      url,
+      `Bearer ${TOKEN}`,
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'relayed' }, _meta: envelope() },
+      },
+      {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=`,
+      },
+    );
+    assert.equal(encoded.status, 200);
+    assert.match(text(encoded.json().result), /^relayed \(pid \d+\)$/);
   });
 
   it('an unsupported revision gets -32022 naming the supported ones, HTTP 400, in either era', async () => {
