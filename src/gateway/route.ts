@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { VERSION } from '../version.js';
+import { accepts, EventStream, header, reply, send } from './answer.js';
 import type { Answer, Call, Progress, RpcError } from './channel.js';
 import { type Era, MODERN_REVISIONS, resultForCaller, SUPPORTED_REVISIONS } from './eras.js';
 import { UpstreamError } from './errors.js';
@@ -342,54 +343,4 @@ function rpcError(error: UpstreamError): RpcError {
   const out: RpcError = { code: error.code, message: error.message };
   if (error.data !== undefined) out.data = error.data;
   return out;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function accepts(req: IncomingMessage, type: string): boolean {
-  const accept = req.headers.accept ?? '';
-  return accept.includes(type) || accept.includes('*/*');
-}
-
-function reply(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-/** The answer: a JSON body, or the last event of a stream that progress opened. */
-function send(res: ServerResponse, body: unknown, events: EventStream | undefined): void {
-  if (res.destroyed) return;
-  if (events?.started) {
-    events.send(body);
-    res.end();
-  } else {
-    reply(res, 200, body);
-  }
-}
-
-/** An answer that became an SSE stream when the first progress notification came. */
-class EventStream {
-  started = false;
-  constructor(private readonly res: ServerResponse) {}
-  send(message: unknown): void {
-    if (this.res.destroyed) return;
-    if (!this.started) {
-      this.started = true;
-      this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    }
-    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  }
 }
