@@ -378,20 +378,40 @@ describe('the gateway at /mcp/<label>', () => {
     }
   });
 
-  it('headers that contradict the body get the revision’s -32020, from the SDK', async () => {
-    const res = await post(
-      `${server.url}/mcp/echo`,
-      `Bearer ${TOKEN}`,
-      {
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: { name: 'echo', arguments: { text: 'x' }, _meta: envelope() },
-      },
-      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', 'mcp-name': 'echo' },
-    );
-    assert.equal(res.status, 400);
-    assert.equal(res.json().error?.code, -32020);
+  it('requests that mix revisions get the revision’s own error, HTTP 400, saying what is wrong', async () => {
+    const call = (meta: boolean) => ({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x' }, ...(meta ? { _meta: envelope() } : {}) },
+    });
+    const cases: [string, unknown, Record<string, string>, number][] = [
+      [
+        'Mcp-Method contradicts the body',
+        call(true),
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', 'mcp-name': 'echo' },
+        -32020,
+      ],
+      [
+        'no Mcp-Method',
+        call(true),
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-name': 'echo' },
+        -32020,
+      ],
+      [
+        'a 2026-07-28 header on a 2025 body',
+        call(false),
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+        -32602,
+      ],
+    ];
+    for (const [what, body, headers, code] of cases) {
+      const res = await post(`${server.url}/mcp/echo`, `Bearer ${TOKEN}`, body, headers);
+      assert.equal(res.status, 400, what);
+      const error = res.json().error;
+      assert.equal(error?.code, code, what);
+      assert.ok((error?.message.length ?? 0) > 20, `${what}: says what is wrong`);
+    }
   });
 
   it("accepts an upstream's own token on its route only", async () => {
