@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { LineSplitter } from '../platform/line-splitter.js';
 
 export interface ProcessGroupStdioParams {
@@ -31,6 +34,11 @@ export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Sees each parsed line before it is checked as a message: true takes it (the gateway's own
+   * answers and progress, which skip the SDK's schema check), false hands it on to `onmessage`.
+   */
+  claim?: (value: unknown) => boolean;
   /** The child's stderr, available before start() so no early line is lost. */
   readonly stderr = new PassThrough();
   private child: ChildProcess | undefined;
@@ -122,7 +130,9 @@ export class ProcessGroupStdioTransport implements Transport {
     if (text.trim() === '') return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(text);
+      const value: unknown = JSON.parse(text);
+      if (this.claim?.(value) === true) return;
+      message = parseJSONRPCMessage(value);
     } catch (error) {
       this.onerror?.(error as Error);
       return;

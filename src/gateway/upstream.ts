@@ -1,41 +1,26 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ErrorCode,
+  Client,
   type Implementation,
-  McpError,
+  SdkError,
+  SdkErrorCode,
   type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import { LineSplitter } from '../platform/line-splitter.js';
 import { VERSION } from '../version.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { type Call, Channel, type Progress } from './channel.js';
 import { isStdioSpec, type UpstreamSpec } from './config.js';
+import { type Era, paramsForUpstream } from './eras.js';
+import { UPSTREAM_FAULT, UpstreamError } from './errors.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio.js';
+import { realTimers, type Timers } from './timers.js';
+
+export type { Timers } from './timers.js';
 
 export type UpstreamState = 'starting' | 'ready' | 'restarting' | 'failed';
-
-/** Time as the upstream sees it; tests pass a fake one so backoff needs no sleeping. */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-  /** Milliseconds on a monotonic clock. */
-  now(): number;
-}
-
-const realTimers: Timers = {
-  setTimeout(fn, ms) {
-    const handle = setTimeout(fn, ms);
-    handle.unref();
-    return handle;
-  },
-  clearTimeout(handle) {
-    clearTimeout(handle as NodeJS.Timeout);
-  },
-  now: () => performance.now(),
-};
 
 export interface UpstreamOptions {
   label: string;
@@ -43,8 +28,13 @@ export interface UpstreamOptions {
   logger: Logger;
   /** Longest wait for one forwarded request; progress notifications restart the count. */
   callTimeoutMs?: number;
-  /** Longest wait for the initialize handshake (npx may download the server first). */
+  /** Longest wait for the opening exchange (npx may download the server first). */
   startTimeoutMs?: number;
+  /**
+   * Longest wait for an answer to server/discover over stdio: a 2025-era server that never
+   * answers it is taken for one that speaks 2025 only, and initialized.
+   */
+  probeTimeoutMs?: number;
   /** Restart delays: initialMs, doubling per failed start, capped at maxMs. */
   backoff?: { initialMs: number; maxMs: number };
   /** Up this long before dying, the backoff starts again from initialMs. */
@@ -55,9 +45,21 @@ export interface UpstreamOptions {
 export interface UpstreamHealth {
   label: string;
   state: UpstreamState;
+  /** The revision it speaks: 2026-07-28, or a 2025 one after initialize. */
+  protocolVersion?: string;
   tools?: number;
   restarts: number;
 }
+
+/** What a connected upstream said of itself; kept across restarts, so its route can still answer. */
+export interface UpstreamIdentity {
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation | undefined;
+  instructions: string | undefined;
+}
+
+/** Who the gateway says it is to an upstream, for callers that said nothing. */
+const GATEWAY_INFO = { name: 'mnemo-gateway', version: VERSION };
 
 const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 /** The largest message read from an HTTP upstream, as from a stdio one. */
@@ -66,8 +68,10 @@ const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 const STDERR_LINE = 4096;
 
 /**
- * One upstream MCP server behind the gateway: a long-lived stdio child in its own process
- * group (restarted with backoff when it dies) or a streamable HTTP endpoint, wrapped in an SDK Client.
+ * One upstream MCP server behind the gateway: a long-lived stdio child in its own process group
+ * (restarted with backoff when it dies) or a streamable HTTP endpoint. An SDK Client opens it in
+ * the revision it speaks (server/discover first, initialize when it does not know that); the
+ * gateway's own requests then go over the same transport as raw JSON-RPC (see Channel).
  */
 export class Upstream {
   readonly label: string;
@@ -76,23 +80,28 @@ export class Upstream {
   private readonly timers: Timers;
   private readonly callTimeoutMs: number;
   private readonly startTimeoutMs: number;
+  private readonly probeTimeoutMs: number;
   private readonly backoff: { initialMs: number; maxMs: number };
   private readonly stableMs: number;
 
   private current: UpstreamState = 'starting';
   private client: Client | undefined;
+  private channel: Channel | undefined;
   /** Bumped per connection attempt, so events of an old child are ignored. */
   private generation = 0;
   private failures = 0;
   private restarts = 0;
   private readySince = 0;
   private timer: unknown;
+  /** When the scheduled restart runs, on `timers.now()`. */
+  private restartAt = 0;
   private closed = false;
   private toolCount: number | undefined;
-  /** Kept across restarts, so a proxy built while the upstream is down still advertises them. */
-  capabilities: ServerCapabilities | undefined;
-  serverInfo: Implementation | undefined;
-  instructions: string | undefined;
+  /** Set once the server died on server/discover: it is opened with initialize from then on. */
+  private legacyOnly = false;
+  private negotiated: { era: Era; version: string } | undefined;
+  /** Kept across restarts, so the route still says what the upstream offers while it is down. */
+  identity: UpstreamIdentity | undefined;
 
   constructor(options: UpstreamOptions) {
     this.label = options.label;
@@ -101,6 +110,7 @@ export class Upstream {
     this.timers = options.timers ?? realTimers;
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.startTimeoutMs = options.startTimeoutMs ?? 120_000;
+    this.probeTimeoutMs = options.probeTimeoutMs ?? 10_000;
     this.backoff = options.backoff ?? { initialMs: 500, maxMs: 30_000 };
     this.stableMs = options.stableMs ?? 30_000;
   }
@@ -109,8 +119,19 @@ export class Upstream {
     return this.current;
   }
 
+  /** The era and revision of the live connection; undefined while there is none. */
+  get protocol(): { era: Era; version: string } | undefined {
+    return this.current === 'ready' ? this.negotiated : undefined;
+  }
+
+  /** The gateway's requests to it that await an answer. */
+  get inFlight(): number {
+    return this.channel?.inFlight ?? 0;
+  }
+
   health(): UpstreamHealth {
     const h: UpstreamHealth = { label: this.label, state: this.current, restarts: this.restarts };
+    if (this.negotiated) h.protocolVersion = this.negotiated.version;
     if (this.toolCount !== undefined) h.tools = this.toolCount;
     return h;
   }
@@ -130,26 +151,38 @@ export class Upstream {
     }
   }
 
-  /** The connected client, or a JSON-RPC error naming the label while it is down. */
-  connectedClient(): Client {
-    if (this.current !== 'ready' || this.client === undefined) {
-      throw new McpError(
-        ErrorCode.ConnectionClosed,
-        `upstream "${this.label}" is not available (${this.current}): try again shortly`,
-      );
+  /**
+   * Sends one request as raw JSON-RPC, the caller's params put in the upstream's era (see
+   * paramsForUpstream). Throws an UpstreamError with a retry delay while the upstream is down
+   * (nothing was sent).
+   */
+  call(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    onProgress?: (progress: Progress) => void,
+  ): Call {
+    const channel = this.channel;
+    const protocol = this.negotiated;
+    if (this.current !== 'ready' || channel === undefined || protocol === undefined) {
+      throw this.unavailable();
     }
-    return this.client;
+    return channel.call(method, paramsForUpstream(params, protocol, GATEWAY_INFO), onProgress);
   }
 
-  /** Options for a forwarded request: the call timeout, cancellation, progress. */
-  requestOptions(signal: AbortSignal, onprogress?: RequestOptions['onprogress']): RequestOptions {
-    const options: RequestOptions = {
-      signal,
-      timeout: this.callTimeoutMs,
-      resetTimeoutOnProgress: true,
+  /** The error for a call while the upstream is not ready: when to try again, in seconds. */
+  unavailable(): UpstreamError {
+    const seconds = Math.max(1, Math.ceil((this.restartAt - this.timers.now()) / 1000));
+    const why: Record<UpstreamState, string> = {
+      starting: 'is starting',
+      restarting: 'is restarting',
+      failed: 'failed to start and is being restarted',
+      ready: 'is not connected',
     };
-    if (onprogress) options.onprogress = onprogress;
-    return options;
+    return new UpstreamError(
+      UPSTREAM_FAULT,
+      `upstream "${this.label}" ${why[this.current]}: retry in a moment`,
+      seconds,
+    );
   }
 
   async close(): Promise<void> {
@@ -159,6 +192,8 @@ export class Upstream {
     this.timer = undefined;
     const client = this.client;
     this.client = undefined;
+    this.channel?.close(new UpstreamError(UPSTREAM_FAULT, `upstream "${this.label}" is closed`));
+    this.channel = undefined;
     // Ends stdin, then sends the child's process group SIGTERM, then SIGKILL.
     await client?.close().catch(() => {});
   }
@@ -197,16 +232,31 @@ export class Upstream {
 
   private async connect(): Promise<void> {
     const generation = ++this.generation;
-    const client = new Client({ name: 'mnemo-gateway', version: VERSION }, { capabilities: {} });
+    const client = new Client(
+      GATEWAY_INFO,
+      this.legacyOnly
+        ? { capabilities: {} }
+        : {
+            capabilities: {},
+            versionNegotiation: { mode: 'auto', probe: { timeoutMs: this.probeTimeoutMs } },
+          },
+    );
     client.onclose = () => this.lost(generation);
     client.onerror = (error) =>
       this.logger.debug({ err: error.message }, 'upstream transport error');
+    const transport = this.makeTransport();
     try {
-      await client.connect(this.makeTransport(), { timeout: this.startTimeoutMs });
+      await client.connect(transport, { timeout: this.startTimeoutMs });
     } catch (error) {
       await client.close().catch(() => {});
       if (generation !== this.generation || this.closed) return;
-      this.logger.warn({ err: (error as Error).message }, 'upstream did not start');
+      if (diedOnProbe(error) && !this.legacyOnly) {
+        // Servers on some SDKs exit on any request before initialize: initialize them at once.
+        this.legacyOnly = true;
+        this.logger.warn('upstream exited on server/discover: opening it with initialize');
+      } else {
+        this.logger.warn({ err: (error as Error).message }, 'upstream did not start');
+      }
       this.current = 'failed';
       this.scheduleRestart();
       return;
@@ -215,14 +265,27 @@ export class Upstream {
       await client.close().catch(() => {});
       return;
     }
+    const era = client.getProtocolEra() ?? 'legacy';
+    const version = client.getNegotiatedProtocolVersion() ?? '';
+    const channel = new Channel(transport, {
+      label: this.label,
+      timers: this.timers,
+      timeoutMs: this.callTimeoutMs,
+      cancelByAbort: era === 'modern' && transport.hasPerRequestStream === true,
+    });
+    tap(transport, channel);
     this.client = client;
-    this.capabilities = client.getServerCapabilities();
-    this.serverInfo = client.getServerVersion();
-    this.instructions = client.getInstructions();
+    this.channel = channel;
+    this.negotiated = { era, version };
+    this.identity = {
+      capabilities: client.getServerCapabilities() ?? {},
+      serverInfo: client.getServerVersion(),
+      instructions: client.getInstructions(),
+    };
     this.current = 'ready';
     this.readySince = this.timers.now();
-    this.logger.info({ server: this.serverInfo?.name }, 'upstream ready');
-    if (this.capabilities?.tools) {
+    this.logger.info({ server: this.identity.serverInfo?.name, version }, 'upstream ready');
+    if (this.identity.capabilities.tools) {
       client.listTools().then(
         ({ tools }) => {
           if (generation === this.generation) this.toolCount = tools.length;
@@ -236,6 +299,13 @@ export class Upstream {
     // A failed start is handled in connect(); only a live connection counts as lost here.
     if (generation !== this.generation || this.closed || this.current !== 'ready') return;
     this.client = undefined;
+    this.channel?.close(
+      new UpstreamError(
+        UPSTREAM_FAULT,
+        `upstream "${this.label}" closed its connection before answering; it is restarting`,
+      ),
+    );
+    this.channel = undefined;
     this.current = 'restarting';
     if (this.timers.now() - this.readySince >= this.stableMs) this.failures = 0;
     this.logger.warn('upstream connection lost: restarting');
@@ -245,6 +315,7 @@ export class Upstream {
   private scheduleRestart(): void {
     const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** this.failures);
     this.failures++;
+    this.restartAt = this.timers.now() + delay;
     this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
       if (this.closed) return;
@@ -252,4 +323,28 @@ export class Upstream {
       void this.connect();
     }, delay);
   }
+}
+
+/**
+ * Routes what the transport reads to the channel first: on our stdio transport before the SDK's
+ * schema check (answers to the gateway skip it), on any other by wrapping the Client's handler.
+ */
+function tap(transport: Transport, channel: Channel): void {
+  if (transport instanceof ProcessGroupStdioTransport) {
+    transport.claim = (value) => channel.claim(value);
+    return;
+  }
+  const inner = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (!channel.claim(message)) inner?.call(transport, message, extra);
+  };
+}
+
+/** The connect failed because the server closed the connection on server/discover. */
+function diedOnProbe(error: unknown): boolean {
+  return (
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    /closed during the server\/discover probe/.test(error.message)
+  );
 }

@@ -1,4 +1,9 @@
-import { createServer as createNodeServer, type Server } from 'node:http';
+import {
+  createServer as createNodeServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -51,7 +56,8 @@ export interface HttpDeps {
     has(label: string): boolean;
     /** That upstream's own token: it opens its route and no other. */
     tokenFor(label: string): string | undefined;
-    createServer(label: string): { connect(t: Transport): Promise<void>; close(): Promise<void> };
+    /** Serves one request to /mcp/<label>, its body parsed and bounded by the route. */
+    handle(label: string, req: IncomingMessage, res: ServerResponse): Promise<void>;
   };
 }
 
@@ -184,17 +190,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
-  const upstreamPools = new Map<string, ServerPool>();
   app.post('/mcp/:label', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
     const label = req.params.label as string;
     res.locals.label = label;
-    let pool = upstreamPools.get(label);
-    if (!pool) {
-      const gateway = deps.gateway as NonNullable<HttpDeps['gateway']>;
-      pool = new ServerPool(() => gateway.createServer(label));
-      upstreamPools.set(label, pool);
-    }
-    await serveOnce(pool, req, res);
+    await (deps.gateway as NonNullable<HttpDeps['gateway']>).handle(label, req, res);
   });
 
   if (deps.ui) {

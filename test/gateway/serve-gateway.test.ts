@@ -4,9 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  Client,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { CLI_PATH, makeTempDir, removeDir } from '../e2e/helpers.js';
 import { isAlive } from '../support.js';
 
@@ -83,21 +85,27 @@ describe('mnemo serve with MNEMO_GATEWAY_CONFIG', () => {
     await eventually(async () => (await upstreams())[0]?.state === 'ready', 'echo to be ready');
     assert.equal((await upstreams())[0]?.label, 'echo');
 
-    const client = new Client({ name: 'serve-gateway-e2e', version: '1' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${base}/mcp/echo`), {
-        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-      }),
-    );
-    const result = (await client.callTool({
-      name: 'echo',
-      arguments: { text: 'through serve' },
-    })) as CallToolResult;
-    const first = result.content[0];
-    const said = first?.type === 'text' ? first.text : '';
-    assert.match(said, /^through serve \(pid \d+\)$/);
-    const upstreamPid = Number(/pid (\d+)/.exec(said)?.[1]);
-    await client.close();
+    // A 2025 client (initialize) and a 2026-07-28 one (no handshake), on the same route.
+    const pids = new Set<number>();
+    for (const negotiation of [{}, { versionNegotiation: { mode: { pin: '2026-07-28' } } }]) {
+      const client = new Client({ name: 'serve-gateway-e2e', version: '1' }, negotiation);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp/echo`), {
+          requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      const result = (await client.callTool({
+        name: 'echo',
+        arguments: { text: 'through serve' },
+      })) as CallToolResult;
+      const first = result.content[0];
+      const said = first?.type === 'text' ? first.text : '';
+      assert.match(said, /^through serve \(pid \d+\)$/);
+      pids.add(Number(/pid (\d+)/.exec(said)?.[1]));
+      await client.close();
+    }
+    assert.equal(pids.size, 1, 'one upstream serves both');
+    const [upstreamPid] = [...pids] as [number];
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
