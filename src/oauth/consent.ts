@@ -13,7 +13,9 @@ import { HttpError } from '../transport/http-error.js';
 import { jsonBody } from '../transport/json-body.js';
 import type { TokenGrant } from '../transport/tokens.js';
 import { namespaceScope } from './grants.js';
-import { ACCOUNT } from './provider.js';
+import { ACCOUNT, RESOURCE_SCOPE } from './provider.js';
+
+const OIDC_SCOPES = new Set(['openid', 'offline_access']);
 
 export interface ConsentOptions {
   provider(): Provider;
@@ -140,19 +142,14 @@ export function consentApi(options: ConsentOptions): express.Router {
       const provider = options.provider();
       const clientId = String(interaction.params.client_id ?? '');
       const grant = new provider.Grant({ accountId: ACCOUNT, clientId });
-      const details = interaction.prompt.details as {
-        missingOIDCScope?: string[];
-        missingOIDCClaims?: string[];
-        missingResourceScopes?: Record<string, string[]>;
-      };
-      if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(' '));
-      if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
-      for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) {
-        grant.addResourceScope(indicator, scopes.join(' '));
-      }
+      // What the client asked for (the first prompt is login, whose details name no scope): the
+      // OIDC scopes it asked, the resource's own scope, and the namespaces chosen.
+      const asked = String(interaction.params.scope ?? '').split(' ');
+      const oidc = asked.filter((scope) => OIDC_SCOPES.has(scope));
+      if (oidc.length > 0) grant.addOIDCScope(oidc.join(' '));
       grant.addResourceScope(
         options.resource(),
-        (chosen as string[]).map(namespaceScope).join(' '),
+        [RESOURCE_SCOPE, ...(chosen as string[]).map(namespaceScope)].join(' '),
       );
       const grantId = await grant.save();
       interaction.result = {

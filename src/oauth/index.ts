@@ -15,7 +15,7 @@ import { consentApi } from './consent.js';
 import { consentPage } from './consent-page.js';
 import { Grants } from './grants.js';
 import { grantsApi } from './grants-api.js';
-import { createProvider } from './provider.js';
+import { createProvider, RESOURCE_SCOPE, ROUTES } from './provider.js';
 import { connectGuard, protectedResourceMetadata } from './resource.js';
 import type { OAuthStore } from './store.js';
 
@@ -139,6 +139,11 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
     const { issuer, handle } = current();
     // RFC 8414's document is the provider's discovery, word for word.
     if (asMetadata) req.url = '/.well-known/openid-configuration';
+    // A client that asks for no scope (OAuth 2.1 lets it) asks for the resource's: oidc-provider
+    // grants nothing to a request without one.
+    if (req.method === 'GET' && path === ROUTES.authorization && req.query.scope === undefined) {
+      req.url += `${req.url.includes('?') ? '&' : '?'}scope=${RESOURCE_SCOPE}`;
+    }
     // The provider answers as the public URL whatever the tunnel or proxy sent on.
     const publicUrl = new URL(issuer);
     req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
@@ -163,6 +168,15 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
         ...(options.clientIdMetadataDocuments ? { clientIdMetadataDocuments: true } : {}),
       });
       provider.proxy = true;
+      provider.on('authorization.error', (_ctx, error) =>
+        options.logger.warn(
+          {
+            err: (error as Error).message,
+            d: (error as { error_description?: string }).error_description,
+          },
+          'oauth: authorization refused',
+        ),
+      );
       provider.on('server_error', (_ctx, error) =>
         options.logger.error({ err: (error as Error).message }, 'oauth: provider error'),
       );

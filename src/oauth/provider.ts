@@ -38,6 +38,9 @@ export const ROUTES = {
   credential: '/oauth/credential',
 } as const;
 
+/** The scope of /connect/mcp a client asks for; the namespaces are the grant's, not scopes asked. */
+export const RESOURCE_SCOPE = 'mcp';
+
 /** The consent page, given the interaction's uid. */
 export const consentPath = (uid: string) => `/ui/consent?uid=${encodeURIComponent(uid)}`;
 
@@ -120,7 +123,7 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
           if (indicator !== resource)
             throw new errors.InvalidTarget(`the only resource is ${resource}`);
           return {
-            scope: 'mcp',
+            scope: RESOURCE_SCOPE,
             audience: resource,
             accessTokenTTL: LIFETIMES.accessToken,
             accessTokenFormat: 'opaque',
@@ -142,8 +145,17 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
       client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     expiresWithSession: () => false,
-    // Every authorization asks the person: no silent grant from an earlier consent.
-    loadExistingGrant: () => undefined,
+    // Every authorization asks the person: the grant is the one this consent made, never one
+    // an earlier consent in the same browser made.
+    loadExistingGrant: (ctx: {
+      oidc: {
+        result?: { consent?: { grantId?: string } };
+        provider: Provider;
+      };
+    }) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId === undefined ? undefined : ctx.oidc.provider.Grant.find(grantId);
+    },
     interactions: {
       url: (_ctx: unknown, interaction: { uid: string }) => consentPath(interaction.uid),
     },

@@ -5,6 +5,7 @@ import { type AuthInfo, OAuthError, OAuthErrorCode } from '@modelcontextprotocol
 import type express from 'express';
 import type { Provider } from 'oidc-provider';
 import { namespacesOfScope } from './grants.js';
+import { RESOURCE_SCOPE } from './provider.js';
 import { keyOf, type OAuthStore } from './store.js';
 
 /** How often a grant's "last used" is written (seconds): not a write per call. */
@@ -95,6 +96,7 @@ export function protectedResourceMetadata(resource: string, issuer: string) {
     resource,
     authorization_servers: [issuer],
     bearer_methods_supported: ['header'],
+    scopes_supported: [RESOURCE_SCOPE],
     resource_name: 'mnemo',
   };
 }
