@@ -337,6 +337,13 @@ export const SETTINGS = {
       .optional(),
     meaning: 'the public URL (tunnel); when set, gateway.json is written',
   },
+  oauth: {
+    variable: 'MNEMO_OAUTH',
+    default: false,
+    schema: bool('MNEMO_OAUTH'),
+    meaning:
+      '`mnemo serve` also answers OAuth 2.1 clients (claude.ai, ChatGPT) at `/connect/mcp` (also `--oauth`); needs a public URL and a token',
+  },
   gatewayManifest: {
     variable: 'MNEMO_GATEWAY_MANIFEST',
     ...inDataDir('gateway.json'),

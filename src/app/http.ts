@@ -4,12 +4,13 @@ import { loadGatewayConfig } from '../gateway/config.js';
 import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';
 import { cloudflaredEnvironment, QuickTunnel } from '../gateway/tunnel.js';
+import type { OAuthServer } from '../oauth/index.js';
 import { readRegularFile } from '../platform/durable-file.js';
 import { createServer } from '../server.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 import { tokenMatches } from '../transport/auth.js';
 import { hostName, isLoopbackAddress } from '../transport/hosts.js';
-import { createHttpApp, listen, type RunningHttp } from '../transport/http.js';
+import { createHttpApp, listen, type RunningHttp, refuseOtherOrigins } from '../transport/http.js';
 import { parseTokenFile, type TokenGrant } from '../transport/tokens.js';
 import { uiApi } from '../ui/api.js';
 import { uiPage } from '../ui/page.js';
@@ -21,6 +22,8 @@ export interface ServeAppDeps {
   clock: () => number;
   /** Opens a Cloudflare quick tunnel to the server (`mnemo serve --tunnel`). */
   tunnel?: boolean;
+  /** OAuth for claude.ai and ChatGPT at /connect/mcp (`--oauth`; MNEMO_OAUTH does the same). */
+  oauth?: boolean;
   /** Told each public URL the tunnel gets, once gateway.json names it. */
   onTunnelUrl?(url: string): void;
   /**
@@ -61,6 +64,8 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
   let gateway: Gateway | undefined;
   let running: RunningHttp | undefined;
   let tunnel: QuickTunnel | undefined;
+  let oauth: OAuthServer | undefined;
+  const oauthOn = config.oauth || deps.oauth === true;
   let stopping: Promise<void> | undefined;
 
   const publish = async (url: string, previous: string | undefined) => {
@@ -75,6 +80,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
     if (running && publicUrl !== undefined) await manifest.withdraw(publicUrl).catch(() => {});
     await running?.close(DRAIN_MS);
     await gateway?.close();
+    await oauth?.close();
     await opened?.readiness.wait('store').catch(() => {});
     await opened?.close();
   };
@@ -92,6 +98,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       restartMs: config.tunnelRestartMs,
       onUrl: async (url, previous) => {
         allowedHosts.push(hostName(url));
+        await oauth?.setPublicUrl(url);
         await publish(url, previous ?? publicUrl);
         deps.onTunnelUrl?.(url);
       },
@@ -103,6 +110,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
   return {
     async start() {
       refuseUnsafe(config, deps.tunnel === true);
+      if (oauthOn) refuseOAuthWithout(config, deps.tunnel === true);
       // A bad gateway config stops the start before anything is opened.
       const servers =
         config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
@@ -126,7 +134,19 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
           ? undefined
           : createGateway({ servers, logger, callTimeoutMs: config.gatewayTimeoutMs });
       gateway = upstreams;
+      if (oauthOn) {
+        try {
+          oauth = await startOAuth(config, deps, memory, tokens ?? []);
+        } catch (error) {
+          await shutDown();
+          throw error;
+        }
+        if (publicUrl !== undefined) allowedHosts.push(hostName(publicUrl));
+      }
       const app = createHttpApp({
+        ...(oauth
+          ? { oauth: { routes: oauth.routes, guard: oauth.guard, grantsApi: oauth.grantsApi } }
+          : {}),
         ...(upstreams ? { gateway: upstreams } : {}),
         createMcpServer: (namespace) =>
           // JSON answers carry no notification: no subscriptions, no client log.
@@ -205,6 +225,54 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
       return shutDown();
     },
   };
+}
+
+/**
+ * OAuth answers at the public URL (its issuer, which clients check), and consent is proven with
+ * a token: without either it cannot work, so the start stops saying which to set.
+ */
+function refuseOAuthWithout(config: Config, withTunnel: boolean): void {
+  if (config.publicUrl === undefined && !withTunnel) {
+    throw new ConfigError(
+      'OAuth (MNEMO_OAUTH or --oauth) needs the public URL clients reach: set MNEMO_PUBLIC_URL (e.g. https://mnemo.example.com) or start with --tunnel',
+    );
+  }
+  if (config.authToken === undefined && config.tokensFile === undefined) {
+    throw new ConfigError(
+      'OAuth (MNEMO_OAUTH or --oauth) needs a token the person proves consent with: set MNEMO_AUTH_TOKEN (e.g. to the output of openssl rand -hex 32)',
+    );
+  }
+}
+
+/** The OAuth server over the memory's storage (loaded only when OAuth is on). */
+async function startOAuth(
+  config: Config,
+  deps: ServeAppDeps,
+  memory: OpenedMemory,
+  tokens: readonly TokenGrant[],
+): Promise<OAuthServer> {
+  const [{ createOAuth }, { openOAuthStore }] = await Promise.all([
+    import('../oauth/index.js'),
+    import('../oauth/open-store.js'),
+  ]);
+  const oauth = createOAuth({
+    store: openOAuthStore(config, deps.clock),
+    clock: deps.clock,
+    logger: deps.logger,
+    authToken: config.authToken,
+    tokens,
+    namespaces: () =>
+      [
+        ...new Set([
+          DEFAULT_NAMESPACE,
+          ...tokens.flatMap((grant) => grant.namespaces),
+          ...memory.namespaces(),
+        ]),
+      ].sort(),
+    sameOrigin: refuseOtherOrigins,
+  });
+  if (config.publicUrl !== undefined) await oauth.setPublicUrl(config.publicUrl);
+  return oauth;
 }
 
 /** A public tunnel, or an address other machines reach, only behind a token. */

@@ -32,6 +32,7 @@ function parseFlags(argv: string[]) {
       out: { type: 'string' },
       host: { type: 'string' },
       tunnel: { type: 'boolean' },
+      oauth: { type: 'boolean' },
       port: { type: 'string' },
       at: { type: 'string' },
       apply: { type: 'boolean' },

@@ -9,7 +9,7 @@ const HELP = `mnemo ${VERSION}: memory for AI agents, served as MCP tools
 
 Usage:
   mnemo stdio                 serve the memory tools over stdin/stdout (for Claude Desktop)
-  mnemo serve [--host H] [--port P] [--tunnel]
+  mnemo serve [--host H] [--port P] [--tunnel] [--oauth]
                               serve them over streamable HTTP at POST /mcp (default
                               127.0.0.1:7744), behind MNEMO_AUTH_TOKEN; GET /health
   mnemo ui [--port P]         the web page to look at the memory, on loopback only; prints its
@@ -86,7 +86,7 @@ const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number 
     'serve',
     {
       run: lazy(() => import('./commands/serve.js').then((m) => m.runServe)),
-      flags: ['host', 'port', 'tunnel', 'database-url'],
+      flags: ['host', 'port', 'tunnel', 'oauth', 'database-url'],
       words: 0,
     },
   ],

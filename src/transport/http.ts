@@ -28,6 +28,9 @@ import type { TokenGrant } from './tokens.js';
 
 export { HttpError };
 
+/** The OAuth-protected MCP endpoint (MNEMO_OAUTH): its own path, apart from /mcp. */
+export const CONNECT_MCP = '/connect/mcp';
+
 export interface HttpDeps {
   /**
    * A fresh MCP server over namespace `namespace`, for one request: the endpoint is stateless
@@ -51,6 +54,16 @@ export interface HttpDeps {
    * namespaces as /mcp, and only for the page's own origin.
    */
   ui?: { page: express.Router; api: express.Router };
+  /**
+   * OAuth (MNEMO_OAUTH): its routes (discovery, /oauth/*, the consent API), the guard of POST
+   * /connect/mcp, and the grants, listed and revoked at /ui/api/oauth/grants by the admin token.
+   */
+  oauth?: {
+    routes: express.Router;
+    /** Sets res.locals.oauth ({ namespaces, grant }) for a valid token, else answers 401. */
+    guard: express.RequestHandler;
+    grantsApi: express.Router;
+  };
   /** The upstreams of the gateway, each at POST /mcp/<label>. */
   gateway?: {
     has(label: string): boolean;
@@ -128,6 +141,15 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json(deps.health());
   });
 
+  // OAuth's own routes, and its endpoint's guard: /mcp below never meets OAuth.
+  if (deps.oauth) {
+    app.use(deps.oauth.routes);
+    app.use(CONNECT_MCP, deps.oauth.guard, (_req, res, next) => {
+      res.locals.holder = `oauth:${(res.locals.oauth as { grant: string }).grant}`;
+      next();
+    });
+  }
+
   const tokens = deps.tokens ?? [];
   /** A token opens /mcp: MNEMO_AUTH_TOKEN, or one of the token file. */
   const guarded = deps.authToken !== undefined || tokens.length > 0;
@@ -155,7 +177,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   const perMinute = deps.rateLimitPerMinute ?? 600;
   if (perMinute > 0) {
     app.use(
-      deps.ui ? ['/mcp', '/ui/api'] : '/mcp',
+      ['/mcp', ...(deps.ui ? ['/ui/api'] : []), ...(deps.oauth ? [CONNECT_MCP, '/oauth'] : [])],
       rateLimit({
         windowMs: 60_000,
         limit: perMinute,
@@ -208,6 +230,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       res.set('Cache-Control', 'no-store');
       next();
     });
+    if (deps.oauth) {
+      // The grants are the person's: the admin token's only.
+      app.use('/ui/api/oauth', (_req, res, next) => {
+        if (res.locals.holder !== 'mnemo') {
+          throw new HttpError(403, 'the grants are listed and revoked with MNEMO_AUTH_TOKEN only');
+        }
+        next();
+      });
+      app.use('/ui/api/oauth', deps.oauth.grantsApi);
+    }
     app.use('/ui/api', jsonBody(deps.bodyLimit), deps.ui.api);
     app.use('/ui/api', () => {
       throw new HttpError(404, 'not found: no such route of the page API');
@@ -242,6 +274,17 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     throw new HttpError(405, 'use POST: this endpoint answers with JSON and keeps no SSE stream');
   });
 
+  if (deps.oauth) {
+    // The same MCP handler as /mcp, in a namespace of the token's grant.
+    app.post(CONNECT_MCP, jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
+      const caller = res.locals.oauth as { namespaces: readonly string[] };
+      await handlerFor(chosenNamespace(req, caller.namespaces))(req, res);
+    });
+    app.all(CONNECT_MCP, () => {
+      throw new HttpError(405, 'use POST: this endpoint answers with JSON and keeps no SSE stream');
+    });
+  }
+
   app.use(() => {
     throw new HttpError(404, 'not found: the MCP endpoint is POST /mcp');
   });
@@ -264,7 +307,7 @@ const unauthorized = () =>
  * (Origin, Sec-Fetch-Site); a page elsewhere cannot act with the person's session, and no CORS
  * header ever lets it read an answer.
  */
-function refuseOtherOrigins(req: Request): void {
+export function refuseOtherOrigins(req: Request): void {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     throw new HttpError(403, 'the page API answers its own page only (Sec-Fetch-Site)');

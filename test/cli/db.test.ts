@@ -282,7 +282,7 @@ describe('mnemo migrate', () => {
     assert.equal(
       first.stdout,
       [
-        `Applied 1 migration (1) to schema ${db.schema} first.`,
+        `Applied ${MIGRATIONS.length} migrations (${MIGRATIONS.map((m) => m.version).join(', ')}) to schema ${db.schema} first.`,
         'NAMESPACE  MEMORIES  RELATIONS  FORGOTTEN  VECTORS',
         'default    1         0          0          0',
         'work       2         0          0          0',

@@ -16,15 +16,23 @@ export async function runServe({
   // Loaded here, not at the top: `mnemo stdio` starts without express and the gateway.
   const { createServeApp } = await import('../../app/http.js');
   const logger = createLogger(config.logLevel);
+  const oauth = config.oauth || flags.oauth === true;
   const app = createServeApp(config, {
     logger,
     clock: clockFor(config),
     tunnel: flags.tunnel === true,
-    onTunnelUrl: (url) => out(`mnemo serve: ${url}/mcp (tunnel)`),
+    oauth: flags.oauth === true,
+    onTunnelUrl: (url) => {
+      out(`mnemo serve: ${url}/mcp (tunnel)`);
+      if (oauth) out(`mnemo serve: ${url}/connect/mcp (OAuth: paste it into claude.ai or ChatGPT)`);
+    },
     ...(env ? { environment: env } : {}),
   });
   const { url } = await app.start();
   out(`mnemo serve: ${url}/mcp${config.authToken ? ' (bearer auth on)' : ''}`);
+  if (oauth && config.publicUrl !== undefined) {
+    out(`mnemo serve: ${config.publicUrl}/connect/mcp (OAuth: paste it into claude.ai or ChatGPT)`);
+  }
   // A daemon's stdout goes to a log (the journal): the token goes into the address only for a
   // person at a terminal.
   const interactive = (stdout as NodeJS.WriteStream).isTTY === true;

@@ -88,6 +88,28 @@ CREATE TABLE mnemo_state (
 INSERT INTO mnemo_state (key, value) VALUES ('change_floor', 0);
 `,
   },
+  {
+    version: 2,
+    name: 'the OAuth server: clients, grants, codes and tokens, keyed by hash',
+    sql: `
+-- What oidc-provider stores (src/oauth/pg-store.ts), keyed by the SHA-256 of model and id: a code
+-- or a token is never here in clear. grant_key ties codes and tokens to their grant.
+CREATE TABLE mnemo_oauth (
+  key         text PRIMARY KEY,
+  model       text NOT NULL,
+  payload     jsonb NOT NULL,
+  expires_at  bigint,
+  grant_key   text,
+  uid_key     text,
+  consumed_at bigint,
+  used_at     bigint
+);
+CREATE INDEX mnemo_oauth_model ON mnemo_oauth (model);
+CREATE INDEX mnemo_oauth_grant ON mnemo_oauth (grant_key);
+CREATE INDEX mnemo_oauth_uid ON mnemo_oauth (uid_key);
+CREATE INDEX mnemo_oauth_expires ON mnemo_oauth (expires_at);
+`,
+  },
 ];
 
 /**

@@ -1,0 +1,202 @@
+// The OAuth 2.1 side of `mnemo serve` (off unless MNEMO_OAUTH / --oauth): oidc-provider at
+// /oauth/*, its metadata at the root (RFC 8414) and the resource's at
+// /.well-known/oauth-protected-resource/connect/mcp (RFC 9728), the consent API at
+// /oauth/interaction/:uid, and the guard of /connect/mcp. The issuer is the public URL; with a
+// tunnel it is known only once the tunnel is up, and the routes answer 503 until then.
+import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/express';
+import express from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { Provider } from 'oidc-provider';
+import type { Logger } from 'pino';
+import { CONNECT_MCP } from '../transport/http.js';
+import { HttpError } from '../transport/http-error.js';
+import type { TokenGrant } from '../transport/tokens.js';
+import { consentApi } from './consent.js';
+import { consentPage } from './consent-page.js';
+import { Grants } from './grants.js';
+import { grantsApi } from './grants-api.js';
+import { createProvider, RESOURCE_SCOPE, ROUTES } from './provider.js';
+import { connectGuard, protectedResourceMetadata } from './resource.js';
+import type { OAuthStore } from './store.js';
+
+export { type GrantSummary, Grants } from './grants.js';
+export type { OAuthCaller } from './resource.js';
+
+/** Registered clients kept at most: past it, registration waits for unused ones to expire. */
+export const MAX_CLIENTS = 500;
+/** Registrations an hour from one address. */
+export const REGISTRATIONS_PER_HOUR = 20;
+
+export interface OAuthOptions {
+  store: OAuthStore;
+  /** Epoch seconds. */
+  clock: () => number;
+  logger: Logger;
+  authToken: string | undefined;
+  tokens: readonly TokenGrant[];
+  /** The namespaces the consent page offers. */
+  namespaces(): string[];
+  /** The page API's same-origin rule, for the consent API. */
+  sameOrigin(req: express.Request): void;
+  /** Client ID Metadata Documents (a client known by a URL): fetched by oidc-provider. */
+  clientIdMetadataDocuments?: boolean;
+}
+
+export interface OAuthServer {
+  /** Discovery, the provider, the consent API and page: mounted before the other routes. */
+  routes: express.Router;
+  /** The guard of /connect/mcp: sets res.locals.oauth (OAuthCaller) or answers 401. */
+  guard: express.RequestHandler;
+  grants: Grants;
+  /** GET /grants and DELETE /grants/:id, for /ui/api/oauth. */
+  grantsApi: express.Router;
+  /** Makes `url` (the public URL) the issuer; a new one replaces the provider. */
+  setPublicUrl(url: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Live {
+  issuer: string;
+  resource: string;
+  provider: Provider;
+  handle: ReturnType<Provider['callback']>;
+  guard: express.RequestHandler;
+  resourceMetadataPath: string;
+}
+
+const notYet = () =>
+  new HttpError(503, 'OAuth waits for the public URL (the tunnel is starting): retry in a moment');
+
+export function createOAuth(options: OAuthOptions): OAuthServer {
+  let live: Live | undefined;
+  const current = (): Live => {
+    if (!live) throw notYet();
+    return live;
+  };
+  const grants = new Grants(options.store, () => live?.resource);
+
+  const routes = express.Router();
+  routes.get(['/ui/consent', '/ui/consent.js'], consentPage());
+  routes.use(
+    '/oauth/interaction',
+    consentApi({
+      provider: () => current().provider,
+      resource: () => current().resource,
+      clock: options.clock,
+      authToken: options.authToken,
+      tokens: options.tokens,
+      namespaces: options.namespaces,
+      sameOrigin: options.sameOrigin,
+    }),
+  );
+  // A registration flood is bounded twice: per address, and in all (unused clients expire in a day).
+  routes.post(
+    '/oauth/register',
+    rateLimit({
+      windowMs: 3_600_000,
+      limit: REGISTRATIONS_PER_HOUR,
+      standardHeaders: 'draft-8',
+      legacyHeaders: false,
+      handler: (_req, res) => {
+        res.status(429).json({
+          error: 'temporarily_unavailable',
+          error_description: `more than ${REGISTRATIONS_PER_HOUR} registrations an hour from this address`,
+        });
+      },
+    }),
+    async (_req, res, next) => {
+      if ((await options.store.count('Client')) < MAX_CLIENTS) {
+        next();
+        return;
+      }
+      options.logger.warn(
+        { clients: MAX_CLIENTS },
+        'oauth: registration refused, too many clients',
+      );
+      res.status(503).set('Retry-After', '3600').json({
+        error: 'temporarily_unavailable',
+        error_description: 'too many registered clients: unused ones expire within a day',
+      });
+    },
+  );
+  routes.use((req, res, next) => {
+    const path = req.path;
+    if (path.startsWith('/.well-known/oauth-protected-resource')) {
+      const { resourceMetadataPath, resource, issuer } = current();
+      if (path !== resourceMetadataPath) throw new HttpError(404, 'not found: no such resource');
+      res.set('Cache-Control', 'max-age=300').json(protectedResourceMetadata(resource, issuer));
+      return;
+    }
+    const asMetadata = path === '/.well-known/oauth-authorization-server';
+    if (
+      !asMetadata &&
+      path !== '/.well-known/openid-configuration' &&
+      !path.startsWith('/oauth/')
+    ) {
+      next();
+      return;
+    }
+    const { issuer, handle } = current();
+    // RFC 8414's document is the provider's discovery, word for word.
+    if (asMetadata) req.url = '/.well-known/openid-configuration';
+    // A client that asks for no scope (OAuth 2.1 lets it) asks for the resource's: oidc-provider
+    // grants nothing to a request without one.
+    if (req.method === 'GET' && path === ROUTES.authorization && req.query.scope === undefined) {
+      req.url += `${req.url.includes('?') ? '&' : '?'}scope=${RESOURCE_SCOPE}`;
+    }
+    // The provider answers as the public URL whatever the tunnel or proxy sent on.
+    const publicUrl = new URL(issuer);
+    req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+    req.headers['x-forwarded-host'] = publicUrl.host;
+    handle(req, res).catch(next);
+  });
+
+  return {
+    routes,
+    guard: (req, res, next) => current().guard(req, res, next),
+    grants,
+    grantsApi: grantsApi(grants),
+    async setPublicUrl(url) {
+      const issuer = new URL(url).origin;
+      const resource = `${url}${CONNECT_MCP}`;
+      if (live?.resource === resource) return;
+      const provider = await createProvider({
+        issuer,
+        resource,
+        store: options.store,
+        clock: options.clock,
+        ...(options.clientIdMetadataDocuments ? { clientIdMetadataDocuments: true } : {}),
+      });
+      provider.proxy = true;
+      provider.on('authorization.error', (_ctx, error) =>
+        options.logger.warn(
+          {
+            err: (error as Error).message,
+            d: (error as { error_description?: string }).error_description,
+          },
+          'oauth: authorization refused',
+        ),
+      );
+      provider.on('server_error', (_ctx, error) =>
+        options.logger.error({ err: (error as Error).message }, 'oauth: provider error'),
+      );
+      const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(resource));
+      live = {
+        issuer,
+        resource,
+        provider,
+        handle: provider.callback(),
+        guard: connectGuard({
+          provider,
+          store: options.store,
+          resource,
+          resourceMetadataUrl,
+          clock: options.clock,
+        }),
+        resourceMetadataPath: new URL(resourceMetadataUrl).pathname,
+      };
+      options.logger.info({ issuer, resource }, 'oauth: serving');
+    },
+    close: () => options.store.close(),
+  };
+}

@@ -1,0 +1,194 @@
+// oidc-provider configured for mnemo: OAuth 2.1 for MCP clients (claude.ai, ChatGPT), one
+// resource (the /connect/mcp URL), one account (the person who runs mnemo). Everything protocol
+// is oidc-provider's; what is here is policy.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { type ClientMetadata, errors, Provider } from 'oidc-provider';
+import { StoreAdapter } from './adapter.js';
+import { keyOf, type OAuthStore } from './store.js';
+
+/** The only account: a grant is the person's, whoever holds the admin token. */
+export const ACCOUNT = 'owner';
+
+export const LIFETIMES = {
+  /** An access token: an hour, then the client refreshes. */
+  accessToken: 3_600,
+  /** A refresh token: 30 days from its last use (each use rotates it). */
+  refreshToken: 30 * 86_400,
+  /** A grant: 90 days, then the person consents again. */
+  grant: 90 * 86_400,
+  authorizationCode: 60,
+  /** The consent step, from authorize to the person's answer. */
+  interaction: 600,
+} as const;
+
+export const ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/session/end',
+  userinfo: '/oauth/userinfo',
+  introspection: '/oauth/introspect',
+  pushed_authorization_request: '/oauth/par',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+  credential: '/oauth/credential',
+} as const;
+
+/** The scope of /connect/mcp a client asks for; the namespaces are the grant's, not scopes asked. */
+export const RESOURCE_SCOPE = 'mcp';
+
+/** The consent page, given the interaction's uid. */
+export const consentPath = (uid: string) => `/ui/consent?uid=${encodeURIComponent(uid)}`;
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** https, or http to this machine only (a desktop client's callback): RFC 9700 and OAuth 2.1. */
+export function redirectUriProblem(uri: string): string | undefined {
+  const parsed = URL.parse(uri);
+  if (!parsed) return 'is not a URL';
+  if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname)) {
+    return 'must use https (http only to a loopback address: 127.0.0.1, [::1], localhost)';
+  }
+  return undefined;
+}
+
+/** The secrets every process serving this store signs with: made once, shared, kept. */
+async function secretsOf(store: OAuthStore): Promise<{ cookieKey: string; jwk: object }> {
+  const entry = await store.claim(keyOf('Secrets', 'provider'), () => ({
+    model: 'Secrets',
+    payload: {
+      cookieKey: randomBytes(32).toString('base64url'),
+      jwk: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+        format: 'jwk',
+      }),
+    },
+  }));
+  return entry.payload as { cookieKey: string; jwk: object };
+}
+
+export interface ProviderOptions {
+  /** The public URL's origin: discovery is at its root. */
+  issuer: string;
+  /** The URL of /connect/mcp: the only resource a token may be for. */
+  resource: string;
+  store: OAuthStore;
+  /** Epoch seconds, for the store's expiry. */
+  clock: () => number;
+  /** Whether a client may be known by the URL of its metadata document instead of registering. */
+  clientIdMetadataDocuments?: boolean;
+}
+
+export async function createProvider(options: ProviderOptions): Promise<Provider> {
+  const { resource, store, clock } = options;
+  const secrets = await secretsOf(store);
+  const provider = new Provider(options.issuer, {
+    adapter: (model: string) => new StoreAdapter(model, store, clock),
+    clients: [],
+    findAccount: (_ctx: unknown, sub: string) =>
+      sub === ACCOUNT ? { accountId: sub, claims: () => ({ sub }) } : undefined,
+    claims: { openid: ['sub'] },
+    scopes: ['openid', 'offline_access'],
+    responseTypes: ['code'],
+    routes: ROUTES,
+    jwks: { keys: [{ ...secrets.jwk, use: 'sig', alg: 'ES256' }] },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'ES256',
+    },
+    cookies: {
+      keys: [secrets.cookieKey],
+      long: { httpOnly: true, sameSite: 'lax', signed: true },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: false,
+      },
+      registrationManagement: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (indicator !== resource)
+            throw new errors.InvalidTarget(`the only resource is ${resource}`);
+          return {
+            scope: RESOURCE_SCOPE,
+            audience: resource,
+            accessTokenTTL: LIFETIMES.accessToken,
+            accessTokenFormat: 'opaque',
+          };
+        },
+      },
+      revocation: { enabled: true },
+      introspection: { enabled: false },
+      userinfo: { enabled: false },
+      clientCredentials: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      ...(options.clientIdMetadataDocuments
+        ? { clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } }
+        : {}),
+    },
+    // Refresh tokens for every client allowed them, whether or not it asked for offline_access,
+    // rotated on each use; tokens outlive the browser session of the consent.
+    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+      client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    expiresWithSession: () => false,
+    // Every authorization asks the person: the grant is the one this consent made, never one
+    // an earlier consent in the same browser made.
+    loadExistingGrant: (ctx: {
+      oidc: {
+        result?: { consent?: { grantId?: string } };
+        provider: Provider;
+      };
+    }) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId === undefined ? undefined : ctx.oidc.provider.Grant.find(grantId);
+    },
+    interactions: {
+      url: (_ctx: unknown, interaction: { uid: string }) => consentPath(interaction.uid),
+    },
+    ttl: {
+      AccessToken: LIFETIMES.accessToken,
+      AuthorizationCode: LIFETIMES.authorizationCode,
+      RefreshToken: LIFETIMES.refreshToken,
+      Grant: LIFETIMES.grant,
+      Interaction: LIFETIMES.interaction,
+      Session: LIFETIMES.interaction,
+      IdToken: LIFETIMES.accessToken,
+    },
+    clientBasedCORS: () => false,
+    renderError: (ctx: { type: string; body: string }, out: Record<string, string>) => {
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = `mnemo could not authorize this client: ${out.error ?? 'error'}${
+        out.error_description ? ` (${out.error_description})` : ''
+      }\n`;
+    },
+  });
+  // https redirect URIs, or http to loopback, besides oidc-provider's own checks.
+  const schema = provider.Client.Schema.prototype;
+  const checkRedirectUris = schema.redirectUris;
+  schema.redirectUris = function (
+    this: ClientMetadata,
+    uris = this.redirect_uris,
+    label = 'redirect_uris',
+  ) {
+    checkRedirectUris.call(this, uris, label);
+    for (const uri of uris) {
+      const problem = redirectUriProblem(uri);
+      if (problem) this.invalidate(`${label}: ${uri} ${problem}`);
+    }
+  };
+  return provider;
+}
