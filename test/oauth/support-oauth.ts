@@ -37,9 +37,14 @@ export function settableClock() {
   };
 }
 
+/**
+ * `publicUrl` is another replica's URL, as behind a load balancer: this one then serves that
+ * resource (its tokens, its grants) over its own store of the same memory.
+ */
 export async function startOAuthServer(
   t: TestMemory,
   clock = settableClock(),
+  publicUrl?: string,
 ): Promise<OAuthHarness> {
   // On PostgreSQL the memory's store makes the table.
   await t.opened.connected;
@@ -63,10 +68,10 @@ export async function startOAuthServer(
     oauth: { routes: oauth.routes, guard: oauth.guard, grantsApi: oauth.grantsApi },
   });
   const running: RunningHttp = await listen(app, '127.0.0.1', 0);
-  await oauth.setPublicUrl(running.url);
+  await oauth.setPublicUrl(publicUrl ?? running.url);
   return {
     url: running.url,
-    resource: `${running.url}/connect/mcp`,
+    resource: `${publicUrl ?? running.url}/connect/mcp`,
     oauth,
     advance: clock.advance,
     async close() {
@@ -240,7 +245,7 @@ export async function rawCall(
   h: OAuthHarness,
   access: string | undefined,
 ): Promise<{ status: number; challenge: string | null }> {
-  const response = await fetch(h.resource, {
+  const response = await fetch(`${h.url}/connect/mcp`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
