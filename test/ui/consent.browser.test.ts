@@ -162,6 +162,7 @@ describe('OAuth consent in Chromium', { skip }, () => {
     assert.equal(back.searchParams.get('error'), 'access_denied');
     assert.equal(back.searchParams.get('state'), 'deny-1');
     assert.equal(back.searchParams.get('code'), null);
+    await page.waitForURL((url) => url.href.startsWith(callback.uri));
   });
 
   it('says in words when the request is unknown or was answered', async () => {
