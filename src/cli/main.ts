@@ -31,6 +31,10 @@ Usage:
   mnemo db migrate            apply the pending migrations of mnemo's tables to the PostgreSQL
                               database of MNEMO_DATABASE_URL (mnemo applies them at start too)
   mnemo db status             the schema's version there, and the migrations still to apply
+  mnemo tokens list           the OAuth grants (mnemo serve --oauth): client, namespaces,
+                              created, expires, last used; no secret is shown
+  mnemo tokens revoke ID      revoke one (ID or its first 8+ characters, from the list): its
+                              tokens stop working at once
   mnemo migrate --from A --to B [--namespace NAME]
                               copy the memories of a data dir into PostgreSQL (A a folder, B a
                               postgres:// URL) or back (made if missing); safe to run again.
@@ -160,6 +164,14 @@ const COMMANDS = new Map<string, { run: Command; flags: string[]; words: number 
       run: lazy(() => import('./commands/db.js').then((m) => m.runDb)),
       flags: ['database-url'],
       words: Number.POSITIVE_INFINITY,
+    },
+  ],
+  [
+    'tokens',
+    {
+      run: lazy(() => import('./commands/tokens.js').then((m) => m.runTokens)),
+      flags: ['database-url'],
+      words: 2,
     },
   ],
   [

@@ -76,7 +76,7 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
   const grants = new Grants(options.store, () => live?.resource);
 
   const routes = express.Router();
-  routes.get(['/ui/consent', '/ui/consent.js'], consentPage());
+  routes.get('/ui/consent', consentPage());
   routes.use(
     '/oauth/interaction',
     consentApi({

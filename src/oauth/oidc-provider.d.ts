@@ -55,11 +55,13 @@ declare module 'oidc-provider' {
   export interface ClientSchema {
     prototype: {
       redirectUris(this: ClientMetadata, uris?: string[], label?: string): void;
+      scopes(this: ClientMetadata): void;
     };
   }
 
   export interface ClientMetadata {
     redirect_uris: string[];
+    scope?: string | undefined;
     invalidate(message: string, code?: string): never;
   }
 

@@ -190,5 +190,20 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
       if (problem) this.invalidate(`${label}: ${uri} ${problem}`);
     }
   };
+  // A client may register asking for the resource's scope: the MCP SDKs ask for what the resource
+  // metadata lists (scopes_supported), and oidc-provider knows only its OpenID scopes. The check
+  // sees the others; the resource's is kept (oidc-provider limits a client to its OpenID ones).
+  const checkScopes = schema.scopes;
+  schema.scopes = function (this: ClientMetadata) {
+    const asked = (this.scope ?? '').split(' ').filter(Boolean);
+    if (!asked.includes(RESOURCE_SCOPE)) {
+      checkScopes.call(this);
+      return;
+    }
+    const others = asked.filter((scope) => scope !== RESOURCE_SCOPE);
+    this.scope = others.length > 0 ? others.join(' ') : undefined;
+    checkScopes.call(this);
+    this.scope = [RESOURCE_SCOPE, ...(this.scope ?? '').split(' ').filter(Boolean)].join(' ');
+  };
   return provider;
 }

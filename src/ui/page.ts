@@ -27,7 +27,8 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const HEADERS = {
+/** Every answer of the page's routes: its CSP, no sniffing, no referrer, no frames. */
+export const PAGE_HEADERS = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -48,7 +49,7 @@ const ASSET_TYPES: Record<string, string> = {
 export function uiPage(dir = webDir()): express.Router {
   const router = express.Router();
   router.use((_req, res, next) => {
-    res.set(HEADERS);
+    res.set(PAGE_HEADERS);
     next();
   });
   router.get('/', (_req, res) => {

@@ -4,115 +4,29 @@
 // (`npm run build` first). Without python3, or when the venv or `pip install` fails (no index),
 // the tests skip saying why; a call that fails, fails them.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CLI_PATH, makeTempDir, removeDir } from '../e2e/helpers.js';
 import { startServe } from '../e2e/serve-process.js';
+import {
+  childEnv,
+  type Python,
+  type Ran,
+  run,
+  sdkVenv,
+  summaryOf,
+  systemPython,
+  usable,
+} from './support-python.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/python/', import.meta.url));
 const SDK_CLIENT = path.join(FIXTURES, 'mnemo_client.py');
 const RAW_CLIENT = path.join(FIXTURES, 'raw_requests.py');
-/** The SDK line whose `mode=` chooses the revision (2.x); jsonschema for the explicit check. */
-const PACKAGES = ['mcp>=2.3,<3', 'jsonschema>=4'];
 const TOKEN = 'python-client-token-0123456789';
 const MODERN = '2026-07-28';
 /** One client run, mnemo's start included; the scripts give each call 30 s. */
 const RUN_MS = 120_000;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a program to its end (killed past `timeoutMs`), whatever its exit code. */
-function run(
-  file: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { env, timeout: timeoutMs, maxBuffer: 32 << 20, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        const killed = error?.killed ? `\n(killed after ${timeoutMs} ms)` : '';
-        const missing = error && typeof error.code === 'string' ? `\n(${error.code})` : '';
-        resolve({ code, stdout, stderr: stderr + killed + missing });
-      },
-    );
-  });
-}
-
-const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
-
-/** A clear failure: the script's reason, not only its exit code. */
-function summaryOf(ran: Ran, what: string): Record<string, unknown> {
-  const reason = ran.stderr.includes('FAILED:')
-    ? ran.stderr.slice(ran.stderr.indexOf('FAILED:'))
-    : ran.stderr.slice(-4000);
-  assert.equal(ran.code, 0, `${what} failed:\n${reason}`);
-  return JSON.parse(lastLine(ran.stdout)) as Record<string, unknown>;
-}
-
-/** Where mnemo and the scripts run: nothing of this process's MNEMO_* settings leaks in. */
-const childEnv = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '',
-  LANG: 'C.UTF-8',
-  PYTHONDONTWRITEBYTECODE: '1',
-  MNEMO_LOG_LEVEL: 'warn',
-  // cluster_memories compares meanings: the bundled static model, no download.
-  MNEMO_EMBEDDINGS: 'static',
-  MNEMO_RATE_LIMIT: '0',
-});
-
-type Python = { python: string } | { skip: string };
-
-/** python3 on PATH, or why not. */
-async function systemPython(): Promise<Python> {
-  const ran = await run('python3', ['--version'], childEnv(), 30_000);
-  return ran.code === 0
-    ? { python: 'python3' }
-    : { skip: `no python3 here: ${lastLine(ran.stderr)}` };
-}
-
-/** A venv under `root` with the SDK and jsonschema installed, or why there is none. */
-async function sdkVenv(root: string): Promise<Python> {
-  const system = await systemPython();
-  if ('skip' in system) return system;
-  const venv = path.join(root, 'venv');
-  const made = await run('python3', ['-m', 'venv', venv], childEnv(), 120_000);
-  if (made.code !== 0) return { skip: `python3 -m venv failed: ${lastLine(made.stderr)}` };
-  const python = path.join(venv, 'bin', 'python');
-  // pip's own settings (index, wheels) come from the environment and its config files. An index
-  // that cannot be reached is not retried: it fails the install, and the tests skip.
-  const pipEnv = { ...process.env, PIP_RETRIES: process.env.PIP_RETRIES ?? '0' };
-  const installed = await run(
-    python,
-    ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', ...PACKAGES],
-    pipEnv,
-    600_000,
-  );
-  if (installed.code !== 0) {
-    return { skip: `pip install ${PACKAGES.join(' ')} failed: ${lastLine(installed.stderr)}` };
-  }
-  return { python };
-}
-
-function usable(t: TestContext, python: Python | undefined): string | undefined {
-  if (python === undefined) throw new Error('before() did not run');
-  if ('skip' in python) {
-    t.skip(python.skip);
-    return undefined;
-  }
-  return python.python;
-}
 
 const stdioCommand = (dataDir: string) => [
   '--stdio',

@@ -36,7 +36,8 @@ export function adoptTokenFromFragment(): void {
   history.replaceState(null, '', `${location.pathname}${location.search}#/memories`);
 }
 
-export async function api<T>(path: string, body?: unknown): Promise<T> {
+/** A call of the page API: GET without a body, POST with one, or the method given. */
+export async function api<T>(path: string, body?: unknown, method?: 'DELETE'): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -44,7 +45,7 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
   if (namespace) headers['x-mnemo-namespace'] = namespace;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`/ui/api${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
     headers,
     credentials: 'omit',
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -2,6 +2,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { type ApiError, adoptTokenFromFragment, api, prefetch, session } from './api.js';
+import { ConsentPage } from './pages/consent.js';
 import { ForgettingPage } from './pages/forgetting.js';
 import { MemoriesPage } from './pages/memories.js';
 import { MemoryPage } from './pages/memory.js';
@@ -180,11 +181,34 @@ function App() {
   );
 }
 
-adoptTokenFromFragment();
-// The first list is asked for beside /session, not after it: the key is what MemoriesPage asks.
-if ((location.hash.replace(/^#\/?/, '') || 'memories') === 'memories') prefetch('/memories?');
+/** The OAuth consent (src/oauth/provider.ts sends the browser there): the page's look, on its own. */
+function Consent() {
+  return (
+    <>
+      <header class="container">
+        <nav class="top">
+          <ul>
+            <li>
+              <strong>mnemo</strong>
+            </li>
+          </ul>
+        </nav>
+      </header>
+      <main class="container">
+        <ConsentPage uid={new URLSearchParams(location.search).get('uid')} />
+      </main>
+    </>
+  );
+}
+
+const consent = location.pathname === '/ui/consent';
+if (!consent) {
+  adoptTokenFromFragment();
+  // The first list is asked for beside /session, not after it: the key is what MemoriesPage asks.
+  if ((location.hash.replace(/^#\/?/, '') || 'memories') === 'memories') prefetch('/memories?');
+}
 const root = document.getElementById('app');
 if (root) {
   root.textContent = '';
-  render(<App />, root);
+  render(consent ? <Consent /> : <App />, root);
 }

@@ -4,6 +4,7 @@ import { Busy, Problem } from '../components.js';
 import { useApi } from '../hooks.js';
 import { barPlot } from '../plot.js';
 import type { Session } from '../types.js';
+import { OAuthGrants } from './grants.js';
 
 interface OverviewData {
   stats: {
@@ -82,6 +83,7 @@ export function OverviewPage(_props: { session: Session }) {
           { label: 'last used', values: data.lastUses, color: '#7c3aed' },
         ]}
       />
+      <OAuthGrants />
     </section>
   );
 }
