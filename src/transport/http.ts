@@ -224,7 +224,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       if (guarded && held === undefined) throw unauthorized();
       res.locals.namespace = chosenNamespace(req, held);
       res.locals.namespaces = held;
-      if (req.method !== 'GET' && !req.is('application/json')) {
+      // A body, when there is one, is JSON; a DELETE needs none (`req.is` is null without a body).
+      const bodiless = req.method === 'DELETE' && req.is('application/json') === null;
+      if (req.method !== 'GET' && !bodiless && !req.is('application/json')) {
         throw new HttpError(415, 'send the body as JSON (Content-Type: application/json)');
       }
       res.set('Cache-Control', 'no-store');
