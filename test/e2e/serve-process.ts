@@ -15,16 +15,17 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `node dist/cli.js serve --port 0 --data-dir DIR` with only PATH and `env` in its
- * environment, and resolves once it has printed its URL (rejected, with what it printed, if it
- * exits first or takes longer than `startMs`).
+ * Starts `node dist/cli.js serve --port 0 --data-dir DIR` (or `args` in place of `--port 0`)
+ * with only PATH and `env` in its environment, and resolves once it has printed its URL
+ * (rejected, with what it printed, if it exits first or takes longer than `startMs`).
  */
 export function startServe(
   dataDir: string,
   env: Record<string, string>,
   startMs = 30_000,
+  args: readonly string[] = ['--port', '0'],
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args, '--data-dir', dataDir], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
