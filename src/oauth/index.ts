@@ -15,7 +15,7 @@ import { consentApi } from './consent.js';
 import { consentPage } from './consent-page.js';
 import { Grants } from './grants.js';
 import { grantsApi } from './grants-api.js';
-import { createProvider, RESOURCE_SCOPE, ROUTES } from './provider.js';
+import { createProvider, type ProviderFetch, RESOURCE_SCOPE, ROUTES } from './provider.js';
 import { connectGuard, protectedResourceMetadata } from './resource.js';
 import type { OAuthStore } from './store.js';
 
@@ -38,8 +38,13 @@ export interface OAuthOptions {
   namespaces(): string[];
   /** The page API's same-origin rule, for the consent API. */
   sameOrigin(req: express.Request): void;
-  /** Client ID Metadata Documents (a client known by a URL): fetched by oidc-provider. */
+  /**
+   * Client ID Metadata Documents (a client known by the https URL of its metadata, fetched by
+   * oidc-provider, guarded and bounded in provider.ts): on unless false.
+   */
   clientIdMetadataDocuments?: boolean;
+  /** Tests only: stands in for the network when a client document is fetched. */
+  fetch?: ProviderFetch;
 }
 
 export interface OAuthServer {
@@ -62,6 +67,17 @@ interface Live {
   handle: ReturnType<Provider['callback']>;
   guard: express.RequestHandler;
   resourceMetadataPath: string;
+}
+
+/** The innermost cause's message: fetch wraps the network's error in its own. */
+function causeOf(error: unknown): string | undefined {
+  let cause = (error as { cause?: unknown }).cause;
+  let message: string | undefined;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth += 1) {
+    message = cause.message;
+    cause = cause.cause;
+  }
+  return message;
 }
 
 const notYet = () =>
@@ -165,7 +181,8 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
         resource,
         store: options.store,
         clock: options.clock,
-        ...(options.clientIdMetadataDocuments ? { clientIdMetadataDocuments: true } : {}),
+        clientIdMetadataDocuments: options.clientIdMetadataDocuments !== false,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
       });
       provider.proxy = true;
       provider.on('authorization.error', (_ctx, error) =>
@@ -173,6 +190,9 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
           {
             err: (error as Error).message,
             d: (error as { error_description?: string }).error_description,
+            // Why a client document was refused (not JSON, too big, a special-use address):
+            // for the log, not the client, which must learn nothing of the network from it.
+            cause: causeOf(error),
           },
           'oauth: authorization refused',
         ),

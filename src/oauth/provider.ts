@@ -2,6 +2,7 @@
 // resource (the /connect/mcp URL), one account (the person who runs mnemo). Everything protocol
 // is oidc-provider's; what is here is policy.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { type ClientMetadata, errors, Provider } from 'oidc-provider';
 import { StoreAdapter } from './adapter.js';
 import { keyOf, type OAuthStore } from './store.js';
@@ -56,6 +57,68 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
+/** A metadata document (Client ID Metadata Documents) is this big at most, in bytes. */
+export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
+/**
+ * Metadata documents fetched a minute, in all: each is an outgoing request anyone on the
+ * internet can cause by naming a new URL as its client_id.
+ */
+export const METADATA_FETCHES_PER_MINUTE = 30;
+/** A fetched document is kept this long (seconds), whatever its Cache-Control asks. */
+export const METADATA_CACHE_SECONDS = { min: 60, max: 3_600 } as const;
+/** A client's JWKS or sector identifier document (fetched only for such clients), in bytes. */
+const OTHER_DOCUMENT_MAX_BYTES = 64 * 1024;
+
+/** The fetch oidc-provider calls: `init` carries its SSRF-guarded undici dispatcher. */
+export type ProviderFetch = (
+  url: string,
+  init: RequestInit & { dispatcher?: unknown },
+) => Promise<Response>;
+
+/**
+ * Why a client_id URL is not fetched at all, before any connection: an address literal or this
+ * machine's own name. A name that resolves to such an address meets oidc-provider's SSRF guard.
+ */
+export function metadataUrlProblem(id: string): string | undefined {
+  const host = URL.parse(id)?.hostname.toLowerCase();
+  if (host === undefined) return 'is not a URL';
+  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return 'names an IP address, not a host name';
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'names this machine';
+  return undefined;
+}
+
+/**
+ * oidc-provider guards its fetches against special-use addresses (loopback, private,
+ * link-local) with an undici dispatcher of its own; when it cannot make one it warns and fetches
+ * unguarded. Here a fetch without the guard is refused, so no client document is ever fetched
+ * unguarded: Client ID Metadata Documents are then off in effect. Redirects are never followed
+ * (a 3xx is not the 200 a document needs).
+ */
+export function guardedFetch(inner: ProviderFetch): ProviderFetch {
+  return (url, init) => {
+    if (init.dispatcher === undefined) {
+      return Promise.reject(
+        new Error(
+          'no SSRF guard: oidc-provider could not set up its dispatcher on this Node.js, so client documents are not fetched',
+        ),
+      );
+    }
+    return inner(url, { ...init, redirect: 'manual' });
+  };
+}
+
+/** At most `limit` in any `window` seconds of `clock`. */
+function budget(limit: number, window: number, clock: () => number): () => boolean {
+  const spent: number[] = [];
+  return () => {
+    const now = clock();
+    while (spent.length > 0 && (spent[0] ?? now) <= now - window) spent.shift();
+    if (spent.length >= limit) return false;
+    spent.push(now);
+    return true;
+  };
+}
+
 /** The secrets every process serving this store signs with: made once, shared, kept. */
 async function secretsOf(store: OAuthStore): Promise<{ cookieKey: string; jwk: object }> {
   const entry = await store.claim(keyOf('Secrets', 'provider'), () => ({
@@ -80,11 +143,17 @@ export interface ProviderOptions {
   clock: () => number;
   /** Whether a client may be known by the URL of its metadata document instead of registering. */
   clientIdMetadataDocuments?: boolean;
+  /**
+   * Tests only (https cannot be served in a test): stands in for the network. The SSRF guard
+   * check still applies to it. Unset, oidc-provider's fetch is the global one.
+   */
+  fetch?: ProviderFetch;
 }
 
 export async function createProvider(options: ProviderOptions): Promise<Provider> {
   const { resource, store, clock } = options;
   const secrets = await secretsOf(store);
+  const mayFetch = budget(METADATA_FETCHES_PER_MINUTE, 60, clock);
   const provider = new Provider(options.issuer, {
     adapter: (model: string) => new StoreAdapter(model, store, clock),
     clients: [],
@@ -136,8 +205,24 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
       clientCredentials: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       ...(options.clientIdMetadataDocuments
-        ? { clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } }
+        ? {
+            clientIdMetadataDocument: {
+              enabled: true,
+              ack: 'draft-02',
+              allowFetch: (_ctx: unknown, id: string) =>
+                metadataUrlProblem(id) === undefined && mayFetch(),
+              cacheDuration: METADATA_CACHE_SECONDS,
+            },
+          }
         : {}),
+    },
+    // Every fetch of a client's document: 2.5 s in all (oidc-provider's AbortSignal), capped in
+    // size, SSRF-guarded, no redirects. oidc-provider keeps at most 100 documents (an LRU).
+    fetch: guardedFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init))),
+    fetchResponseBodyLimits: {
+      'client_id metadata document': METADATA_DOCUMENT_MAX_BYTES,
+      jwks_uri: OTHER_DOCUMENT_MAX_BYTES,
+      sector_identifier_uri: OTHER_DOCUMENT_MAX_BYTES,
     },
     // Refresh tokens for every client allowed them, whether or not it asked for offline_access,
     // rotated on each use; tokens outlive the browser session of the consent.

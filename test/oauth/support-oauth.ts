@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createOAuth, type OAuthServer } from '../../src/oauth/index.js';
 import { openOAuthStore } from '../../src/oauth/open-store.js';
+import type { ProviderFetch } from '../../src/oauth/provider.js';
 import { createServer } from '../../src/server.js';
 import {
   createHttpApp,
@@ -39,12 +40,14 @@ export function settableClock() {
 
 /**
  * `publicUrl` is another replica's URL, as behind a load balancer: this one then serves that
- * resource (its tokens, its grants) over its own store of the same memory.
+ * resource (its tokens, its grants) over its own store of the same memory. `extra.fetch` stands
+ * in for the network when a client's metadata document is fetched.
  */
 export async function startOAuthServer(
   t: TestMemory,
   clock = settableClock(),
   publicUrl?: string,
+  extra: { fetch?: ProviderFetch; clientIdMetadataDocuments?: boolean } = {},
 ): Promise<OAuthHarness> {
   // On PostgreSQL the memory's store makes the table.
   await t.opened.connected;
@@ -56,6 +59,7 @@ export async function startOAuthServer(
     tokens: [],
     namespaces: () => ['default', 'work'],
     sameOrigin: refuseOtherOrigins,
+    ...extra,
   });
   const app = createHttpApp({
     createMcpServer: (namespace) =>
