@@ -173,7 +173,7 @@ export class JsonlStore extends NamespacedEngine {
           // background: a client that stops the process soon after (a few seconds, the MCP
           // SDK's) still finds calls answered meanwhile, and the next start does not pay again.
           this.loadSaved = new Promise((resolve) => {
-            setTimeout(() => {
+            this.loadSave = setTimeout(() => {
               if (!this.closed) this.sidecar.saveIfBehind(0.1);
               resolve();
             }, 0).unref();
@@ -329,11 +329,14 @@ export class JsonlStore extends NamespacedEngine {
    */
   async sidecarWritten(): Promise<void> {
     await this.loaded.catch(() => {});
+    // Whoever waits for it keeps the process alive until then (a short command does not).
+    this.loadSave?.ref();
     await this.loadSaved;
     await this.sidecar.idle();
   }
 
   private loadSaved: Promise<void> = Promise.resolve();
+  private loadSave: NodeJS.Timeout | undefined;
 
   /**
    * Closes the logs at once; settles when the sidecar is on disk (a write under way, or the one
