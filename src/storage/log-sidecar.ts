@@ -8,7 +8,6 @@ import type { JsonlFile } from './jsonl-file.js';
 import type { LiveRecords } from './live-records.js';
 import {
   logTail,
-  packStrings,
   readSidecar,
   SIDECAR_FILE,
   type SidecarContent,
@@ -190,7 +189,11 @@ export class LogSidecar {
       await setImmediate();
       turn = performance.now();
     };
-    const ids: string[] = [];
+    // The ids packed as they come (packStrings' layout), a slice's worth of bytes at a time.
+    const idChunks: Buffer[] = [];
+    const idEnds: number[] = [];
+    let idBytes = 0;
+    let slice: string[] = [];
     const ns: number[] = [];
     const offsets: number[] = [];
     const lengths: number[] = [];
@@ -198,8 +201,10 @@ export class LogSidecar {
     const keys = new Map<string, number>();
     const namespaces: string[] = [];
     const visit = (id: string, offset: number, length: number, status: number) => {
-      keys.set(id, ids.length);
-      ids.push(id);
+      keys.set(id, idEnds.length);
+      idBytes += Buffer.byteLength(id);
+      idEnds.push(idBytes);
+      slice.push(id);
       ns.push(namespaces.length - 1);
       offsets.push(offset);
       lengths.push(length);
@@ -210,6 +215,8 @@ export class LogSidecar {
       for (let from = 0; ; ) {
         const next = space.memories.everyRef(visit, from, TAKE_SLICE);
         if (next === false) return undefined;
+        idChunks.push(Buffer.from(slice.join('')));
+        slice = [];
         if (next === true) break;
         from = next;
         await pause();
@@ -219,9 +226,8 @@ export class LogSidecar {
     if (namespaces.length > 255) return undefined;
     const keyOf = (id: string) => keys.get(id) ?? -1;
     const columns: Record<string, Uint8Array | Int32Array | Float64Array> = {};
-    const packed = packStrings(ids);
-    columns['store.ids'] = packed.bytes;
-    columns['store.idEnds'] = packed.ends;
+    columns['store.ids'] = Buffer.concat(idChunks, idBytes);
+    columns['store.idEnds'] = Int32Array.from(idEnds);
     columns['store.ns'] = Uint8Array.from(ns);
     columns['store.offsets'] = Float64Array.from(offsets);
     columns['store.lengths'] = Int32Array.from(lengths);
@@ -238,7 +244,7 @@ export class LogSidecar {
     return {
       content: { log, shape: this.shape(), meta: { namespaces, listeners: listenerMeta }, columns },
       ino,
-      memories: ids.length,
+      memories: idEnds.length,
       started,
       heldMs: held,
     };
@@ -273,7 +279,7 @@ export class LogSidecar {
 }
 
 /** The memories taken between two turns of the event loop. */
-const TAKE_SLICE = 50_000;
+const TAKE_SLICE = 20_000;
 
 /** What a sidecar write holds, taken at one point of the log. */
 interface Taken {
