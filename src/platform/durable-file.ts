@@ -100,6 +100,47 @@ export function replaceFile(
   syncDir(path.dirname(file));
 }
 
+/** The most one write call of `replaceFileAsync` hands the thread pool. */
+const WRITE_SLICE = 8 * 1024 * 1024;
+
+/**
+ * `replaceFile` for a large file (a sidecar of hundreds of megabytes) written while the process
+ * answers calls: every write, the fsync and the rename run in the thread pool, never holding the
+ * event loop. The same guarantee: a crash or a kill at any instant leaves the old file or the new
+ * one, and at worst the temp file (`<file>.<pid>.<random>.tmp`), which the data dir's next start
+ * removes once this process is gone. `pause`, awaited between chunks, lets a caller yield more.
+ */
+export async function replaceFileAsync(
+  file: string,
+  content: Iterable<Uint8Array>,
+  { hidden = false }: { hidden?: boolean } = {},
+): Promise<void> {
+  const temp = tempPathFor(file, hidden);
+  let handle: fs.promises.FileHandle | undefined;
+  let made = false;
+  try {
+    handle = await fs.promises.open(temp, NEW_FILE, FILE_MODE);
+    made = true;
+    for (const chunk of content) {
+      for (let at = 0; at < chunk.length; ) {
+        const length = Math.min(chunk.length - at, WRITE_SLICE);
+        at += (await handle.write(chunk, at, length, null)).bytesWritten;
+      }
+    }
+    await handle.sync();
+    const opened = handle;
+    handle = undefined;
+    await opened.close();
+    await fs.promises.rename(temp, file);
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    // Only what this call made (the open is `wx`): whatever else was at the name is not ours.
+    if (made) await fs.promises.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+  syncDir(path.dirname(file));
+}
+
 /**
  * Makes `file`, which must be new (`wx`: EEXIST when anything has that name, a link included),
  * with `content`, on disk with its folder. One that could not be written whole is removed again:

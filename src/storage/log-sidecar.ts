@@ -1,18 +1,19 @@
 // The sidecar of memories.jsonl (memories.idx, the format in sidecar.ts): what a start reads
 // instead of every line, and when it is written again. The store owns one.
 import fs from 'node:fs';
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { DEFAULT_NAMESPACE, type PersistedPart } from './engine.js';
 import type { JsonlFile } from './jsonl-file.js';
 import type { LiveRecords } from './live-records.js';
 import {
   logTail,
-  packStrings,
   readSidecar,
   SIDECAR_FILE,
+  type SidecarContent,
   SidecarMismatch,
   unpackStrings,
-  writeSidecar,
+  writeSidecarAsync,
 } from './sidecar.js';
 
 const LOG = 'memories.jsonl';
@@ -122,10 +123,13 @@ export class LogSidecar {
   }
 
   /**
-   * Writes the sidecar when the log has at least `share` of its lines (and `sidecarMinLines`)
-   * past the one on disk, or was compacted since. A failure is logged: it is only derived.
+   * Starts writing the sidecar when the log has at least `share` of its lines (and
+   * `sidecarMinLines`) past the one on disk, or was compacted since, and no write is under way.
+   * It is taken and written in the background, never holding the event loop long (`idle()`
+   * settles after). A failure is logged: it is only derived.
    */
   saveIfBehind(share: number): void {
+    if (this.writing) return;
     try {
       const memories = this.log;
       if (memories.inodeRead === -1) return;
@@ -137,73 +141,155 @@ export class LogSidecar {
       if (behind < Math.max(this.minLines, share * memories.lineCount) || behind === 0) {
         return;
       }
-      this.save();
+      this.writing = this.write().finally(() => {
+        this.writing = undefined;
+      });
     } catch (error) {
-      this.logger.warn(
-        { file: SIDECAR_FILE, err: (error as Error).message },
-        `could not write ${SIDECAR_FILE}: the next start reads ${LOG} whole`,
-      );
+      this.failed(error);
     }
   }
 
-  /** The sidecar of the log as read now: written atomically, beside it. */
-  private save(): void {
+  /** Settles once no write of the sidecar is under way (never rejects). */
+  idle(): Promise<void> {
+    return this.writing ?? Promise.resolve();
+  }
+
+  /** A write under way. */
+  private writing: Promise<void> | undefined;
+
+  private failed(error: unknown): void {
+    this.logger.warn(
+      { file: SIDECAR_FILE, err: (error as Error).message },
+      `could not write ${SIDECAR_FILE}: the next start reads ${LOG} whole`,
+    );
+  }
+
+  /**
+   * What the sidecar of the log as read now holds, a slice of the memories a turn of the event
+   * loop (calls are answered between). Undefined when the log changed meanwhile: what was taken
+   * would not be of one point of it. The listeners' parts are taken in one go, at the end: their
+   * columns are copies, or arrays the listeners replace rather than change.
+   */
+  private async take(): Promise<Taken | undefined> {
     const started = performance.now();
     const memories = this.log;
-    const ids: string[] = [];
-    const ns: number[] = [];
-    const offsets: number[] = [];
-    const lengths: number[] = [];
-    const statuses: number[] = [];
-    const keys = new Map<string, number>();
-    const namespaces: string[] = [];
-    for (const space of this.live.spaces()) {
-      const index = namespaces.length;
-      namespaces.push(space.name);
-      const whole = space.memories.everyRef((id, offset, length, status) => {
-        keys.set(id, ids.length);
-        ids.push(id);
-        ns.push(index);
-        offsets.push(offset);
-        lengths.push(length);
-        statuses.push(status);
-      });
-      if (!whole) return;
-    }
-    if (namespaces.length > 255) return;
-    const keyOf = (id: string) => keys.get(id) ?? -1;
-    const columns: Record<string, Uint8Array | Int32Array | Float64Array> = {};
-    const packed = packStrings(ids);
-    columns['store.ids'] = packed.bytes;
-    columns['store.idEnds'] = packed.ends;
-    columns['store.ns'] = Uint8Array.from(ns);
-    columns['store.offsets'] = Float64Array.from(offsets);
-    columns['store.lengths'] = Int32Array.from(lengths);
-    columns['store.status'] = Uint8Array.from(statuses);
-    const listenerMeta = this.live.space(DEFAULT_NAMESPACE).listeners.map((listener, i) => {
-      const part = listener.persistence?.save(keyOf);
-      if (!part) return null;
-      for (const [name, column] of Object.entries(part.columns)) columns[`l${i}.${name}`] = column;
-      return part.meta;
-    });
+    // The point first, while the log is open (close() starts a last write, then closes it).
     const size = memories.size();
     const log = {
       size,
       lines: memories.lineCount,
       tail: memories.withFd((fd) => logTail(fd, size)),
     };
-    const bytes = writeSidecar(this.file, {
-      log,
-      shape: this.shape(),
-      meta: { namespaces, listeners: listenerMeta },
-      columns,
+    const ino = memories.inodeRead;
+    const unchanged = () => memories.lineCount === log.lines && memories.inodeRead === ino;
+    let held = 0;
+    let turn = performance.now();
+    const pause = async () => {
+      held = Math.max(held, performance.now() - turn);
+      await setImmediate();
+      turn = performance.now();
+    };
+    // The ids packed as they come (packStrings' layout), a slice's worth of bytes at a time.
+    const idChunks: Buffer[] = [];
+    const idEnds: number[] = [];
+    let idBytes = 0;
+    let slice: string[] = [];
+    const ns: number[] = [];
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    const statuses: number[] = [];
+    const keys = new Map<string, number>();
+    const namespaces: string[] = [];
+    const visit = (id: string, offset: number, length: number, status: number) => {
+      keys.set(id, idEnds.length);
+      idBytes += Buffer.byteLength(id);
+      idEnds.push(idBytes);
+      slice.push(id);
+      ns.push(namespaces.length - 1);
+      offsets.push(offset);
+      lengths.push(length);
+      statuses.push(status);
+    };
+    for (const space of [...this.live.spaces()]) {
+      namespaces.push(space.name);
+      for (let from = 0; ; ) {
+        const next = space.memories.everyRef(visit, from, TAKE_SLICE);
+        if (next === false) return undefined;
+        idChunks.push(Buffer.from(slice.join('')));
+        slice = [];
+        if (next === true) break;
+        from = next;
+        await pause();
+        if (!unchanged()) return undefined;
+      }
+    }
+    if (namespaces.length > 255) return undefined;
+    const keyOf = (id: string) => keys.get(id) ?? -1;
+    const columns: Record<string, Uint8Array | Int32Array | Float64Array> = {};
+    columns['store.ids'] = Buffer.concat(idChunks, idBytes);
+    columns['store.idEnds'] = Int32Array.from(idEnds);
+    columns['store.ns'] = Uint8Array.from(ns);
+    columns['store.offsets'] = Float64Array.from(offsets);
+    columns['store.lengths'] = Int32Array.from(lengths);
+    columns['store.status'] = Uint8Array.from(statuses);
+    await pause();
+    if (!unchanged()) return undefined;
+    const listenerMeta = this.live.space(DEFAULT_NAMESPACE).listeners.map((listener, i) => {
+      const part = listener.persistence?.save(keyOf);
+      if (!part) return null;
+      for (const [name, column] of Object.entries(part.columns)) columns[`l${i}.${name}`] = column;
+      return part.meta;
     });
-    this.at = { ino: memories.inodeRead, lines: log.lines };
-    this.logger.info(
-      { memories: ids.length, bytes, ms: Math.round(performance.now() - started) },
-      `wrote ${SIDECAR_FILE}`,
-    );
+    await pause();
+    return {
+      content: { log, shape: this.shape(), meta: { namespaces, listeners: listenerMeta }, columns },
+      ino,
+      memories: idEnds.length,
+      started,
+      heldMs: held,
+    };
   }
+
+  /** Takes the sidecar and writes it, atomically, beside the log. */
+  private async write(): Promise<void> {
+    try {
+      const taken = await this.take();
+      if (!taken) {
+        this.logger.info(
+          { file: SIDECAR_FILE },
+          `${LOG} changed while ${SIDECAR_FILE} was taken: it is written at the next stop`,
+        );
+        return;
+      }
+      const bytes = await writeSidecarAsync(this.file, taken.content, () => setImmediate());
+      this.at = { ino: taken.ino, lines: taken.content.log.lines };
+      this.logger.info(
+        {
+          memories: taken.memories,
+          bytes,
+          heldMs: Math.round(taken.heldMs),
+          ms: Math.round(performance.now() - taken.started),
+        },
+        `wrote ${SIDECAR_FILE}`,
+      );
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+}
+
+/** The memories taken between two turns of the event loop. */
+const TAKE_SLICE = 20_000;
+
+/** What a sidecar write holds, taken at one point of the log. */
+interface Taken {
+  content: SidecarContent;
+  /** The inode of the log it was taken from. */
+  ino: number;
+  memories: number;
+  started: number;
+  /** The longest the event loop was held while it was taken. */
+  heldMs: number;
 }
 
 /**

@@ -169,17 +169,23 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
 
   /**
    * Every memory's id, where its line is and its status code, in iteration order; false (having
-   * visited some) when one has no line to read again.
+   * visited some) when one has no line to read again. With `from` and `count`, the slots from
+   * `from` on, `count` of them at most: then the slot to go on from, or true when none is left.
    */
-  everyRef(visit: (id: string, offset: number, length: number, status: number) => void): boolean {
-    for (let slot = 0; slot < this.ids.length; slot++) {
+  everyRef(
+    visit: (id: string, offset: number, length: number, status: number) => void,
+    from = 0,
+    count = Number.POSITIVE_INFINITY,
+  ): boolean | number {
+    const end = Math.min(this.ids.length, from + count);
+    for (let slot = from; slot < end; slot++) {
       const id = this.ids[slot];
       if (id === undefined) continue;
       const length = this.lengths[slot] as number;
       if (length === -1) return false;
       visit(id, this.offsets[slot] as number, length, this.statuses[slot] as number);
     }
-    return true;
+    return end < this.ids.length ? end : true;
   }
 
   /**

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { replaceFile } from '../platform/durable-file.js';
+import { replaceFile, replaceFileAsync } from '../platform/durable-file.js';
 
 export const SIDECAR_FILE = 'memories.idx';
 /** The layout of the file; another one is not read. */
@@ -83,43 +83,40 @@ const crcOf = (data: Uint8Array): number =>
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
-/**
- * Writes `content` to `file` atomically (a temp file, fsync, rename): a crash at any instant
- * leaves the old sidecar or the new one. Returns the bytes written.
- */
-export function writeSidecar(file: string, content: SidecarContent): number {
-  const names = Object.keys(content.columns);
-  const layout: Header['columns'] = [];
+/** The bytes of the body the CRC is worked out over between two turns of the event loop. */
+const CRC_SLICE = 8 * 1024 * 1024;
+
+/** A sidecar laid out: its columns' places, and its body as the pieces it is written from. */
+interface Layout {
+  columns: Header['columns'];
+  bodyLength: number;
+  /** The body piece by piece (views of the columns and their padding, never copied whole). */
+  pieces: Uint8Array[];
+}
+
+function layoutOf(content: SidecarContent): Layout {
+  const columns: Header['columns'] = [];
+  const pieces: Uint8Array[] = [];
   let offset = 0;
-  for (const name of names) {
-    const column = content.columns[name] as Column;
-    layout.push({ name, type: typeOf(column), offset, count: column.length });
-    offset = pad8(offset + column.byteLength);
+  for (const [name, column] of Object.entries(content.columns)) {
+    columns.push({ name, type: typeOf(column), offset, count: column.length });
+    pieces.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+    const end = offset + column.byteLength;
+    offset = pad8(end);
+    if (offset > end) pieces.push(new Uint8Array(offset - end));
   }
-  const bodyLength = offset;
-  // The body is written column by column (never copied whole): its CRC is worked out the same way.
-  const pieces = (): Uint8Array[] => {
-    const out: Uint8Array[] = [];
-    let at = 0;
-    for (const name of names) {
-      const column = content.columns[name] as Column;
-      out.push(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
-      at += column.byteLength;
-      const pad = pad8(at) - at;
-      if (pad > 0) out.push(new Uint8Array(pad));
-      at += pad;
-    }
-    return out;
-  };
-  let crc = 0;
-  if (typeof zlib.crc32 === 'function') for (const piece of pieces()) crc = zlib.crc32(piece, crc);
+  return { columns, bodyLength: offset, pieces };
+}
+
+/** The header of a laid-out sidecar whose body has checksum `crc`. */
+function headerOf(content: SidecarContent, layout: Layout, crc: number): Buffer {
   const header = (size: number): Buffer => {
     const h: Header = {
       format: SIDECAR_FORMAT,
       log: content.log,
       shape: content.shape,
       meta: content.meta,
-      columns: layout,
+      columns: layout.columns,
       size,
       crc,
     };
@@ -132,13 +129,52 @@ export function writeSidecar(file: string, content: SidecarContent): number {
   };
   // The header holds the file's size, which depends on the header's own length: settle it.
   let head = header(0);
-  for (let size = head.length + bodyLength; ; ) {
+  for (let size = head.length + layout.bodyLength; ; ) {
     head = header(size);
-    if (head.length + bodyLength === size) break;
-    size = head.length + bodyLength;
+    if (head.length + layout.bodyLength === size) return head;
+    size = head.length + layout.bodyLength;
   }
-  replaceFile(file, [head, ...pieces()]);
-  return head.length + bodyLength;
+}
+
+/**
+ * Writes `content` to `file` atomically (a temp file, fsync, rename): a crash at any instant
+ * leaves the old sidecar or the new one. Returns the bytes written.
+ */
+export function writeSidecar(file: string, content: SidecarContent): number {
+  const layout = layoutOf(content);
+  let crc = 0;
+  if (typeof zlib.crc32 === 'function') {
+    for (const piece of layout.pieces) crc = zlib.crc32(piece, crc);
+  }
+  const head = headerOf(content, layout, crc);
+  replaceFile(file, [head, ...layout.pieces]);
+  return head.length + layout.bodyLength;
+}
+
+/**
+ * `writeSidecar` without holding the event loop: the checksum is worked out a few megabytes a
+ * turn (`pause` between slices), the bytes written, synced and renamed in the thread pool. The
+ * columns must not change until it settles. As atomic: a kill at any instant leaves the old
+ * sidecar or the new one, and at worst a temp file the next start removes.
+ */
+export async function writeSidecarAsync(
+  file: string,
+  content: SidecarContent,
+  pause: () => Promise<void>,
+): Promise<number> {
+  const layout = layoutOf(content);
+  let crc = 0;
+  if (typeof zlib.crc32 === 'function') {
+    for (const piece of layout.pieces) {
+      for (let at = 0; at < piece.length; at += CRC_SLICE) {
+        crc = zlib.crc32(piece.subarray(at, at + CRC_SLICE), crc);
+        await pause();
+      }
+    }
+  }
+  const head = headerOf(content, layout, crc);
+  await replaceFileAsync(file, [head, ...layout.pieces]);
+  return head.length + layout.bodyLength;
 }
 
 /**

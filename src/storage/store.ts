@@ -169,10 +169,15 @@ export class JsonlStore extends NamespacedEngine {
             removeLeftoverTemps(this.dataDir, this.logger);
             this.catchUp(true);
           }, this.closing.signal);
-          // After the calls that waited for the load have their answer.
-          setTimeout(() => {
-            if (!this.closed) this.sidecar.saveIfBehind(0.1);
-          }, 0).unref();
+          // After the calls that waited for the load have their answer, and written in the
+          // background: a client that stops the process soon after (a few seconds, the MCP
+          // SDK's) still finds calls answered meanwhile, and the next start does not pay again.
+          this.loadSaved = new Promise((resolve) => {
+            this.loadSave = setTimeout(() => {
+              if (!this.closed) this.sidecar.saveIfBehind(0.1);
+              resolve();
+            }, 0).unref();
+          });
           return;
         } catch (error) {
           if (error instanceof LockLostError) {
@@ -318,8 +323,28 @@ export class JsonlStore extends NamespacedEngine {
     );
   }
 
-  close(): void {
-    if (this.closed) return;
+  /**
+   * Settles once the sidecar written after the load (when it was behind the log) is on disk, or
+   * its write failed (logged): what a test awaits instead of close().
+   */
+  async sidecarWritten(): Promise<void> {
+    await this.loaded.catch(() => {});
+    // Whoever waits for it keeps the process alive until then (a short command does not).
+    this.loadSave?.ref();
+    await this.loadSaved;
+    await this.sidecar.idle();
+  }
+
+  private loadSaved: Promise<void> = Promise.resolve();
+  private loadSave: NodeJS.Timeout | undefined;
+
+  /**
+   * Closes the logs at once; settles when the sidecar is on disk (a write under way, or the one
+   * this starts when the log is past it). A stop bounds how long it waits (src/cli/signals.ts):
+   * a process ended before leaves the sidecar before, and a temp file the next start removes.
+   */
+  close(): Promise<void> {
+    if (this.closed) return this.sidecar.idle();
     this.sidecar.saveIfBehind(0);
     this.closed = true;
     this.closing.abort(new StoreError('the memory store is closed'));
@@ -327,6 +352,7 @@ export class JsonlStore extends NamespacedEngine {
     this.files.relations.close();
     this.quarantineFile.close();
     this.forgotten.close();
+    return this.sidecar.idle();
   }
 
   private assertOpen(): void {

@@ -287,6 +287,28 @@ describe('the sidecar (memories.idx)', () => {
     await again.opened.close();
   });
 
+  it('is written after a load without close(), and another start uses it meanwhile', async (t) => {
+    const dir = testDir(t);
+    const { expected, now } = await prepared(dir);
+    const file = path.join(dir, SIDECAR_FILE);
+    fs.rmSync(file);
+    const { t: first, log } = await reopen(dir, 0);
+    await (first.store as JsonlStore).sidecarWritten();
+    assert.ok(fs.existsSync(file), 'on disk with the store still open');
+    assert.ok(log.entries().some((e) => /wrote memories.idx/.test(e.msg)));
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temp file left',
+    );
+    const { t: again, log: againLog } = await reopen(dir, 1_000_000);
+    again.clock.now = now;
+    assert.ok(againLog.entries().some((e) => /started from memories.idx/.test(e.msg)));
+    assert.deepEqual(await answers(again), expected);
+    await again.opened.close();
+    await first.opened.close();
+  });
+
   it('a write of it cut short leaves the one before, which is still used', async (t) => {
     const dir = testDir(t);
     const { expected, now } = await prepared(dir);

@@ -112,7 +112,7 @@ export async function copyDirToDatabase(options: CopyOptions): Promise<CopyResul
   } catch (error) {
     throw reportable(error, url);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -198,7 +198,7 @@ export async function copyDatabaseToDir(options: CopyOptions): Promise<CopyResul
     throw reportable(error, url);
   } finally {
     client.release();
-    store?.close();
+    await store?.close();
   }
 }
 
