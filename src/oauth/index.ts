@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { CONNECT_MCP } from '../transport/http.js';
 import { HttpError } from '../transport/http-error.js';
 import type { TokenGrant } from '../transport/tokens.js';
-import { consentApi } from './consent.js';
+import { bindConsent, consentApi } from './consent.js';
 import { consentPage } from './consent-page.js';
 import { Grants } from './grants.js';
 import { grantsApi } from './grants-api.js';
@@ -185,6 +185,7 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
       provider.proxy = true;
+      bindConsent(provider);
       provider.on('authorization.error', (_ctx, error) =>
         options.logger.warn(
           {
