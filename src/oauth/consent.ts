@@ -1,5 +1,7 @@
 // The consent API the page at /ui/consent calls (JSON, its own origin only):
 //   GET  /oauth/interaction/:uid  → { client: { id, name, redirect_host }, namespaces, resource }
+//        (namespaces: what the token in Authorization may give; none without one: whoever starts
+//        a flow must not learn which namespaces the memory holds)
 //   POST /oauth/interaction/:uid  { token, decision: 'allow'|'deny', namespaces: [...] }
 //                                 → { redirect } (the page goes there: back into the flow)
 // The person proves it is them with the admin token (MNEMO_AUTH_TOKEN), or a token of the token
@@ -118,8 +120,21 @@ export function consentApi(options: ConsentOptions): express.Router {
     return interaction;
   };
 
-  router.get('/:uid', async (req, res) => {
+  // A token is 16 characters or more: guessing one is out of reach, but each try costs a hash.
+  const tries = rateLimit({
+    windowMs: 60_000,
+    limit: 30,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    skip: (req) => req.method === 'GET' && req.headers.authorization === undefined,
+    handler: () => {
+      throw new HttpError(429, 'too many consent answers a minute: wait, then try again');
+    },
+  });
+
+  router.get('/:uid', tries, async (req, res) => {
     const interaction = await interactionOf(req);
+    const allowed = mayGive(presentedToken(req.headers.authorization), options);
     const clientId = String(interaction.params.client_id ?? '');
     const client = await options.provider().Client.find(clientId);
     if (!client) throw gone();
@@ -130,23 +145,15 @@ export function consentApi(options: ConsentOptions): express.Router {
         name: client.clientName ?? null,
         redirect_host: redirect?.host ?? null,
       },
-      namespaces: options.namespaces(),
+      namespaces:
+        allowed === undefined ? [] : allowed === 'any' ? options.namespaces() : [...allowed],
       resource: options.resource(),
     });
   });
 
-  // A token is 16 characters or more: guessing one is out of reach, but each try costs a hash.
   router.post(
     '/:uid',
-    rateLimit({
-      windowMs: 60_000,
-      limit: 30,
-      standardHeaders: 'draft-8',
-      legacyHeaders: false,
-      handler: () => {
-        throw new HttpError(429, 'too many consent answers a minute: wait, then try again');
-      },
-    }),
+    tries,
     (req, _res, next) => {
       if (!req.is('application/json')) {
         throw new HttpError(415, 'send the body as JSON (Content-Type: application/json)');

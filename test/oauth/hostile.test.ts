@@ -184,14 +184,23 @@ describe('OAuth against a hostile client, page or thief', () => {
   it('the consent API names the client and its redirect host', async () => {
     const started = await authorize(h.url, params(pkce().challenge));
     assert.ok(!('error' in started));
-    const response = await fetch(`${h.url}/oauth/interaction/${started.uid}`, {
-      headers: { cookie: started.jar.header() },
-    });
-    assert.deepEqual(await response.json(), {
+    const shown = async (authorization?: string) =>
+      (await (
+        await fetch(`${h.url}/oauth/interaction/${started.uid}`, {
+          headers: {
+            cookie: started.jar.header(),
+            ...(authorization === undefined ? {} : { authorization }),
+          },
+        })
+      ).json()) as Record<string, unknown>;
+    assert.deepEqual(await shown(`Bearer ${ADMIN}`), {
       client: { id: clientId, name: 'Test client', redirect_host: '127.0.0.1:9' },
       namespaces: ['default', 'work'],
       resource: h.resource,
     });
+    // Whoever starts a flow (anyone who can register) learns no namespace of the memory.
+    assert.deepEqual((await shown()).namespaces, []);
+    assert.deepEqual((await shown(`Bearer ${ADMIN}x`)).namespaces, []);
   });
 
   it('discovery: RFC 8414 mirrors the provider, RFC 9728 names the resource', async () => {
