@@ -119,6 +119,19 @@ describe('OAuth against a hostile client, page or thief', () => {
     );
   });
 
+  it("a native client's own scheme: refused at registration, as the consent page could show no host", async () => {
+    for (const uri of ['evil:/cb', 'com.example.app:/oauth/callback', 'cursor-like://x/cb']) {
+      const native = await register(h.url, { redirect_uris: [uri], application_type: 'native' });
+      assert.equal(native.status, 400, uri);
+      assert.match(String(native.body.error_description), /must use https/);
+    }
+    const loopback = await register(h.url, {
+      redirect_uris: ['http://127.0.0.1:7777/cb'],
+      application_type: 'native',
+    });
+    assert.equal(loopback.status, 201);
+  });
+
   it('a consent posted from another origin: refused, and no grant made', async () => {
     const started = await authorize(h.url, params(pkce().challenge));
     assert.ok(!('error' in started));
