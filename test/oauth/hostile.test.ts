@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { REGISTRATIONS_PER_HOUR } from '../../src/oauth/index.js';
+import { REGISTRATION_MAX_BYTES, REGISTRATIONS_PER_HOUR } from '../../src/oauth/index.js';
 import { openTestMemory, type TestMemory } from '../support.js';
 import {
   ADMIN,
@@ -130,6 +130,24 @@ describe('OAuth against a hostile client, page or thief', () => {
       application_type: 'native',
     });
     assert.equal(loopback.status, 201);
+  });
+
+  it('a registration metadata bomb (a long name, a thousand redirect URIs): refused, nothing stored', async () => {
+    const before = await h.oauth.grants.list();
+    const name = await register(h.url, { client_name: 'x'.repeat(40_000) });
+    assert.equal(name.status, 413);
+    assert.equal(name.body.error, 'invalid_client_metadata');
+    const many = Array.from({ length: 1000 }, (_, i) => `https://c${i}.example/cb`);
+    assert.equal((await register(h.url, { redirect_uris: many })).status, 413);
+    const chunked = await fetch(`${h.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Blob([JSON.stringify({ redirect_uris: [REDIRECT] })]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(chunked.status, 411);
+    assert.ok(JSON.stringify({ redirect_uris: [REDIRECT] }).length < REGISTRATION_MAX_BYTES);
+    assert.deepEqual(await h.oauth.grants.list(), before);
   });
 
   it('a consent posted from another origin: refused, and no grant made', async () => {
