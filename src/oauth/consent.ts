@@ -1,9 +1,14 @@
 // The consent API the page at /ui/consent calls (JSON, its own origin only):
 //   GET  /oauth/interaction/:uid  → { client: { id, name, redirect_host }, namespaces, resource }
+//        (namespaces: what the token in Authorization may give; none without one: whoever starts
+//        a flow must not learn which namespaces the memory holds)
 //   POST /oauth/interaction/:uid  { token, decision: 'allow'|'deny', namespaces: [...] }
 //                                 → { redirect } (the page goes there: back into the flow)
 // The person proves it is them with the admin token (MNEMO_AUTH_TOKEN), or a token of the token
-// file for its own namespaces; the grant gives exactly the namespaces chosen.
+// file for its own namespaces; the grant gives exactly the namespaces chosen. The answer is taken
+// only from the browser that started the authorization (its consent cookie, `bindConsent`):
+// a stranger who starts a flow and sends the person its consent link gets nothing from it.
+import { createHmac } from 'node:crypto';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { Provider } from 'oidc-provider';
@@ -29,6 +34,50 @@ export interface ConsentOptions {
   namespaces(): string[];
   /** Refuses a call from another origin (the page API's rule). */
   sameOrigin(req: express.Request): void;
+}
+
+/** The cookie that binds a consent request to the browser that started it. */
+export const CONSENT_COOKIE = 'mnemo_consent';
+
+/** The consent cookie's value for `uid`: an HMAC under the provider's cookie key. */
+function bindingOf(provider: Provider, uid: string): string | undefined {
+  const key = provider.keys?.[0];
+  if (key === undefined) return undefined;
+  return createHmac('sha256', key).update(`mnemo consent ${uid}`).digest('base64url');
+}
+
+/**
+ * Gives the browser that starts an authorization the consent cookie of its interaction, sent
+ * only to that interaction's consent API; other browsers cannot see or answer it.
+ */
+export function bindConsent(provider: Provider): void {
+  provider.on('interaction.started', (...args: unknown[]) => {
+    const ctx = args[0] as {
+      secure: boolean;
+      oidc: { entities: { Interaction?: { uid: string; exp: number } } };
+      cookies: { set(name: string, value: string, options: Record<string, unknown>): void };
+    };
+    const interaction = ctx.oidc.entities.Interaction;
+    const value = interaction && bindingOf(provider, interaction.uid);
+    if (!interaction || value === undefined) return;
+    ctx.cookies.set(CONSENT_COOKIE, value, {
+      path: `/oauth/interaction/${encodeURIComponent(interaction.uid)}`,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: ctx.secure,
+      signed: false,
+      overwrite: true,
+    });
+  });
+}
+
+/** The value of cookie `name` in a Cookie header, the first if repeated. */
+function cookieOf(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
 }
 
 const gone = () =>
@@ -59,14 +108,33 @@ export function consentApi(options: ConsentOptions): express.Router {
     next();
   });
 
-  const interactionOf = async (uid: string) => {
-    const interaction = await options.provider().Interaction.find(uid);
+  // Another browser's request answers as one that does not exist: its uid tells nothing.
+  const interactionOf = async (req: express.Request) => {
+    const uid = String(req.params.uid);
+    const provider = options.provider();
+    const expected = bindingOf(provider, uid);
+    const presented = cookieOf(req.headers.cookie, CONSENT_COOKIE);
+    if (expected === undefined || !tokenMatches(presented, expected)) throw gone();
+    const interaction = await provider.Interaction.find(uid);
     if (!interaction || interaction.result !== undefined) throw gone();
     return interaction;
   };
 
-  router.get('/:uid', async (req, res) => {
-    const interaction = await interactionOf(String(req.params.uid));
+  // A token is 16 characters or more: guessing one is out of reach, but each try costs a hash.
+  const tries = rateLimit({
+    windowMs: 60_000,
+    limit: 30,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    skip: (req) => req.method === 'GET' && req.headers.authorization === undefined,
+    handler: () => {
+      throw new HttpError(429, 'too many consent answers a minute: wait, then try again');
+    },
+  });
+
+  router.get('/:uid', tries, async (req, res) => {
+    const interaction = await interactionOf(req);
+    const allowed = mayGive(presentedToken(req.headers.authorization), options);
     const clientId = String(interaction.params.client_id ?? '');
     const client = await options.provider().Client.find(clientId);
     if (!client) throw gone();
@@ -77,23 +145,15 @@ export function consentApi(options: ConsentOptions): express.Router {
         name: client.clientName ?? null,
         redirect_host: redirect?.host ?? null,
       },
-      namespaces: options.namespaces(),
+      namespaces:
+        allowed === undefined ? [] : allowed === 'any' ? options.namespaces() : [...allowed],
       resource: options.resource(),
     });
   });
 
-  // A token is 16 characters or more: guessing one is out of reach, but each try costs a hash.
   router.post(
     '/:uid',
-    rateLimit({
-      windowMs: 60_000,
-      limit: 30,
-      standardHeaders: 'draft-8',
-      legacyHeaders: false,
-      handler: () => {
-        throw new HttpError(429, 'too many consent answers a minute: wait, then try again');
-      },
-    }),
+    tries,
     (req, _res, next) => {
       if (!req.is('application/json')) {
         throw new HttpError(415, 'send the body as JSON (Content-Type: application/json)');
@@ -115,7 +175,7 @@ export function consentApi(options: ConsentOptions): express.Router {
       if (body.decision !== 'allow' && body.decision !== 'deny') {
         throw new HttpError(400, 'decision must be "allow" or "deny"');
       }
-      const interaction = await interactionOf(String(req.params.uid));
+      const interaction = await interactionOf(req);
       const ttl = Math.max(1, interaction.exp - options.clock());
       if (body.decision === 'deny') {
         interaction.result = {

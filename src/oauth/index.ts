@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { CONNECT_MCP } from '../transport/http.js';
 import { HttpError } from '../transport/http-error.js';
 import type { TokenGrant } from '../transport/tokens.js';
-import { consentApi } from './consent.js';
+import { bindConsent, consentApi } from './consent.js';
 import { consentPage } from './consent-page.js';
 import { Grants } from './grants.js';
 import { grantsApi } from './grants-api.js';
@@ -26,6 +26,12 @@ export type { OAuthCaller } from './resource.js';
 export const MAX_CLIENTS = 500;
 /** Registrations an hour from one address. */
 export const REGISTRATIONS_PER_HOUR = 20;
+/**
+ * A registration's body, in bytes, at most: a real client's metadata is well under 1 KiB, and
+ * every stored client is rewritten with each change of oauth.json (oidc-provider's own limit,
+ * 56 KiB, would let MAX_CLIENTS registrations make it 28 MB).
+ */
+export const REGISTRATION_MAX_BYTES = 8 * 1024;
 
 export interface OAuthOptions {
   store: OAuthStore;
@@ -120,6 +126,17 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
         });
       },
     }),
+    (req, res, next) => {
+      const length = Number(req.headers['content-length'] ?? Number.NaN);
+      if (Number.isInteger(length) && length <= REGISTRATION_MAX_BYTES) {
+        next();
+        return;
+      }
+      res.status(req.headers['content-length'] === undefined ? 411 : 413).json({
+        error: 'invalid_client_metadata',
+        error_description: `send the client's metadata with a Content-Length of ${REGISTRATION_MAX_BYTES} bytes at most`,
+      });
+    },
     async (_req, res, next) => {
       if ((await options.store.count('Client')) < MAX_CLIENTS) {
         next();
@@ -185,6 +202,7 @@ export function createOAuth(options: OAuthOptions): OAuthServer {
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
       provider.proxy = true;
+      bindConsent(provider);
       provider.on('authorization.error', (_ctx, error) =>
         options.logger.warn(
           {

@@ -75,6 +75,8 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>);
     readonly issuer: string;
     proxy: boolean;
+    /** Koa's app.keys: the cookie keys of the configuration. */
+    keys?: string[];
     callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): this;
     Grant: {

@@ -51,6 +51,11 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 export function redirectUriProblem(uri: string): string | undefined {
   const parsed = URL.parse(uri);
   if (!parsed) return 'is not a URL';
+  // A native client's own scheme (`app:/cb`) names no host the consent page could show, and any
+  // app on the person's machine may claim it.
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    return 'must use https (http only to a loopback address: 127.0.0.1, [::1], localhost)';
+  }
   if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname)) {
     return 'must use https (http only to a loopback address: 127.0.0.1, [::1], localhost)';
   }

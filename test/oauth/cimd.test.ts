@@ -98,7 +98,11 @@ describe('Client ID Metadata Documents', () => {
     const { verifier, challenge } = pkce();
     const started = await authorize(h.url, { ...start(CLIENT, challenge), resource: h.resource });
     assert.ok(!('error' in started), String('error' in started && started.error));
-    const shown = (await (await fetch(`${h.url}/oauth/interaction/${started.uid}`)).json()) as {
+    const shown = (await (
+      await fetch(`${h.url}/oauth/interaction/${started.uid}`, {
+        headers: { cookie: started.jar.header() },
+      })
+    ).json()) as {
       client: { id: string; name: string; redirect_host: string };
     };
     assert.deepEqual(shown.client, {
@@ -106,7 +110,7 @@ describe('Client ID Metadata Documents', () => {
       name: 'Example CIMD client',
       redirect_host: new URL(REDIRECT).host,
     });
-    const answer = await consent(h.url, started.uid, {
+    const answer = await consent(h.url, started, {
       token: ADMIN,
       decision: 'allow',
       namespaces: ['default'],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { REGISTRATIONS_PER_HOUR } from '../../src/oauth/index.js';
+import { REGISTRATION_MAX_BYTES, REGISTRATIONS_PER_HOUR } from '../../src/oauth/index.js';
 import { openTestMemory, type TestMemory } from '../support.js';
 import {
   ADMIN,
@@ -44,7 +44,7 @@ describe('OAuth against a hostile client, page or thief', () => {
     const { verifier, challenge } = pkce();
     const started = await authorize(h.url, params(challenge));
     assert.ok(!('error' in started), String('error' in started && started.error));
-    const answer = await consent(h.url, started.uid, {
+    const answer = await consent(h.url, started, {
       token: ADMIN,
       decision: 'allow',
       namespaces: ['default'],
@@ -119,14 +119,45 @@ describe('OAuth against a hostile client, page or thief', () => {
     );
   });
 
+  it("a native client's own scheme: refused at registration, as the consent page could show no host", async () => {
+    for (const uri of ['evil:/cb', 'com.example.app:/oauth/callback', 'cursor-like://x/cb']) {
+      const native = await register(h.url, { redirect_uris: [uri], application_type: 'native' });
+      assert.equal(native.status, 400, uri);
+      assert.match(String(native.body.error_description), /must use https/);
+    }
+    const loopback = await register(h.url, {
+      redirect_uris: ['http://127.0.0.1:7777/cb'],
+      application_type: 'native',
+    });
+    assert.equal(loopback.status, 201);
+  });
+
+  it('a registration metadata bomb (a long name, a thousand redirect URIs): refused, nothing stored', async () => {
+    const before = await h.oauth.grants.list();
+    const name = await register(h.url, { client_name: 'x'.repeat(40_000) });
+    assert.equal(name.status, 413);
+    assert.equal(name.body.error, 'invalid_client_metadata');
+    const many = Array.from({ length: 1000 }, (_, i) => `https://c${i}.example/cb`);
+    assert.equal((await register(h.url, { redirect_uris: many })).status, 413);
+    const chunked = await fetch(`${h.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Blob([JSON.stringify({ redirect_uris: [REDIRECT] })]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(chunked.status, 411);
+    assert.ok(JSON.stringify({ redirect_uris: [REDIRECT] }).length < REGISTRATION_MAX_BYTES);
+    assert.deepEqual(await h.oauth.grants.list(), before);
+  });
+
   it('a consent posted from another origin: refused, and no grant made', async () => {
     const started = await authorize(h.url, params(pkce().challenge));
     assert.ok(!('error' in started));
     const before = (await h.oauth.grants.list()).length;
     const body = { token: ADMIN, decision: 'allow', namespaces: ['default'] };
-    const site = await consent(h.url, started.uid, body, { 'sec-fetch-site': 'cross-site' });
+    const site = await consent(h.url, started, body, { 'sec-fetch-site': 'cross-site' });
     assert.equal(site.status, 403);
-    const origin = await consent(h.url, started.uid, body, { origin: 'http://127.0.0.1:1' });
+    const origin = await consent(h.url, started, body, { origin: 'http://127.0.0.1:1' });
     assert.equal(origin.status, 403);
     assert.equal((await h.oauth.grants.list()).length, before);
   });
@@ -135,29 +166,72 @@ describe('OAuth against a hostile client, page or thief', () => {
     const started = await authorize(h.url, params(pkce().challenge));
     assert.ok(!('error' in started));
     const before = (await h.oauth.grants.list()).length;
-    const wrong = await consent(h.url, started.uid, {
+    const wrong = await consent(h.url, started, {
       token: `${ADMIN}x`,
       decision: 'allow',
       namespaces: ['default'],
     });
     assert.equal(wrong.status, 401);
     assert.equal((await h.oauth.grants.list()).length, before);
-    const denied = await consent(h.url, started.uid, { token: ADMIN, decision: 'deny' });
+    const denied = await consent(h.url, started, { token: ADMIN, decision: 'deny' });
     assert.equal(denied.status, 200);
     const back = await started.finish(denied.body as { redirect: string });
     assert.equal(back.searchParams.get('error'), 'access_denied');
     assert.equal((await h.oauth.grants.list()).length, before);
   });
 
+  it("a stranger's flow, its consent link sent to the person: the person's browser cannot answer it", async () => {
+    // The stranger starts an authorization in its own browser and sends the person the link.
+    const stranger = await authorize(h.url, params(pkce().challenge));
+    assert.ok(!('error' in stranger));
+    // The person's browser started another flow: its cookie is for that one, not the stranger's.
+    const own = await authorize(h.url, params(pkce().challenge));
+    assert.ok(!('error' in own));
+    const before = (await h.oauth.grants.list()).length;
+    const body = { token: ADMIN, decision: 'allow', namespaces: ['default'] };
+    const shown = await fetch(`${h.url}/oauth/interaction/${stranger.uid}`, {
+      headers: { cookie: own.jar.header() },
+    });
+    assert.equal(shown.status, 404);
+    const bare = await consent(h.url, stranger.uid, body);
+    assert.equal(bare.status, 404);
+    const crossed = await consent(h.url, stranger.uid, body, { cookie: own.jar.header() });
+    assert.equal(crossed.status, 404);
+    assert.equal((await h.oauth.grants.list()).length, before, 'no grant made');
+    // The stranger's own browser still finishes nothing: no consent was given.
+    const resumed = await fetch(`${h.url}/oauth/authorize/${stranger.uid}`, {
+      redirect: 'manual',
+      headers: { cookie: stranger.jar.header() },
+    });
+    assert.equal(
+      new URL(resumed.headers.get('location') ?? '', h.url).searchParams.get('code'),
+      null,
+    );
+    // The browser that started a flow answers it.
+    const mine = await consent(h.url, own, body);
+    assert.equal(mine.status, 200);
+  });
+
   it('the consent API names the client and its redirect host', async () => {
     const started = await authorize(h.url, params(pkce().challenge));
     assert.ok(!('error' in started));
-    const response = await fetch(`${h.url}/oauth/interaction/${started.uid}`);
-    assert.deepEqual(await response.json(), {
+    const shown = async (authorization?: string) =>
+      (await (
+        await fetch(`${h.url}/oauth/interaction/${started.uid}`, {
+          headers: {
+            cookie: started.jar.header(),
+            ...(authorization === undefined ? {} : { authorization }),
+          },
+        })
+      ).json()) as Record<string, unknown>;
+    assert.deepEqual(await shown(`Bearer ${ADMIN}`), {
       client: { id: clientId, name: 'Test client', redirect_host: '127.0.0.1:9' },
       namespaces: ['default', 'work'],
       resource: h.resource,
     });
+    // Whoever starts a flow (anyone who can register) learns no namespace of the memory.
+    assert.deepEqual((await shown()).namespaces, []);
+    assert.deepEqual((await shown(`Bearer ${ADMIN}x`)).namespaces, []);
   });
 
   it('discovery: RFC 8414 mirrors the provider, RFC 9728 names the resource', async () => {

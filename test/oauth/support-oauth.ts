@@ -163,15 +163,22 @@ export async function authorize(
   };
 }
 
+/**
+ * The page's answer, from the browser of `started` (its cookies); a bare uid answers from a
+ * browser that did not start the flow.
+ */
 export async function consent(
   url: string,
-  uid: string,
+  started: Authorization | string,
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: Record<string, unknown> }> {
+  const uid = typeof started === 'string' ? started : started.uid;
+  const cookie: Record<string, string> =
+    typeof started === 'string' ? {} : { cookie: started.jar.header() };
   const response = await fetch(`${url}/oauth/interaction/${uid}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', ...cookie, ...headers },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -213,7 +220,7 @@ export async function connect(
     resource: h.resource,
   });
   if ('error' in started) throw new Error(`authorize: ${started.error}`);
-  const answer = await consent(h.url, started.uid, { token: ADMIN, decision: 'allow', namespaces });
+  const answer = await consent(h.url, started, { token: ADMIN, decision: 'allow', namespaces });
   if (answer.status !== 200) throw new Error(`consent: ${JSON.stringify(answer.body)}`);
   const back = await started.finish(answer.body as { redirect: string });
   const code = back.searchParams.get('code');

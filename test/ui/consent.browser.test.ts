@@ -96,19 +96,20 @@ describe('OAuth consent in Chromium', { skip }, () => {
     assert.equal(await page.locator('#client-name').textContent(), NAME);
     assert.equal(await page.locator('#redirect-host').textContent(), new URL(callback.uri).host);
     const boxes = page.locator('#namespaces input[type="checkbox"]');
-    const values = await Promise.all((await boxes.all()).map((box) => box.getAttribute('value')));
-    assert.deepEqual(values, ['default', 'work']);
-    assert.equal(await page.locator('#namespaces input:checked').count(), 0, 'none chosen for you');
+    assert.equal(await boxes.count(), 0, 'no namespace shown before the token');
 
     const tokenField = page.getByLabel('Access token');
     assert.equal(await tokenField.getAttribute('type'), 'password');
     await tokenField.fill('not-the-token-0123456789');
-    await page.getByLabel('work').check();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.locator('#consent .error', { hasText: 'wrong access token' }).waitFor();
+    assert.equal(await boxes.count(), 0, 'none for a wrong token');
 
     await tokenField.fill(ADMIN);
-    await page.getByLabel('work').uncheck();
+    await page.getByLabel('work').waitFor();
+    const values = await Promise.all((await boxes.all()).map((box) => box.getAttribute('value')));
+    assert.deepEqual(values, ['default', 'work']);
+    assert.equal(await page.locator('#namespaces input:checked').count(), 0, 'none chosen for you');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.locator('#consent .error', { hasText: 'at least one namespace' }).waitFor();
 

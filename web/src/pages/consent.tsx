@@ -1,7 +1,8 @@
 // The OAuth consent (/ui/consent?uid=…, where the provider sends the browser): which client asks,
 // the host it sends the answer back to, and the namespaces it would get. The person proves it is
 // them with the access token and answers; the consent API (src/oauth/consent.ts) says where the
-// browser goes next. What the client registered (its name) is only ever text.
+// browser goes next. What the client registered (its name) is only ever text. The namespaces are
+// listed once the token is given (those it may give): whoever starts a flow sees none.
 import { useEffect, useState } from 'preact/hooks';
 import { session } from '../api.js';
 import { Busy, Problem } from '../components.js';
@@ -15,11 +16,12 @@ interface Request {
 type Decision = 'allow' | 'deny';
 
 /** The consent API's answer, or its error message as a thrown Error. */
-async function call<T>(uid: string, body?: unknown): Promise<T> {
+async function call<T>(uid: string, body?: unknown, token?: string): Promise<T> {
   const res = await fetch(`/oauth/interaction/${encodeURIComponent(uid)}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: {
       accept: 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -38,17 +40,35 @@ export function ConsentPage({ uid }: { uid: string | null }) {
   const [token, setToken] = useState(() => session.token() ?? '');
   const [busy, setBusy] = useState(false);
 
+  // The request, and the namespaces the token given so far may give (asked again as it changes).
+  const given = token.trim();
   useEffect(() => {
     if (!uid) return;
-    call<Request>(uid).then(
-      (asked) => {
-        setRequest(asked);
-        // One namespace: it is the choice. Several: the person picks, none is picked for them.
-        if (asked.namespaces.length === 1) setChosen(new Set(asked.namespaces));
-      },
-      (error: Error) => setFailed(error.message),
+    let stale = false;
+    const timer = setTimeout(
+      () =>
+        call<Request>(uid, undefined, given).then(
+          (asked) => {
+            if (stale) return;
+            setRequest(asked);
+            // One namespace: it is the choice. Several: the person picks, none picked for them.
+            setChosen((was) =>
+              asked.namespaces.length === 1
+                ? new Set(asked.namespaces)
+                : new Set([...was].filter((name) => asked.namespaces.includes(name))),
+            );
+          },
+          (error: Error) => {
+            if (!stale) setFailed(error.message);
+          },
+        ),
+      request === null ? 0 : 300,
     );
-  }, [uid]);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [uid, given]);
 
   if (!uid) {
     return (
@@ -62,7 +82,8 @@ export function ConsentPage({ uid }: { uid: string | null }) {
       setFailed('Give the access token first: it proves you are the owner of this memory.');
       return;
     }
-    if (decision === 'allow' && chosen.size === 0) {
+    // No namespace listed: the token is wrong, and the server says so.
+    if (decision === 'allow' && chosen.size === 0 && (request?.namespaces.length ?? 0) > 0) {
       setFailed('Choose at least one namespace this client may use.');
       return;
     }
@@ -121,6 +142,9 @@ export function ConsentPage({ uid }: { uid: string | null }) {
       >
         <fieldset id="namespaces">
           <legend>Namespaces it may use</legend>
+          {request.namespaces.length === 0 && (
+            <p class="hint">Give the access token below: the namespaces it may give show here.</p>
+          )}
           {request.namespaces.map((name) => (
             <label key={name}>
               <input
