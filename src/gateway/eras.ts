@@ -5,7 +5,6 @@ import {
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { UpstreamError } from './errors.js';
 
@@ -15,15 +14,6 @@ import { UpstreamError } from './errors.js';
  * request's `_meta` and has server/discover (2026-07-28).
  */
 export type Era = 'modern' | 'legacy';
-
-/** The per-request revisions served; the SDK's list holds the initialize-based ones only. */
-export const MODERN_REVISIONS: readonly string[] = ['2026-07-28'];
-
-/** Every revision the gateway serves its callers, newest first. */
-export const SUPPORTED_REVISIONS: readonly string[] = [
-  ...MODERN_REVISIONS,
-  ...SUPPORTED_PROTOCOL_VERSIONS,
-];
 
 /** The `_meta` keys of a 2026-07-28 request that describe the hop, not the call. */
 const ENVELOPE_KEYS = [

@@ -8,14 +8,13 @@ import {
   Server,
   type ServerCapabilities,
   type ServerContext,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
+import { MODERN_REVISIONS, unsupportedRevision } from '../transport/revisions.js';
 import { VERSION } from '../version.js';
 import { accepts, EventStream, header, reply, send } from './answer.js';
 import type { Answer, Call, Progress, RpcError } from './channel.js';
-import { type Era, MODERN_REVISIONS, resultForCaller, SUPPORTED_REVISIONS } from './eras.js';
+import { type Era, resultForCaller } from './eras.js';
 import { UpstreamError } from './errors.js';
 import type { Upstream } from './upstream.js';
 
@@ -85,6 +84,9 @@ export class UpstreamRoute {
   async handle(req: GatewayRequest, res: ServerResponse): Promise<void> {
     const body = req.body as { id?: unknown; method?: unknown; params?: unknown } | undefined;
     const versionHeader = header(req, 'mcp-protocol-version');
+    // A revision not served is answered as on /mcp: -32022, HTTP 400, its echo bounded.
+    const unsupported = unsupportedRevision(body, versionHeader);
+    if (unsupported) return reply(res, 400, unsupported);
     const outcome = classifyInboundRequest({
       httpMethod: req.method ?? 'POST',
       protocolVersionHeader: versionHeader,
@@ -97,15 +99,6 @@ export class UpstreamRoute {
       const error: RpcError = { code: outcome.code, message: outcome.message };
       if (outcome.data !== undefined) error.data = outcome.data;
       return reply(res, outcome.httpStatus, { jsonrpc: '2.0', id, error });
-    }
-    const unsupported = unsupportedVersion(outcome, versionHeader);
-    if (unsupported) {
-      const error = {
-        code: unsupported.code,
-        message: unsupported.message,
-        data: unsupported.data,
-      };
-      return reply(res, 400, { jsonrpc: '2.0', id, error });
     }
     const isRequest =
       outcome.kind === 'modern'
@@ -311,32 +304,6 @@ function fastPath(
     (field === undefined || header(req, 'mcp-name') === name) &&
     accepts(req, 'application/json');
   return exact ? 'modern' : undefined;
-}
-
-/**
- * The revision's own error for a revision the gateway does not serve, naming those it does:
- * -32022, HTTP 400. (An initialize naming an unknown one is answered with the newest 2025 one.)
- */
-function unsupportedVersion(
-  outcome: Exclude<InboundClassificationOutcome, { kind: 'reject' }>,
-  versionHeader: string | undefined,
-): UnsupportedProtocolVersionError | undefined {
-  let requested: string | undefined;
-  if (outcome.kind === 'modern') {
-    const revision = outcome.classification.revision;
-    if (revision !== undefined && !SUPPORTED_REVISIONS.includes(revision)) requested = revision;
-  } else if (
-    outcome.reason === 'no-claim' &&
-    versionHeader !== undefined &&
-    !SUPPORTED_PROTOCOL_VERSIONS.includes(versionHeader)
-  ) {
-    requested = versionHeader;
-  }
-  if (requested === undefined) return undefined;
-  return new UnsupportedProtocolVersionError(
-    { supported: [...SUPPORTED_REVISIONS], requested },
-    `Unsupported protocol version: ${requested} (supported: ${SUPPORTED_REVISIONS.join(', ')})`,
-  );
 }
 
 function rpcError(error: UpstreamError): RpcError {

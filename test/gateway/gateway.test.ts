@@ -366,15 +366,17 @@ describe('the gateway at /mcp/<label>', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope('2099-01-01') } },
       { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
     );
-    for (const [res, requested] of [
-      [legacy, '1999-01-01'],
-      [modern, '2099-01-01'],
+    // As on /mcp: a 2025 body lists every revision served; a request with the _meta envelope
+    // those served without a handshake, as server/discover does.
+    for (const [res, requested, supported] of [
+      [legacy, '1999-01-01', SUPPORTED],
+      [modern, '2099-01-01', ['2026-07-28']],
     ] as const) {
       assert.equal(res.status, 400);
       const error = res.json().error;
       assert.equal(error?.code, -32022);
-      assert.deepEqual(error?.data, { supported: SUPPORTED, requested });
-      assert.match(error?.message ?? '', /supported: 2026-07-28, 2025-11-25/);
+      assert.deepEqual(error?.data, { supported, requested });
+      assert.match(error?.message ?? '', /mnemo serves 2026-07-28 .* and 2025-11-25/);
     }
   });
 
