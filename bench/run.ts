@@ -1,31 +1,38 @@
-// npm run bench [-- --sizes 1000,100000,1000000 --json FILE --ops 200 --parts stores,vault,semantic,import
-//   --servers mnemo,server-memory]
-// mnemo vs @modelcontextprotocol/server-memory over a real MCP stdio round trip (README, Benchmarks).
+// npm run bench [-- --sizes 1000,10000,100000,1000000 --text locomo|zipf --ops 200
+//   --parts stores,vault,semantic,import --servers mnemo,server-memory --json FILE
+//   --markdown FILE --profile DIR]
+// mnemo vs @modelcontextprotocol/server-memory as a user's client runs them: real text, the SDK
+// client's own close, the next start after it, and the disk's floor measured in the same run
+// (README, Benchmarks; issue 24). The stores part prints Markdown tables to paste into the README.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ImportBenchResult, importBench, importReport } from './import.js';
-import type { ServerSpec } from './lib/client.js';
-import { ServerSession } from './lib/client.js';
-import { buildVocabulary, ContentGenerator } from './lib/content.js';
-import { summarize } from './lib/percentile.js';
+import { SDK_SIGTERM_AFTER_MS } from './lib/client.js';
+import { buildVocabulary, ContentGenerator, type Vocabulary } from './lib/content.js';
+import { locomoQueries, locomoTexts } from './lib/locomo-text.js';
 import {
+  callsTable,
   checkTargets,
+  floorTable,
+  loadAverage,
   machine,
-  rebuildTable,
-  resultsTable,
-  type ServerResult,
+  startsTable,
+  type Target,
   targetsList,
 } from './lib/report.js';
-import { writeMnemoStore, writeServerMemoryStore } from './lib/stores.js';
+import {
+  type Contender,
+  MNEMO_CLI,
+  measure,
+  mnemoContender,
+  type ServerResult,
+  serverMemory,
+} from './lib/stores-bench.js';
 import { type SemanticBenchResult, semanticBench, semanticReport } from './semantic.js';
 import { type VaultBenchResult, vaultBench, vaultReport } from './vault.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MNEMO_CLI = path.join(ROOT, 'dist/cli.js');
-const PEER_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 /** server-memory rewrites and rereads its whole file on every call: fewer calls from here. */
 const PEER_SLOW_SIZE = 100_000;
 /** Above this, server-memory is not run: at a million it takes minutes a call and runs out of heap. */
@@ -34,134 +41,44 @@ const PEER_SLOW_OPS = 20;
 /** Observations in the server-memory file the import part reads. */
 const IMPORT_OBSERVATIONS = 100_000;
 
-type ToolCall = [tool: string, args: Record<string, unknown>];
-
-/** How to run, fill and call one server. */
-interface Contender {
-  name: string;
-  spec(dir: string): ServerSpec;
-  prefill(dir: string, texts: readonly string[]): void;
-  save(text: string, i: number): ToolCall;
-  search(query: string): ToolCall;
-  /** A derived index the server writes beside its data after a first start (mnemo's sidecar). */
-  sidecar?: string;
+/** The texts every part draws from: the memories, the saves, the queries. */
+interface TextSource {
+  name: 'locomo' | 'zipf';
+  texts(n: number): string[];
+  saves(n: number): string[];
+  queries(n: number): string[];
 }
 
-const mnemo: Contender = {
-  name: 'mnemo',
-  spec: (dir) => ({
-    command: process.execPath,
-    args: [MNEMO_CLI, 'stdio', '--data-dir', dir],
-    // Words alone, as the peer: the embeddings part below measures them on their own.
-    env: { MNEMO_LOG_LEVEL: 'warn', MNEMO_EMBEDDINGS: 'off' },
-  }),
-  prefill: (dir, texts) =>
-    writeMnemoStore(path.join(dir, 'memories.jsonl'), texts, Math.floor(Date.now() / 1000)),
-  save: (text) => ['save_memory', { content: text }],
-  search: (query) => ['search_memory', { query, top_k: 10 }],
-  sidecar: 'memories.idx',
-};
-
-const serverMemory: Contender = {
-  name: 'server-memory',
-  spec: (dir) => ({
-    command: process.execPath,
-    args: [PEER_CLI],
-    env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') },
-  }),
-  prefill: (dir, texts) => writeServerMemoryStore(path.join(dir, 'memory.jsonl'), texts),
-  save: (text, i) => [
-    'create_entities',
-    { entities: [{ name: `saved-${i}`, entityType: 'memory', observations: [text] }] },
-  ],
-  search: (query) => ['search_nodes', { query }],
-};
-
-interface Workload {
-  size: number;
-  texts: readonly string[];
-  saves: readonly string[];
-  queries: readonly string[];
-}
-
-async function timeAll(session: ServerSession, calls: readonly ToolCall[]): Promise<number[]> {
-  const out: number[] = [];
-  for (const [tool, args] of calls) out.push(await session.time(tool, args));
-  return out;
-}
-
-/**
- * A first start of a store that has no sidecar yet: its cold start, and the time until the
- * sidecar is on disk (the rebuild from the log), its size, the peak RSS of it all.
- */
-async function firstStart(contender: Contender, dir: string, work: Workload, sidecar: string) {
-  const session = await ServerSession.start(contender.spec(dir));
-  try {
-    const [tool, args] = contender.search(work.queries[0] as string);
-    await session.time(tool, args);
-    const firstStartMs = session.sinceSpawnMs();
-    const file = path.join(dir, sidecar);
-    while (!fs.existsSync(file)) {
-      if (session.sinceSpawnMs() > 30 * 60_000) throw new Error(`${sidecar} was never written`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+function textSource(name: string, vocabulary: Vocabulary): TextSource {
+  if (name === 'locomo') {
     return {
-      firstStartMs,
-      rebuildMs: session.sinceSpawnMs(),
-      sidecarMb: fs.statSync(file).size / 1024 ** 2,
-      rebuildRssMb: session.peakRssMb(),
+      name,
+      texts: (n) => locomoTexts(n, 1),
+      saves: (n) => locomoTexts(n, 7),
+      queries: (n) => locomoQueries(n, 2),
     };
-  } finally {
-    await session.close();
   }
-}
-
-/**
- * Fills a fresh store, then: cold start, searches, saves, peak RSS. A server with a sidecar is
- * started once before (the rebuild, measured too), so the figures are those of a start from it.
- */
-async function measure(contender: Contender, work: Workload, ops: number): Promise<ServerResult> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${contender.name}-`));
-  try {
-    contender.prefill(dir, work.texts);
-    const rebuild = contender.sidecar
-      ? await firstStart(contender, dir, work, contender.sidecar)
-      : undefined;
-    const session = await ServerSession.start(contender.spec(dir));
-    try {
-      const [firstTool, firstArgs] = contender.search(work.queries[0] as string);
-      await session.time(firstTool, firstArgs);
-      const coldStartMs = session.sinceSpawnMs();
-      const searches = work.queries.slice(0, ops).map((q) => contender.search(q));
-      const saves = work.saves.slice(0, ops).map((t, i) => contender.save(t, i));
-      const search = summarize(await timeAll(session, searches));
-      const save = summarize(await timeAll(session, saves));
-      return {
-        size: work.size,
-        server: contender.name,
-        save,
-        search,
-        spawnToInitMs: session.spawnToInitMs,
-        coldStartMs,
-        peakRssMb: session.peakRssMb(),
-        ...(rebuild ? { rebuild } : {}),
-      };
-    } finally {
-      await session.close();
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+  if (name === 'zipf') {
+    return {
+      name,
+      texts: (n) => new ContentGenerator(vocabulary, 1).sentences(n),
+      saves: (n) => new ContentGenerator(vocabulary, 2).sentences(n),
+      queries: (n) => new ContentGenerator(vocabulary, 3).queries(n),
+    };
   }
+  throw new Error(`--text takes locomo (real conversation text, the default) or zipf, not ${name}`);
 }
 
 function options() {
   const { values } = parseArgs({
     options: {
       sizes: { type: 'string', default: '1000,10000,100000' },
+      text: { type: 'string', default: 'locomo' },
       json: { type: 'string' },
+      markdown: { type: 'string' },
+      profile: { type: 'string' },
       ops: { type: 'string', default: '200' },
       parts: { type: 'string', default: 'stores,vault,semantic,import' },
-      // server-memory rereads its whole file on each call: at a million memories, minutes.
       servers: { type: 'string', default: 'mnemo,server-memory' },
     },
   });
@@ -174,57 +91,101 @@ function options() {
   if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(ops) || ops < 1) {
     throw new Error('--sizes takes whole numbers, e.g. 1000,10000; --ops a whole number');
   }
+  const profile = values.profile ? path.resolve(values.profile) : undefined;
+  if (profile) fs.mkdirSync(profile, { recursive: true });
   const names = new Set(values.servers.split(',').map((s) => s.trim()));
-  const servers = [mnemo, serverMemory].filter((c) => names.has(c.name));
+  const servers = [mnemoContender(profile), serverMemory].filter((c) => names.has(c.name));
   if (servers.length !== names.size) {
     throw new Error('--servers takes mnemo, server-memory or both, e.g. --servers mnemo');
   }
-  return { sizes, ops, parts, servers, json: values.json };
+  return { ...values, sizes, ops, parts, servers, profile };
 }
 
-function notes(vocabularySize: number, ops: number): string[] {
+function notes(text: TextSource, ops: number, gentle: boolean): string[] {
   const slow = PEER_SLOW_SIZE.toLocaleString('en-US');
+  const content =
+    text.name === 'locomo'
+      ? 'real conversation text: each memory one to three LoCoMo turns (bench/data/locomo-dev.json, 2,760 turns) drawn by a seeded PRNG; queries half LoCoMo questions, half one to three content words of a turn'
+      : 'synthetic sentences of 10-40 words over a Zipf vocabulary of 4,000 words; queries of 1-3 content words';
+  const close = gentle
+    ? "- **--profile run**: each process was closed gently (stdin ended, its exit waited for, no signal) so that node wrote its CPU profile; the close figures are not the SDK client's."
+    : `- close: the MCP SDK client's own \`close()\` (v2 StdioClientTransport: stdin ended, SIGTERM after ${SDK_SIGTERM_AFTER_MS / 1000} s, SIGKILL 2 s later), right after the first answer, without waiting for anything the server writes; "ended itself" means it exited before the SIGTERM, and the time is from the close to the exit. "sidecar left": \`memories.idx\` on disk once the first process was gone.`;
   return [
-    '',
-    `- Same content for both: synthetic sentences of 10-40 words, Zipf vocabulary of ${vocabularySize} words; stores pre-filled on disk (fsynced) before each spawn.`,
-    '- cold start: spawn to the answer of the first search; spawn→init: spawn to the end of the MCP initialize handshake. mnemo is started once before, on the log alone (the first start: it writes its sidecar memories.idx, after which it stops), so its figures are those of a start from the sidecar; the first start is in the second table.',
-    `- search: ${ops} queries of 1-3 content words; mnemo search_memory top_k 10, server-memory search_nodes (substring match of the whole query, returns every match).`,
-    `- save: ${ops} new sentences; mnemo save_memory fdatasyncs each; server-memory create_entities rewrites its whole file (no fsync).`,
-    `- At ${slow} memories server-memory gets ${PEER_SLOW_OPS} searches and ${PEER_SLOW_OPS} saves only (so its p99 is its maximum).`,
-    "- Percentiles are nearest-rank, in ms per MCP round trip; peak RSS is the child's VmHWM.",
+    `- Same content for both servers, ${content}; stores pre-filled on disk (fsynced) before each spawn.`,
+    '- first start: spawn to the first search answer on the bare log (no sidecar); next start: the same after the close of the first, which is what a user gets on the next launch of their client.',
+    close,
+    `- search: ${ops} queries after the first; mnemo search_memory top_k 10 (MNEMO_EMBEDDINGS=off: words alone, as the peer), server-memory search_nodes (substring match of the whole query). save: ${ops} new texts; mnemo save_memory fdatasyncs each before answering, server-memory create_entities rewrites its whole file without fsync.`,
+    '- floor: measured just before each server, in its store\'s filesystem: append + fdatasync of the same lines a save appends, and a `tools/call` round trip to a no-op MCP server (bench/lib/noop-server.ts) over the same SDK client; the floor is their sum at the same percentile, and "x floor" a save figure over it.',
+    `- At ${slow} memories server-memory gets ${PEER_SLOW_OPS} searches and ${PEER_SLOW_OPS} saves only (its p99 is its maximum); it is not run past ${slow}.`,
+    "- Percentiles are nearest-rank, in ms per MCP round trip; peak RSS is the child's VmHWM (first start / next start, the next one through all its calls). Targets check the next start's RSS.",
   ];
+}
+
+async function storesPart(
+  sizes: readonly number[],
+  ops: number,
+  servers: readonly Contender[],
+  text: TextSource,
+  gentle: boolean,
+): Promise<ServerResult[]> {
+  const corpus = text.texts(Math.max(...sizes));
+  const saves = text.saves(ops);
+  const queries = text.queries(ops + 1);
+  const results: ServerResult[] = [];
+  for (const size of sizes) {
+    const work = { size, texts: corpus.slice(0, size), saves, queries };
+    for (const contender of servers) {
+      if (contender === serverMemory && size > PEER_MAX_SIZE) continue;
+      const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;
+      process.stderr.write(`${contender.name} at ${size}: ${n} searches, ${n} saves...\n`);
+      results.push(await measure(contender, work, n, gentle));
+    }
+  }
+  return results;
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const { sizes, ops, parts, servers, json } = options();
+  const opts = options();
+  const { sizes, ops, parts, servers, profile } = opts;
   if (!fs.existsSync(MNEMO_CLI)) throw new Error('dist/cli.js is missing: run npm run build');
   const vocabulary = buildVocabulary();
+  const text = textSource(opts.text, vocabulary);
   const m = machine();
-  console.log(
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGb} GB RAM, Node ${m.node}, ${os.platform()} ${os.release()}\n`,
-  );
+  const loadBefore = loadAverage();
+  const header = `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGb} GB RAM, Node ${m.node}, ${os.platform()} ${os.release()}; text: ${text.name}; load average at start: ${loadBefore}`;
+  console.log(`${header}\n`);
 
-  const results: ServerResult[] = [];
-  let targets: ReturnType<typeof checkTargets> = [];
+  let results: ServerResult[] = [];
+  let targets: Target[] = [];
+  let markdown = '';
   if (parts.has('stores')) {
-    const corpus = new ContentGenerator(vocabulary, 1).sentences(Math.max(...sizes));
-    const saves = new ContentGenerator(vocabulary, 2).sentences(ops);
-    const queries = new ContentGenerator(vocabulary, 3).queries(ops);
-    for (const size of sizes) {
-      const work: Workload = { size, texts: corpus.slice(0, size), saves, queries };
-      for (const contender of servers) {
-        if (contender === serverMemory && size > PEER_MAX_SIZE) continue;
-        const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;
-        process.stderr.write(`${contender.name} at ${size}: ${n} searches, ${n} saves...\n`);
-        results.push(await measure(contender, work, n));
-      }
-    }
+    results = await storesPart(sizes, ops, servers, text, profile !== undefined);
     targets = checkTargets(results);
-    console.log(resultsTable(results));
-    console.log(`\n${rebuildTable(results)}`);
-    console.log(notes(vocabulary.words.length, ops).join('\n'));
-    console.log(`\nTargets for mnemo (README, Benchmarks):\n${targetsList(targets)}\n`);
+    markdown = [
+      `${header}; at the end of the stores part: ${loadAverage()}.`,
+      '',
+      'Starts, and the client closing the first one:',
+      '',
+      startsTable(results),
+      '',
+      'Calls on the next start, saves beside the floor:',
+      '',
+      callsTable(results),
+      '',
+      'The floor, same run:',
+      '',
+      floorTable(results),
+      '',
+      ...notes(text, ops, profile !== undefined),
+      '',
+      "Issue 24's targets for mnemo:",
+      '',
+      targetsList(targets),
+    ].join('\n');
+    console.log(`${markdown}\n`);
+    if (opts.markdown) fs.writeFileSync(opts.markdown, `${markdown}\n`);
+    if (profile) console.log(`CPU profiles (*.cpuprofile, one a process) in ${profile}\n`);
   }
 
   let vault: VaultBenchResult | undefined;
@@ -238,9 +199,9 @@ async function main(): Promise<void> {
     const size = Math.max(...sizes);
     semantic = await semanticBench({
       memories: size,
-      texts: new ContentGenerator(vocabulary, 1).sentences(size),
-      saves: new ContentGenerator(vocabulary, 2).sentences(ops),
-      queries: new ContentGenerator(vocabulary, 3).queries(ops + 1),
+      texts: text.texts(size),
+      saves: text.saves(ops),
+      queries: text.queries(ops + 1),
     });
     console.log(`\n${semanticReport(semantic)}`);
   }
@@ -252,10 +213,22 @@ async function main(): Promise<void> {
   }
 
   const seconds = (performance.now() - started) / 1000;
-  console.log(`\nFull bench: ${seconds.toFixed(0)} s.`);
-  if (json) {
-    const report = { machine: m, sizes, ops, results, targets, vault, semantic, transfer, seconds };
-    fs.writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nFull bench: ${seconds.toFixed(0)} s; load average at the end: ${loadAverage()}.`);
+  if (opts.json) {
+    const report = {
+      machine: m,
+      text: text.name,
+      loadAverage: { start: loadBefore, end: loadAverage() },
+      sizes,
+      ops,
+      results,
+      targets,
+      vault,
+      semantic,
+      transfer,
+      seconds,
+    };
+    fs.writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
   }
 }
 

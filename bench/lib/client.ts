@@ -1,4 +1,6 @@
-// One MCP server under test: spawned as a child process, spoken to over stdio by the SDK client.
+// One MCP server under test: spawned as a child process, spoken to over stdio by the SDK client,
+// and closed by it as a user's client closes it.
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -11,6 +13,32 @@ export interface ServerSpec {
 
 const CALL_TIMEOUT_MS = 600_000;
 const STDERR_KEEP = 8_192;
+/**
+ * The v2 SDK's StdioClientTransport.close (@modelcontextprotocol/client 2.4, dist/stdio.mjs):
+ * stdin ended, SIGTERM if the process is still there 2 s later, SIGKILL 2 s after that.
+ */
+export const SDK_SIGTERM_AFTER_MS = 2_000;
+
+/** How a server process ended when its client closed: by itself, or by which signal. */
+export type CloseKind = 'itself' | 'SIGTERM' | 'SIGKILL';
+
+export interface CloseReport {
+  kind: CloseKind;
+  /** From the start of the close to the process's exit. */
+  ms: number;
+  code: number | null;
+  signal: string | null;
+}
+
+/**
+ * Which of the SDK's three steps ended a process that exited `ms` after the close began: a
+ * process that handles SIGTERM exits with a code, so the time tells it from one that was done.
+ */
+export function closeKind(signal: string | null, ms: number): CloseKind {
+  if (signal === 'SIGKILL') return 'SIGKILL';
+  if (signal === 'SIGTERM' || ms >= SDK_SIGTERM_AFTER_MS) return 'SIGTERM';
+  return 'itself';
+}
 
 export class ServerSession {
   /** Milliseconds from spawn to the end of the MCP initialize handshake. */
@@ -22,6 +50,8 @@ export class ServerSession {
     private readonly stderr: { tail: string },
     private readonly spawnedAt: number,
     initDoneAt: number,
+    private readonly child: ChildProcess,
+    private readonly exited: Promise<{ at: number; code: number | null; signal: string | null }>,
   ) {
     this.spawnToInitMs = initDoneAt - spawnedAt;
   }
@@ -40,7 +70,28 @@ export class ServerSession {
     } catch (error) {
       throw new Error(`server failed to start: ${(error as Error).message}\n${stderr.tail}`);
     }
-    return new ServerSession(client, transport, stderr, spawnedAt, performance.now());
+    // The transport keeps its child private; its exit is what says how a close ended it.
+    const child = (transport as unknown as { _process?: ChildProcess })._process;
+    if (!child)
+      throw new Error('the SDK stdio transport no longer keeps _process: update client.ts');
+    const exited = new Promise<{ at: number; code: number | null; signal: string | null }>(
+      (resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve({ at: performance.now(), code: child.exitCode, signal: child.signalCode });
+        } else {
+          child.once('exit', (code, signal) => resolve({ at: performance.now(), code, signal }));
+        }
+      },
+    );
+    return new ServerSession(
+      client,
+      transport,
+      stderr,
+      spawnedAt,
+      performance.now(),
+      child,
+      exited,
+    );
   }
 
   /** Calls a tool and resolves to the round trip in ms; a tool error fails the bench. */
@@ -82,7 +133,18 @@ export class ServerSession {
     return kb === undefined ? Number.NaN : Number(kb) / 1024;
   }
 
-  async close(): Promise<void> {
-    await this.client.close();
+  /**
+   * Closes as a user's client does (the SDK's own close, see SDK_SIGTERM_AFTER_MS) and resolves
+   * once the process is gone. `gentle`: stdin ended and the exit waited for, however long, with
+   * no signal (so that node writes a --cpu-prof profile, which a signal would prevent).
+   */
+  async close(options: { gentle?: boolean } = {}): Promise<CloseReport> {
+    const started = performance.now();
+    if (options.gentle) this.child.stdin?.end();
+    else await this.client.close();
+    const exit = await this.exited;
+    if (options.gentle) await this.client.close();
+    const ms = exit.at - started;
+    return { kind: closeKind(exit.signal, ms), ms, code: exit.code, signal: exit.signal };
   }
 }

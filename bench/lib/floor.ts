@@ -1,0 +1,72 @@
+// The floor under a save, measured in the same run as the saves: what a durable answered save
+// cannot go below on this machine. A save is one MCP round trip and one append that reaches the
+// disk before the answer, so the floor is a no-op round trip plus an append + fdatasync of a line
+// of the same size, on the same filesystem (the tmpdir the stores live in).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ServerSession } from './client.js';
+import { type Summary, summarize } from './percentile.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const NOOP_SERVER = path.join(ROOT, 'bench/lib/noop-server.ts');
+
+export interface Floor {
+  /** Append of one line + fdatasync, per line, in ms. */
+  fsync: Summary;
+  /** One MCP tools/call round trip to a server that does nothing, in ms. */
+  noop: Summary;
+  /** The mean length in bytes of the lines appended. */
+  lineBytes: number;
+}
+
+/** Appends each line to a new file in `dir` and fdatasyncs it, timing each; the file is removed. */
+export function fsyncFloor(dir: string, lines: readonly string[]): Summary {
+  const file = path.join(dir, 'floor.jsonl');
+  const fd = fs.openSync(file, 'wx');
+  try {
+    const times: number[] = [];
+    for (const line of lines) {
+      const started = performance.now();
+      fs.writeSync(fd, line);
+      fs.fdatasyncSync(fd);
+      times.push(performance.now() - started);
+    }
+    return summarize(times);
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/** `calls` round trips to the no-op fixture server, after a few to warm it up. */
+export async function noopFloor(calls: number): Promise<Summary> {
+  const session = await ServerSession.start({
+    command: process.execPath,
+    args: ['--import', 'tsx', NOOP_SERVER],
+    env: {},
+  });
+  try {
+    for (let i = 0; i < 5; i++) await session.time('noop', {});
+    const times: number[] = [];
+    for (let i = 0; i < calls; i++) times.push(await session.time('noop', {}));
+    return summarize(times);
+  } finally {
+    await session.close();
+  }
+}
+
+export async function measureFloor(dir: string, lines: readonly string[]): Promise<Floor> {
+  const lineBytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0) / lines.length;
+  return { fsync: fsyncFloor(dir, lines), noop: await noopFloor(lines.length), lineBytes };
+}
+
+/** The floor at a percentile: a no-op round trip plus an append + fdatasync. */
+export function floorAt(floor: Floor, p: 'p50' | 'p99'): number {
+  return floor.fsync[p] + floor.noop[p];
+}
+
+/** `value` as a multiple of the floor at the same percentile. */
+export function timesFloor(value: number, floor: Floor, p: 'p50' | 'p99'): number {
+  return value / floorAt(floor, p);
+}

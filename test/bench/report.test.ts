@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { closeKind } from '../../bench/lib/client.js';
+import { type Floor, floorAt, timesFloor } from '../../bench/lib/floor.js';
+import { checkTargets, targetsList } from '../../bench/lib/report.js';
+import type { ServerResult } from '../../bench/lib/stores-bench.js';
+
+const floor: Floor = {
+  fsync: { n: 200, p50: 0.3, p99: 1.5 },
+  noop: { n: 200, p50: 0.2, p99: 0.5 },
+  lineBytes: 600,
+};
+
+function result(over: Partial<ServerResult>): ServerResult {
+  const close = { kind: 'itself' as const, ms: 10, code: 0, signal: null };
+  return {
+    size: 100_000,
+    server: 'mnemo',
+    firstStartMs: 1_900,
+    firstPeakRssMb: 240,
+    firstClose: close,
+    sidecarLeft: true,
+    spawnToInitMs: 300,
+    nextStartMs: 450,
+    search: { n: 200, p50: 1.5, p99: 9 },
+    save: { n: 200, p50: 0.9, p99: 19 },
+    peakRssMb: 149,
+    nextClose: close,
+    floor,
+    ...over,
+  };
+}
+
+test('the floor is a no-op round trip plus an append + fdatasync, at the same percentile', () => {
+  assert.equal(floorAt(floor, 'p50'), 0.5);
+  assert.equal(floorAt(floor, 'p99'), 2);
+  assert.equal(timesFloor(1, floor, 'p50'), 2);
+  assert.equal(timesFloor(19, floor, 'p99'), 9.5);
+});
+
+test('closeKind tells the SDK close steps apart by signal and by time', () => {
+  assert.equal(closeKind(null, 15), 'itself');
+  assert.equal(closeKind('SIGTERM', 2_010), 'SIGTERM');
+  // A process that handles SIGTERM exits with a code, after the SDK's 2 s.
+  assert.equal(closeKind(null, 2_300), 'SIGTERM');
+  assert.equal(closeKind('SIGKILL', 4_001), 'SIGKILL');
+});
+
+test('checkTargets checks mnemo against the issue 24 table, in ms, MB and multiples of the floor', () => {
+  const met = checkTargets([result({}), result({ server: 'server-memory', nextStartMs: 9_999 })]);
+  const at100k = met.filter((t) => t.label.startsWith('100,000'));
+  assert.equal(at100k.length, 6);
+  assert.ok(
+    at100k.every((t) => t.met === true),
+    targetsList(at100k),
+  );
+  assert.ok(met.filter((t) => t.label.startsWith('1,000,000')).every((t) => t.met === null));
+
+  const missed = checkTargets([
+    result({ nextStartMs: 501, save: { n: 200, p50: 1.01, p99: 21 }, peakRssMb: 151 }),
+  ]);
+  const failed = missed.filter((t) => t.met === false).map((t) => t.label);
+  assert.deepEqual(failed, [
+    '100,000: start after the closed one',
+    '100,000: save p50',
+    '100,000: save p99',
+    '100,000: peak RSS',
+  ]);
+  assert.match(targetsList(missed), /save p50 <= 2 x floor: 2\.0 x floor, \*\*NOT met\*\*/);
+});
