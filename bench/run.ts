@@ -5,7 +5,6 @@
 // client's own close, the next start after it, and the disk's floor measured in the same run
 // (README, Benchmarks; issue 24). The stores part prints Markdown tables to paste into the README.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ImportBenchResult, importBench, importReport } from './import.js';
@@ -13,14 +12,12 @@ import { SDK_SIGTERM_AFTER_MS } from './lib/client.js';
 import { buildVocabulary, ContentGenerator, type Vocabulary } from './lib/content.js';
 import { locomoQueries, locomoTexts } from './lib/locomo-text.js';
 import {
-  callsTable,
   checkTargets,
-  floorTable,
   loadAverage,
   machine,
-  startsTable,
+  machineLine,
+  storesMarkdown,
   type Target,
-  targetsList,
 } from './lib/report.js';
 import {
   type Contender,
@@ -153,37 +150,22 @@ async function main(): Promise<void> {
   const text = textSource(opts.text, vocabulary);
   const m = machine();
   const loadBefore = loadAverage();
-  const header = `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGb} GB RAM, Node ${m.node}, ${os.platform()} ${os.release()}; text: ${text.name}; load average at start: ${loadBefore}`;
-  console.log(`${header}\n`);
+  console.log(`${machineLine(m)}; text: ${text.name}; load average at start: ${loadBefore}\n`);
 
   let results: ServerResult[] = [];
   let targets: Target[] = [];
-  let markdown = '';
+  let loadStores = '';
   if (parts.has('stores')) {
     results = await storesPart(sizes, ops, servers, text, profile !== undefined);
     targets = checkTargets(results);
-    markdown = [
-      `${header}; at the end of the stores part: ${loadAverage()}.`,
-      '',
-      'Starts, and the client closing the first one:',
-      '',
-      startsTable(results),
-      '',
-      'Calls on the next start, saves beside the floor:',
-      '',
-      callsTable(results),
-      '',
-      'The floor, same run:',
-      '',
-      floorTable(results),
-      '',
-      ...notes(text, ops, profile !== undefined),
-      '',
-      "Issue 24's targets for mnemo:",
-      '',
-      targetsList(targets),
-    ].join('\n');
-    console.log(`${markdown}\n`);
+    loadStores = loadAverage();
+    const markdown = storesMarkdown({
+      machine: m,
+      text: text.name,
+      load: { start: loadBefore, end: loadStores },
+      results,
+    });
+    console.log(`${markdown}\n\n${notes(text, ops, profile !== undefined).join('\n')}\n`);
     if (opts.markdown) fs.writeFileSync(opts.markdown, `${markdown}\n`);
     if (profile) console.log(`CPU profiles (*.cpuprofile, one a process) in ${profile}\n`);
   }
@@ -218,7 +200,7 @@ async function main(): Promise<void> {
     const report = {
       machine: m,
       text: text.name,
-      loadAverage: { start: loadBefore, end: loadAverage() },
+      loadAverage: { start: loadBefore, stores: loadStores, end: loadAverage() },
       sizes,
       ops,
       results,

@@ -13,14 +13,28 @@ export interface Target {
   met: boolean | null;
 }
 
-export function machine(): { cpu: string; cores: number; ramGb: number; node: string } {
+export interface Machine {
+  cpu: string;
+  cores: number;
+  ramGb: number;
+  node: string;
+  /** os.platform() and os.release(); absent from the JSON of runs before issue 24. */
+  os?: string;
+}
+
+export function machine(): Machine {
   const cpus = os.cpus();
   return {
     cpu: cpus[0]?.model.trim() ?? 'unknown',
     cores: cpus.length,
     ramGb: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
     node: process.version,
+    os: `${os.platform()} ${os.release()}`,
   };
+}
+
+export function machineLine(m: Machine): string {
+  return `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGb} GB RAM, Node ${m.node}${m.os ? `, ${m.os}` : ''}`;
 }
 
 /** The 1, 5 and 15 minute load averages, as `uptime` prints them. */
@@ -179,4 +193,34 @@ export function targetsList(targets: readonly Target[]): string {
       return `- ${t.label} <= ${t.limit} ${t.unit}${value}, ${verdict}`;
     })
     .join('\n');
+}
+
+/**
+ * What the README's bench:stores regions hold, from a run's figures (so `bench/tables.ts` makes
+ * it again from a --json file): the tables and the targets of the sizes run. The notes on what
+ * each column means are the README's prose.
+ */
+export function storesMarkdown(run: {
+  machine: Machine;
+  text: string;
+  load: { start: string; end: string };
+  results: readonly ServerResult[];
+}): string {
+  const checked = checkTargets(run.results).filter((t) => t.met !== null);
+  return [
+    `${machineLine(run.machine)}; text: ${run.text}; load average at the start: ${run.load.start}, at the end: ${run.load.end}.`,
+    '',
+    'Starts, and the client closing the first one:',
+    '',
+    startsTable(run.results),
+    '',
+    'Calls on the next start, saves beside the floor:',
+    '',
+    callsTable(run.results),
+    '',
+    'The floor, same run:',
+    '',
+    floorTable(run.results),
+    ...(checked.length > 0 ? ['', "Issue 24's targets for mnemo:", '', targetsList(checked)] : []),
+  ].join('\n');
 }
