@@ -128,7 +128,7 @@ export function startsTable(results: readonly ServerResult[]): string {
       r.sidecarLeft === null ? '-' : r.sidecarLeft ? 'yes' : '**no**',
       ms(r.nextStartMs),
       ms(r.spawnToInitMs),
-      `${r.firstPeakRssMb.toFixed(0)} / ${r.peakRssMb.toFixed(0)}`,
+      `${count(Math.round(r.firstPeakRssMb))} / ${count(Math.round(r.peakRssMb))}`,
     ]),
   );
 }
