@@ -25,7 +25,7 @@ export interface Matches {
 }
 
 /** The numbers of work `stateInSteps` does between two turns of the event loop. */
-const STATE_SLICE = 2_000_000;
+const STATE_SLICE = 500_000;
 
 /** Every class of document (bits 1..31). */
 export const ALL_CLASSES = ~1;

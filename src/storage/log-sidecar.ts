@@ -153,24 +153,37 @@ export class LogSidecar {
   }
 
   /**
-   * What a long load calls between its slices: every so often (`checkpointMs`, and ten times as
-   * long as the last checkpoint took, so they cost the load a tenth at most), takes the sidecar
-   * of the prefix read so far, then writes it in the background while the load goes on. A
-   * process killed later leaves it behind, and the next start reads only the rest of the log.
+   * What a long load calls between its slices: takes the sidecar of the prefix read so far, then
+   * writes it in the background while the load goes on, so a process killed later leaves it
+   * behind and the next start reads only the rest of the log. The first after `checkpointMs`;
+   * each next one once the load has read twice the lines of the last and run three times as
+   * long as the last took to take and write (the load pays a few tenths for them at most).
    */
   async checkpoint(): Promise<void> {
     const now = performance.now();
     this.loadStarted ??= now;
-    if (this.writing || now < (this.nextCheckpoint ?? this.loadStarted + this.checkpointMs)) {
+    const last = this.lastCheckpoint;
+    if (
+      this.writing ||
+      now < (last ? last.due : this.loadStarted + this.checkpointMs) ||
+      this.log.lineCount < 2 * (last?.lines ?? 0)
+    ) {
       return;
     }
     try {
       if (!this.behind(0)) return;
       const taken = await this.take();
-      const took = performance.now() - now;
-      this.nextCheckpoint = performance.now() + Math.max(this.checkpointMs, 10 * took);
       // A write begun meanwhile (a close) is of a later point: this one is dropped.
-      if (taken && !this.writing) this.run(this.written(taken, 'checkpoint'));
+      if (!taken || this.writing) return;
+      const lines = taken.content.log.lines;
+      this.lastCheckpoint = { lines, due: Number.POSITIVE_INFINITY };
+      this.run(
+        this.written(taken, 'checkpoint').finally(() => {
+          const end = performance.now();
+          const due = end + Math.max(this.checkpointMs, 3 * (end - now));
+          this.lastCheckpoint = { lines, due };
+        }),
+      );
     } catch (error) {
       this.failed(error);
     }
@@ -205,9 +218,10 @@ export class LogSidecar {
   private queued: number | undefined;
   /** The log's point at close, for a write queued then. */
   private finalPoint: (LogPoint & { ino: number }) | undefined;
-  /** When the load began, and when a checkpoint may be taken next (performance.now()). */
+  /** When the load began (performance.now()). */
   private loadStarted: number | undefined;
-  private nextCheckpoint: number | undefined;
+  /** The last checkpoint's lines, and when the next one may be taken (performance.now()). */
+  private lastCheckpoint: { lines: number; due: number } | undefined;
 
   /** Whether the log has enough lines past the sidecar on disk for a write. */
   private behind(share: number): boolean {
