@@ -62,11 +62,11 @@ promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
   );
   if (!isTemp(file) || renames !== 1 || point !== 'mid-write') return handle;
   const write = handle.write.bind(handle) as (...a: unknown[]) => Promise<unknown>;
-  handle.write = (async (data: Uint8Array, offset = 0, length = data.length, position = null) => {
-    await write(data, offset, Math.max(1, Math.floor(length / 2)), position);
+  handle.write = (async (data: Uint8Array, offset = 0, length = data.length) => {
+    await write(data, offset, Math.max(1, Math.floor(length / 2)), null);
     await handle.sync();
     return die();
-  }) as typeof handle.write;
+  }) as unknown as typeof handle.write;
   return handle;
 }) as typeof promises.open;
 

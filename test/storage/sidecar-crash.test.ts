@@ -103,12 +103,11 @@ describe('a kill -9 during a load or a sidecar write', () => {
       assert.deepEqual(after.answers, expected.answers);
       const started = after.entries.find((e) => /started from memories.idx/.test(e.msg));
       assert.ok(started, 'the sidecar left behind was used');
-      const lines = started.lines as number;
+      const lines = (started as { lines?: number }).lines ?? 0;
       const log = new JsonlFile(path.join(dir, 'memories.jsonl'));
       log.readNew();
       const all = log.lineCount;
       log.close();
-      console.log(`${point}: ${lines} of ${all} lines from the sidecar`);
       assert.ok(lines > 0 && lines <= all, `${lines} of ${all} lines from the sidecar`);
       if (point !== 'before-dir-sync') {
         assert.ok(lines < all, 'the killed write was not the one used');
