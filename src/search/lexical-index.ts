@@ -200,6 +200,17 @@ export class LexicalIndex {
     return { bm25: this.bm25.state(keyOf), vocabulary: this.tokenizer.vocabulary() };
   }
 
+  /** `state` a slice at a time: see `Bm25Index.stateInSteps`, and `revision`. */
+  *stateInSteps(keyOf: (id: string) => number): Generator<void, LexicalState> {
+    const bm25 = yield* this.bm25.stateInSteps(keyOf);
+    return { bm25, vocabulary: this.tokenizer.vocabulary() };
+  }
+
+  /** Moves on with every change to what `state` answers (the vocabulary grows only with one). */
+  get revision(): number {
+    return this.bm25.revision;
+  }
+
   /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
   restore(state: LexicalState, idOf: (key: number) => string): void {
     this.tokenizer.restoreVocabulary(state.vocabulary);

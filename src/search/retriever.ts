@@ -85,6 +85,12 @@ export interface Top {
   positive?: boolean;
 }
 
+/** The memories whose text hashes are taken between two turns of the event loop. */
+const HASH_SLICE = 100_000;
+
+/** What a memory is searched by without a note: its own content, tags and entities. */
+const ownWords = (record: MemoryRecord) => documentOf(record, undefined).words;
+
 export class Retriever implements StoreListener {
   private readonly lexical: LexicalIndex;
   /** The notes promoted memories are searched by, once the vault says what they are. */
@@ -113,8 +119,16 @@ export class Retriever implements StoreListener {
   }
 
   upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void {
-    const doc = this.documentOf(record);
     const before = previous && { record: previous, words: this.documentOf(previous).words };
+    // A note speaks for the memory it was read with. Whoever changed the memory's own words (this
+    // process or another) rewrote its note too, and what the note says now is known here only
+    // once the vault index reads it again (NoteSync sets it then): until then the memory is
+    // searched by what the log says, and a sidecar written meanwhile keeps that, never the
+    // note's old text (which made `mnemo search` miss it by its current words).
+    if (previous && this.notes.has(record.id) && ownWords(previous) !== ownWords(record)) {
+      this.notes.delete(record.id);
+    }
+    const doc = this.documentOf(record);
     this.lexical.upsert(record, doc.words, before);
     this.semantic?.upsert(record.id, doc.text);
   }
@@ -135,10 +149,13 @@ export class Retriever implements StoreListener {
    */
   readonly persistence: ListenerPersistence = {
     shape: { ...LEXICAL_SHAPE, document: DOCUMENT_VERSION },
-    save: (keyOf) => {
-      const state = this.lexical.state(keyOf);
+    revision: () => this.lexical.revision,
+    save: function* (this: Retriever, keyOf: (id: string) => number) {
+      const state = yield* this.lexical.stateInSteps(keyOf);
+      // In the step the state was finished in: the vocabulary is the tokenizer's own list.
       const vocabulary = packStrings(state.vocabulary);
       const { bm25 } = state;
+      const textHashes = yield* this.textHashColumns(bm25.keys);
       return {
         columns: {
           vocabulary: vocabulary.bytes,
@@ -150,11 +167,11 @@ export class Retriever implements StoreListener {
           postings: bm25.postings,
           df: bm25.df,
           ...Object.fromEntries(bm25.values.map((column, c) => [`value${c}`, column])),
-          ...this.textHashColumns(bm25.keys),
+          ...textHashes,
         },
         meta: { notes: [...this.notes], textHashes: this.semantic?.requested === true },
       };
-    },
+    }.bind(this),
     restore: (part: PersistedPart, idOf: (key: number) => string) => {
       // With embeddings on, each memory's text hash must be there (the vectors are of it).
       if (this.semantic?.requested && part.meta.textHashes !== true) return false;
@@ -203,13 +220,22 @@ export class Retriever implements StoreListener {
     },
   };
 
-  /** With embeddings on: by ordinal, the hash of the text each memory's vector is of. */
-  private textHashColumns(keys: Int32Array): PersistedPart['columns'] {
+  /**
+   * With embeddings on: by ordinal, the hash of the text each memory's vector is of, a slice of
+   * the memories a step (as `save`'s other steps).
+   */
+  private *textHashColumns(keys: Int32Array): Generator<void, PersistedPart['columns']> {
     const semantic = this.semantic;
     if (!semantic?.requested) return {};
-    const hashes = Array.from(keys, (key, ordinal) =>
-      key === -1 ? '' : (semantic.hashOf(this.lexical.idAt(ordinal)) ?? ''),
-    );
+    const hashes = new Array<string>(keys.length);
+    for (let from = 0; from < keys.length; from += HASH_SLICE) {
+      const to = Math.min(keys.length, from + HASH_SLICE);
+      for (let ordinal = from; ordinal < to; ordinal++) {
+        hashes[ordinal] =
+          keys[ordinal] === -1 ? '' : (semantic.hashOf(this.lexical.idAt(ordinal)) ?? '');
+      }
+      yield;
+    }
     const packed = packStrings(hashes);
     return { textHashes: packed.bytes, textHashEnds: packed.ends };
   }

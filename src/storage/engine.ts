@@ -34,8 +34,14 @@ export interface PersistedPart {
 export interface ListenerPersistence {
   /** What the part depends on beyond the memories (versions, settings): unequal, not read. */
   readonly shape: Record<string, unknown>;
-  /** Its state, each memory named by `keyOf(id)`; undefined when it has nothing to keep. */
-  save(keyOf: (id: string) => number): PersistedPart | undefined;
+  /**
+   * Its state, each memory named by `keyOf(id)`; undefined when it has nothing to keep. Taken a
+   * slice a step: the caller lets the event loop run between steps, and goes on only while
+   * `revision()` stays what it was at the first (else it drops the generator).
+   */
+  save(keyOf: (id: string) => number): Generator<void, PersistedPart | undefined>;
+  /** Moves on with every change to what `save` answers. */
+  revision(): number;
   /**
    * Takes back what `save` kept, naming memories by `idOf(key)`; false when it cannot (it is
    * then told of every memory, as without a sidecar).

@@ -7,6 +7,7 @@ import { DEFAULT_NAMESPACE, type PersistedPart } from './engine.js';
 import type { JsonlFile } from './jsonl-file.js';
 import type { LiveRecords } from './live-records.js';
 import {
+  type LogPoint,
   logTail,
   readSidecar,
   SIDECAR_FILE,
@@ -24,8 +25,11 @@ const LOG = 'memories.jsonl';
  * one (the words index).
  */
 export class LogSidecar {
-  /** The log (inode, lines) the sidecar on disk was made from, once known. */
-  private at: { ino: number; lines: number } | undefined;
+  /**
+   * The log (inode, lines) the sidecar on disk was made from, once known, and whether it was a
+   * checkpoint of a load (then the load's end writes it again, however few lines it lacks).
+   */
+  private at: { ino: number; lines: number; checkpoint?: boolean } | undefined;
 
   constructor(
     private readonly file: string,
@@ -34,6 +38,8 @@ export class LogSidecar {
     private readonly logger: Logger,
     /** Lines the log may have past the sidecar before it is written again. */
     private readonly minLines: number,
+    /** How long a load runs before its first checkpoint, and at least between two. */
+    private readonly checkpointMs: number,
   ) {}
 
   /** What the sidecar depends on beyond the log: this layout and the listeners' own. */
@@ -108,7 +114,12 @@ export class LogSidecar {
       });
       this.at = { ino: memories.inodeRead, lines: content.log.lines };
       this.logger.info(
-        { memories: ids.length, indexes, ms: Math.round(performance.now() - started) },
+        {
+          memories: ids.length,
+          lines: content.log.lines,
+          indexes,
+          ms: Math.round(performance.now() - started),
+        },
         `started from ${SIDECAR_FILE}`,
       );
     } catch (error) {
@@ -124,38 +135,116 @@ export class LogSidecar {
 
   /**
    * Starts writing the sidecar when the log has at least `share` of its lines (and
-   * `sidecarMinLines`) past the one on disk, or was compacted since, and no write is under way.
-   * It is taken and written in the background, never holding the event loop long (`idle()`
-   * settles after). A failure is logged: it is only derived.
+   * `sidecarMinLines`) past the one on disk, or was compacted since. It is taken and written in
+   * the background, never holding the event loop long (`idle()` settles after); one asked for
+   * while another is under way is written after it. A failure is logged: it is only derived.
    */
   saveIfBehind(share: number): void {
-    if (this.writing) return;
+    if (this.writing) {
+      this.queued = Math.min(this.queued ?? share, share);
+      return;
+    }
     try {
-      const memories = this.log;
-      if (memories.inodeRead === -1) return;
-      const at = this.at;
-      const behind =
-        at === undefined || at.ino !== memories.inodeRead
-          ? memories.lineCount
-          : memories.lineCount - at.lines;
-      if (behind < Math.max(this.minLines, share * memories.lineCount) || behind === 0) {
-        return;
-      }
-      this.writing = this.write().finally(() => {
-        this.writing = undefined;
-      });
+      if (!this.behind(share)) return;
+      this.run(this.write());
     } catch (error) {
       this.failed(error);
     }
   }
 
-  /** Settles once no write of the sidecar is under way (never rejects). */
-  idle(): Promise<void> {
-    return this.writing ?? Promise.resolve();
+  /**
+   * What a long load calls between its slices: takes the sidecar of the prefix read so far, then
+   * writes it in the background while the load goes on, so a process killed later leaves it
+   * behind and the next start reads only the rest of the log. The first after `checkpointMs`;
+   * each next one once the load has read twice the lines of the last and run three times as
+   * long as the last took to take and write (the load pays a few tenths for them at most).
+   */
+  async checkpoint(): Promise<void> {
+    const now = performance.now();
+    this.loadStarted ??= now;
+    const last = this.lastCheckpoint;
+    if (
+      this.writing ||
+      now < (last ? last.due : this.loadStarted + this.checkpointMs) ||
+      this.log.lineCount < 2 * (last?.lines ?? 0)
+    ) {
+      return;
+    }
+    try {
+      if (!this.behind(0)) return;
+      const taken = await this.take();
+      // A write begun meanwhile (a close) is of a later point: this one is dropped.
+      if (!taken || this.writing) return;
+      const lines = taken.content.log.lines;
+      this.lastCheckpoint = { lines, due: Number.POSITIVE_INFINITY };
+      this.run(
+        this.written(taken, 'checkpoint').finally(() => {
+          const end = performance.now();
+          const due = end + Math.max(this.checkpointMs, 3 * (end - now));
+          this.lastCheckpoint = { lines, due };
+        }),
+      );
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /**
+   * The last write, at close, before the log is closed: the sidecar of the log as read now, at
+   * once or once the write under way is done (the point is taken now, while the log is open;
+   * nothing is read after).
+   */
+  stop(): void {
+    if (!this.writing) {
+      this.saveIfBehind(0);
+      return;
+    }
+    try {
+      this.finalPoint = this.pointNow();
+      this.queued = 0;
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** Settles once no write of the sidecar is under way nor queued (never rejects). */
+  async idle(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   /** A write under way. */
   private writing: Promise<void> | undefined;
+  /** The share of a write asked for while one was under way. */
+  private queued: number | undefined;
+  /** The log's point at close, for a write queued then. */
+  private finalPoint: (LogPoint & { ino: number }) | undefined;
+  /** When the load began (performance.now()). */
+  private loadStarted: number | undefined;
+  /** The last checkpoint's lines, and when the next one may be taken (performance.now()). */
+  private lastCheckpoint: { lines: number; due: number } | undefined;
+
+  /** Whether the log has enough lines past the sidecar on disk for a write. */
+  private behind(share: number): boolean {
+    const memories = this.log;
+    if (memories.inodeRead === -1) return false;
+    const at = this.at;
+    const behind =
+      at === undefined || at.ino !== memories.inodeRead
+        ? memories.lineCount
+        : memories.lineCount - at.lines;
+    if (at?.checkpoint && behind > 0) return true;
+    return behind > 0 && behind >= Math.max(this.minLines, share * memories.lineCount);
+  }
+
+  /** `write` as the one under way; the one queued meanwhile starts after it. */
+  private run(write: Promise<void>): void {
+    this.writing = write.finally(() => {
+      this.writing = undefined;
+      const queued = this.queued;
+      this.queued = undefined;
+      if (queued !== undefined) this.saveIfBehind(queued);
+    });
+  }
 
   private failed(error: unknown): void {
     this.logger.warn(
@@ -164,24 +253,35 @@ export class LogSidecar {
     );
   }
 
+  /** The point of the log as read now (its descriptor must be open). */
+  private pointNow(): LogPoint & { ino: number } {
+    const memories = this.log;
+    const size = memories.size();
+    return {
+      size,
+      lines: memories.lineCount,
+      tail: memories.withFd((fd) => logTail(fd, size)),
+      ino: memories.inodeRead,
+    };
+  }
+
   /**
-   * What the sidecar of the log as read now holds, a slice of the memories a turn of the event
-   * loop (calls are answered between). Undefined when the log changed meanwhile: what was taken
-   * would not be of one point of it. The listeners' parts are taken in one go, at the end: their
-   * columns are copies, or arrays the listeners replace rather than change.
+   * What the sidecar of the log as read now holds, a slice a turn of the event loop (calls are
+   * answered between): the memories a slice at a time, then each listener's part a step at a
+   * time. Undefined when the log or a listener's state changed meanwhile (a line read, a note
+   * read from the vault): what was taken would not be of one point of the log.
    */
   private async take(): Promise<Taken | undefined> {
     const started = performance.now();
     const memories = this.log;
-    // The point first, while the log is open (close() starts a last write, then closes it).
-    const size = memories.size();
-    const log = {
-      size,
-      lines: memories.lineCount,
-      tail: memories.withFd((fd) => logTail(fd, size)),
-    };
-    const ino = memories.inodeRead;
-    const unchanged = () => memories.lineCount === log.lines && memories.inodeRead === ino;
+    // The point first, while the log is open (at close, the one taken before it was closed).
+    const { ino, ...log } = this.finalPoint ?? this.pointNow();
+    const listeners = this.live.space(DEFAULT_NAMESPACE).listeners;
+    const revisions = listeners.map((l) => l.persistence?.revision());
+    const unchanged = () =>
+      memories.lineCount === log.lines &&
+      memories.inodeRead === ino &&
+      listeners.every((l, i) => l.persistence?.revision() === revisions[i]);
     let held = 0;
     let turn = performance.now();
     const pause = async () => {
@@ -210,6 +310,7 @@ export class LogSidecar {
       lengths.push(length);
       statuses.push(status);
     };
+    if (!unchanged()) return undefined;
     for (const space of [...this.live.spaces()]) {
       namespaces.push(space.name);
       for (let from = 0; ; ) {
@@ -234,12 +335,29 @@ export class LogSidecar {
     columns['store.status'] = Uint8Array.from(statuses);
     await pause();
     if (!unchanged()) return undefined;
-    const listenerMeta = this.live.space(DEFAULT_NAMESPACE).listeners.map((listener, i) => {
-      const part = listener.persistence?.save(keyOf);
-      if (!part) return null;
-      for (const [name, column] of Object.entries(part.columns)) columns[`l${i}.${name}`] = column;
-      return part.meta;
-    });
+    const listenerMeta: (PersistedPart['meta'] | null)[] = [];
+    for (const [i, listener] of listeners.entries()) {
+      const steps = listener.persistence?.save(keyOf);
+      let part: PersistedPart | undefined;
+      for (;;) {
+        const step = steps?.next();
+        if (!step || step.done) {
+          part = step?.value;
+          break;
+        }
+        await pause();
+        if (!unchanged()) {
+          steps?.return(undefined);
+          return undefined;
+        }
+      }
+      if (part) {
+        for (const [name, column] of Object.entries(part.columns)) {
+          columns[`l${i}.${name}`] = column;
+        }
+      }
+      listenerMeta.push(part ? part.meta : null);
+    }
     await pause();
     return {
       content: { log, shape: this.shape(), meta: { namespaces, listeners: listenerMeta }, columns },
@@ -250,25 +368,42 @@ export class LogSidecar {
     };
   }
 
-  /** Takes the sidecar and writes it, atomically, beside the log. */
+  /**
+   * Takes the sidecar and writes it, atomically, beside the log. A take the log or an index
+   * changed under is taken again, a few times: what is written is always of one point.
+   */
   private async write(): Promise<void> {
     try {
-      const taken = await this.take();
-      if (!taken) {
-        this.logger.info(
-          { file: SIDECAR_FILE },
-          `${LOG} changed while ${SIDECAR_FILE} was taken: it is written at the next stop`,
-        );
-        return;
+      for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
+        const taken = await this.take();
+        if (taken) return await this.written(taken, 'write');
       }
+      this.logger.info(
+        { file: SIDECAR_FILE },
+        `${LOG} kept changing while ${SIDECAR_FILE} was taken: it is written at the next stop`,
+      );
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** Writes what was taken, atomically (temp file, fsync, rename, fsync of the folder). */
+  private async written(taken: Taken, why: 'write' | 'checkpoint'): Promise<void> {
+    try {
       const bytes = await writeSidecarAsync(this.file, taken.content, () => setImmediate());
-      this.at = { ino: taken.ino, lines: taken.content.log.lines };
+      this.at = {
+        ino: taken.ino,
+        lines: taken.content.log.lines,
+        ...(why === 'checkpoint' ? { checkpoint: true } : {}),
+      };
       this.logger.info(
         {
           memories: taken.memories,
+          lines: taken.content.log.lines,
           bytes,
           heldMs: Math.round(taken.heldMs),
           ms: Math.round(performance.now() - taken.started),
+          ...(why === 'checkpoint' ? { checkpoint: true } : {}),
         },
         `wrote ${SIDECAR_FILE}`,
       );
@@ -277,6 +412,9 @@ export class LogSidecar {
     }
   }
 }
+
+/** How many times a write takes the sidecar again when the log changed under it. */
+const TAKE_ATTEMPTS = 3;
 
 /** The memories taken between two turns of the event loop. */
 const TAKE_SLICE = 20_000;

@@ -36,6 +36,11 @@ export interface StoreOptions {
    * below, reading the log is as fast. 0 writes it at every load and close.
    */
   sidecarMinLines?: number;
+  /**
+   * A load from the log alone writes a sidecar of what it has read so far after this long, and
+   * then every so often (LogSidecar.checkpoint): a process killed mid-way leaves most of the work.
+   */
+  sidecarCheckpointMs?: number;
 }
 
 const LOAD_SLICE_BYTES = 1 << 20;
@@ -97,6 +102,7 @@ export class JsonlStore extends NamespacedEngine {
       this.live,
       this.logger,
       options.sidecarMinLines ?? 1000,
+      options.sidecarCheckpointMs ?? 3000,
     );
     this.quarantineFile = new JsonlFile(path.join(this.dataDir, FILES.quarantine));
     this.forgotten = new ForgottenIndex(path.join(this.dataDir, FILES.forgotten), this.logger);
@@ -162,7 +168,12 @@ export class JsonlStore extends NamespacedEngine {
     await setImmediate();
     try {
       this.sidecar.restore();
-      while (this.catchUp(false, LOAD_SLICE_BYTES)) await setImmediate();
+      while (this.catchUp(false, LOAD_SLICE_BYTES)) {
+        await setImmediate();
+        // Never over lines not taken in yet (quarantined under the lock after the load): the next
+        // start, resuming past them, would not see them.
+        if (this.pendingCorrupt.length === 0) await this.sidecar.checkpoint();
+      }
       for (;;) {
         try {
           await this.lock.run(() => {
@@ -345,7 +356,7 @@ export class JsonlStore extends NamespacedEngine {
    */
   close(): Promise<void> {
     if (this.closed) return this.sidecar.idle();
-    this.sidecar.saveIfBehind(0);
+    this.sidecar.stop();
     this.closed = true;
     this.closing.abort(new StoreError('the memory store is closed'));
     this.files.memories.close();

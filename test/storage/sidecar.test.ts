@@ -323,4 +323,40 @@ describe('the sidecar (memories.idx)', () => {
     assert.ok(!fs.existsSync(`${file}.999999.tmp`), 'the temp file of a dead process is removed');
     await again.opened.close();
   });
+  it("holds a promoted memory another process changed by its words now, not its note's old ones", async (t) => {
+    const dir = testDir(t);
+    // A process that promoted a memory: it searches it by its note (read when it promoted it).
+    const a = await openTestMemory({}, dir, { watchVault: false, sidecarMinLines: 0 });
+    const { memory_id } = await a.memory.writing.save({ content: 'the kitten sleeps on the rug' });
+    await a.memory.promotion.promote({ memory_id, force: true });
+    // Searched by its note from now on (what the vault index tells, a moment after).
+    await a.opened.noteSync.flush();
+    const ids = async (m: TestMemory, query: string) =>
+      (await m.memory.recall.search({ query })).results.map((r) => r.memory_id);
+    assert.deepEqual(await ids(a, 'kitten'), [memory_id]);
+    // Another process on the same data dir and vault changes it: the log and the note say so.
+    const b = await openTestMemory({}, dir, { watchVault: false, sidecarMinLines: 1e9 });
+    const changed = await b.memory.editing.update({
+      memory_id,
+      content: 'the parrot sings in the garden',
+    });
+    assert.equal(changed.note?.body_updated, true, 'the note was rewritten');
+    await b.opened.close();
+    // The first one reads the change and stops cleanly: its sidecar is written.
+    assert.deepEqual(await ids(a, 'parrot'), [memory_id]);
+    assert.deepEqual(await ids(a, 'kitten'), []);
+    await a.opened.close();
+    // A start from that sidecar without the vault indexed (as `mnemo search` runs).
+    const log = recordingLogger();
+    const c = await openTestMemory({}, dir, {
+      watchVault: false,
+      sidecarMinLines: 1e9,
+      logger: log.logger,
+    });
+    await c.memory.recall.search({ query: 'warm up' });
+    assert.ok(log.entries().some((e) => /started from memories.idx/.test(e.msg)));
+    assert.deepEqual(await ids(c, 'parrot'), [memory_id], 'found by its current words');
+    assert.deepEqual(await ids(c, 'kitten'), [], 'not by its old ones');
+    await c.opened.close();
+  });
 });
