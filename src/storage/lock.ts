@@ -330,7 +330,8 @@ export class DirLock {
   /** Whether a waiter asks for the lock now. */
   private asked(): boolean {
     const stat = fs.lstatSync(this.askPath, { throwIfNoEntry: false });
-    // Either way: a clock set back must not make an old request count for long.
+    // Against the wall clock, as file times are (see ageMs). Either way: a clock set back must
+    // not make an old request count for long.
     return stat !== undefined && Math.abs(Date.now() - stat.mtimeMs) < ASK_FRESH_MS;
   }
 
