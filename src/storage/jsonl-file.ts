@@ -245,6 +245,8 @@ export class JsonlFile {
   repairTail(): number {
     const fd = this.openForWrite();
     const size = fs.fstatSync(fd).size;
+    // Read or written up to here, where a whole line ends: nothing to look at.
+    if (size === this.offset) return size;
     const tail = lastFragment(fd, size);
     if (!tail) return size;
     if (isJson(tail.text) || !this.keepTorn) {

@@ -36,6 +36,20 @@ export interface DirLockOptions {
   liveStaleMs?: number;
   /** How long a writer waits for another process before giving up (ms). */
   waitMs?: number;
+  /**
+   * Keeps the lock this long (ms) after a run, so that writes in a row take it once: it goes when
+   * no run came for that long, when another process asks for it, and on `release()`. 0 (the
+   * default) lets it go at the end of every run.
+   */
+  keepMs?: number;
+  /** Makes the timer that lets a kept lock go once idle (tests inject one they fire). */
+  idleTimer?: (onIdle: () => void, ms: number) => IdleTimer;
+}
+
+/** The idle timer of a kept lock: `refresh` restarts it, `cancel` stops it. */
+export interface IdleTimer {
+  refresh(): void;
+  cancel(): void;
 }
 
 interface Owner {
@@ -47,32 +61,96 @@ interface Owner {
   token?: string;
 }
 
+/** The lock as this process made it: its owner file, kept open so its inode is never reused. */
+interface Hold {
+  fd: number;
+  dev: number;
+  ino: number;
+}
+
 const OWNER_FILE = 'owner';
+/**
+ * A request to a holder that keeps the lock counts while it is this recent (ms): a waiter renews
+ * it at every try (at most 50 ms apart), and one that gave up or died stops counting soon.
+ */
+const ASK_FRESH_MS = 250;
+
+/**
+ * The locks this process keeps between runs, by path. Another DirLock of the same folder in this
+ * process (a second store opened on the data dir) has the keeper let go at once: otherwise it
+ * would wait for its own process, or take the lock for one an earlier process left (its own pid).
+ */
+const keptHere = new Map<string, DirLock>();
+
+let exitHooked = false;
+
+/** At exit the kept locks go (the next taker would take them over at once, but later). */
+function releaseKeptAtExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const lock of keptHere.values()) {
+      try {
+        lock.release();
+      } catch {
+        // Left as a dead process's lock: taken over at once.
+      }
+    }
+  });
+}
+
+function unrefTimer(onIdle: () => void, ms: number): IdleTimer {
+  const timer = setTimeout(onIdle, ms);
+  // A kept lock never keeps the process alive: exit releases it (or the next taker, at once).
+  timer.unref();
+  return { refresh: () => timer.refresh(), cancel: () => clearTimeout(timer) };
+}
 
 /**
  * The data dir's writer lock, shared by every mnemo process on the folder: a directory made with
  * `mkdir` (atomic), holding a file that names its owner (pid, host, start time and a token).
  *
- * It is held only inside a synchronous critical section, so a process never waits on itself,
- * one call never holds it across an await, and a timer could not refresh it anyway. A lock is
- * stale when its owner process is gone (kill -9 in the middle of a write), which is known at
- * once on the same host; a pid given to a later process is told apart by its start time. An
- * owner that runs is never taken over, however long it takes (stopped with Ctrl-Z, swapping):
- * it would go on to write from what it read before. Only a lock signed on another host is
- * judged by age. Stale locks are taken over under a second, short-lived `mkdir` lock, so two
- * processes can never both take over (and both hold) it. The holder still checks its token
- * before it writes (`assertHeld`) and before it removes the lock, so a takeover by anything
- * else (a person, another host, an older mnemo) costs a failed call, never a stale write.
+ * A run holds it through a synchronous critical section (`fn`), so one call never holds it across
+ * an await and calls of one process are serialized by its event loop. With `keepMs` the lock is
+ * kept after a run, so writes in a row pay for it once: the next run of this DirLock goes on
+ * under it after one `lstat` that proves the owner file is still the one made (`kept` tells `fn`
+ * so: nobody else wrote meanwhile). A kept lock goes when idle for `keepMs` (an unref'd timer),
+ * at exit, on `release()`, and at the end of the first run after another process asked for it: a
+ * waiter asks by touching `<lock>.wait` at every try (one `lstat` a run reads it), and a holder
+ * that let go for it leaves the free lock to the waiters until they have taken it (or stopped
+ * asking), so writes in a row in one process cannot starve another. Another DirLock of the same
+ * folder in this process has a kept lock let go at once.
+ *
+ * A lock is stale when its owner process is gone (kill -9 in the middle of a write, or while it
+ * kept the lock), which is known at once on the same host; a pid given to a later process is told
+ * apart by its start time. An owner that runs is never taken over, however long it takes (stopped
+ * with Ctrl-Z, swapping), kept lock or not: it would go on to write from what it read before.
+ * Only a lock signed on another host is judged by age. Stale locks are taken over under a second,
+ * short-lived `mkdir` lock, so two processes can never both take over (and both hold) it. The
+ * holder still checks that its owner file is there before it writes (`assertHeld`) and before it
+ * removes the lock, so a takeover by anything else (a person, another host, an older mnemo) costs
+ * a failed call, never a stale write.
  */
 export class DirLock {
   private readonly staleMs: number;
   private readonly liveStaleMs: number;
   private readonly waitMs: number;
+  private readonly keepMs: number;
+  private readonly makeIdleTimer: (onIdle: () => void, ms: number) => IdleTimer;
   private readonly takeoverPath: string;
+  private readonly askPath: string;
+  private readonly ownerPath: string;
+  private readonly key: string;
   /** This process's start time, signed into the lock with its pid. */
   private readonly start = startTime(process.pid);
-  /** The token of the lock held now (inside `run`), if any. */
-  private heldToken: string | undefined;
+  private readonly host = os.hostname();
+  /** The lock held now (inside `run`, or kept after it), if any. */
+  private hold: Hold | undefined;
+  /** Inside `fn`: the lock is not to be let go, nor taken again. */
+  private inside = false;
+  private idle: IdleTimer | undefined;
+  /** This process let the lock go for a waiter: it leaves it to them while they ask. */
+  private yielded = false;
 
   constructor(
     readonly dir: string,
@@ -82,27 +160,32 @@ export class DirLock {
     this.staleMs = options.staleMs ?? 5_000;
     this.liveStaleMs = options.liveStaleMs ?? 120_000;
     this.waitMs = options.waitMs ?? 15_000;
+    this.keepMs = options.keepMs ?? 0;
+    this.makeIdleTimer = options.idleTimer ?? unrefTimer;
     this.takeoverPath = `${lockPath}.takeover`;
+    this.askPath = `${lockPath}.wait`;
+    this.ownerPath = path.join(lockPath, OWNER_FILE);
+    this.key = path.resolve(lockPath);
   }
 
   /**
-   * Runs `fn` holding the lock, waiting (with backoff) while another process holds it, for at
-   * most `waitMs`; an aborted `signal` stops the wait with its reason.
+   * Runs `fn` holding the lock, waiting while another process holds it (asking it to let go, and
+   * trying again more and more rarely), for at most `waitMs`; an aborted `signal` stops the wait
+   * with its reason. `fn` is told `kept`: it goes on under a lock this DirLock kept since its last
+   * run, so nothing was written meanwhile by anyone else.
    */
-  async run<T>(fn: () => T, signal?: AbortSignal): Promise<T> {
+  async run<T>(fn: (kept: boolean) => T, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
-    let delay = 1;
+    let asked = false;
     for (;;) {
       signal?.throwIfAborted();
-      const release = this.tryAcquire();
-      if (release) {
-        try {
-          return fn();
-        } finally {
-          release();
-        }
+      const kept = this.stillKept();
+      if (kept || this.tryAcquire()) {
+        if (asked) this.unask();
+        return this.critical(fn, kept);
       }
-      if (performance.now() - started > this.waitMs) {
+      const waited = performance.now() - started;
+      if (waited > this.waitMs) {
         const owner = this.readOwner();
         throw new LockTimeoutError(
           `the data dir ${this.dir} is busy: ${describeOwner(owner)} holds its lock (${this.lockPath}); ` +
@@ -110,24 +193,27 @@ export class DirLock {
           owner && { pid: owner.pid, host: owner.host },
         );
       }
+      // A holder that let go for a waiter leaves it to them; anyone else asks the holder.
+      if (!this.yielded) {
+        this.ask();
+        asked = true;
+      }
+      // Tried again soon at first (a kept lock goes within a few ms of asking), then more rarely:
+      // the delay is a tenth of the wait so far, between 1 and 50 ms, jittered.
+      const delay = Math.min(Math.max(waited / 10, 1), 50);
       try {
-        await sleep(delay + Math.random() * delay, undefined, { signal });
+        await sleep(delay * (0.5 + Math.random()), undefined, { signal });
       } catch {
         signal?.throwIfAborted();
       }
-      delay = Math.min(delay * 2, 50);
     }
   }
 
-  /** Runs `fn` with the lock if it is free right now; otherwise returns undefined. */
-  tryRun<T>(fn: () => T): T | undefined {
-    const release = this.tryAcquire();
-    if (!release) return undefined;
-    try {
-      return fn();
-    } finally {
-      release();
-    }
+  /** Runs `fn` with the lock if it is free right now (or kept); otherwise returns undefined. */
+  tryRun<T>(fn: (kept: boolean) => T): T | undefined {
+    const kept = this.stillKept();
+    if (!kept && !this.tryAcquire()) return undefined;
+    return this.critical(fn, kept);
   }
 
   /**
@@ -135,8 +221,8 @@ export class DirLock {
    * Another process that took it over has read, and may have written, what this one has not.
    */
   assertHeld(): void {
+    if (this.hold && this.isOurs(this.hold)) return;
     const owner = this.readOwner();
-    if (this.heldToken !== undefined && owner?.token === this.heldToken) return;
     throw new LockLostError(
       `the lock of ${this.dir} (${this.lockPath}) is no longer this process's: ` +
         `${owner ? describeOwner(owner) : 'another process'} took it over while this one held it, ` +
@@ -144,43 +230,159 @@ export class DirLock {
     );
   }
 
-  private tryAcquire(): (() => void) | null {
-    if (this.heldToken !== undefined) return null; // held by this very lock: not stale, not free
-    if (!this.make(this.lockPath)) {
-      if (!this.isStale() || !this.takeOver()) return null;
-    }
-    const token = this.heldToken;
-    return () => {
-      this.heldToken = undefined;
+  /** Lets a kept lock go now (on close). Inside a run it goes at the run's end instead. */
+  release(): void {
+    if (this.inside) return;
+    const hold = this.forget();
+    if (!hold) return;
+    try {
       // Another process's lock now (a takeover): it is theirs to remove.
-      if (this.readOwner()?.token !== token) return;
-      fs.rmSync(this.lockPath, { recursive: true, force: true });
-    };
+      if (!this.isOurs(hold)) return;
+      fs.unlinkSync(this.ownerPath);
+      try {
+        fs.rmdirSync(this.lockPath);
+      } catch (error) {
+        // Something was put in it: the folder goes all the same, it is ours.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw error;
+        fs.rmSync(this.lockPath, { recursive: true, force: true });
+      }
+    } finally {
+      fs.closeSync(hold.fd);
+    }
+  }
+
+  /** Ends the hold here (nothing on disk): what it was, if any. */
+  private forget(): Hold | undefined {
+    const hold = this.hold;
+    this.hold = undefined;
+    this.idle?.cancel();
+    this.idle = undefined;
+    if (keptHere.get(this.key) === this) keptHere.delete(this.key);
+    return hold;
+  }
+
+  private critical<T>(fn: (kept: boolean) => T, kept: boolean): T {
+    this.inside = true;
+    let done = false;
+    try {
+      const result = fn(kept);
+      done = true;
+      return result;
+    } finally {
+      this.inside = false;
+      // A run that failed may leave lines to read again: the next one starts afresh.
+      if (done && this.keepMs > 0 && !this.asked()) this.keep();
+      else {
+        this.yielded = done && this.keepMs > 0;
+        this.release();
+      }
+    }
+  }
+
+  private keep(): void {
+    if (this.idle) {
+      this.idle.refresh();
+      return;
+    }
+    this.idle = this.makeIdleTimer(() => {
+      try {
+        this.release();
+      } catch {
+        // Not removed (the folder turned read-only?): a later run takes the lock again, and a
+        // stuck folder is named by the error of the process that waits for it.
+      }
+    }, this.keepMs);
+    keptHere.set(this.key, this);
+    releaseKeptAtExit();
+  }
+
+  /** A lock kept since the last run, still ours: proved by one lstat of its owner file. */
+  private stillKept(): boolean {
+    const hold = this.hold;
+    if (!hold || this.inside) return false;
+    if (this.isOurs(hold)) return true;
+    // Removed or replaced while kept (by hand, or a takeover): forgotten, nothing removed; taken
+    // again, and read afresh, as any lock.
+    this.forget();
+    fs.closeSync(hold.fd);
+    return false;
+  }
+
+  private tryAcquire(): boolean {
+    if (this.hold) return false; // held by this very lock, inside its run: not stale, not free
+    // Let go for a waiter: left to the waiters while one asks.
+    if (this.yielded && this.asked()) return false;
+    this.yielded = false;
+    const keeper = keptHere.get(this.key);
+    if (keeper && keeper !== this) keeper.release();
+    if (!this.makeDir(this.lockPath)) {
+      if (!this.isStale() || !this.takeOver()) return false;
+    }
+    return true;
+  }
+
+  /** The lock's owner file is still the one this process made (its fd keeps the inode ours). */
+  private isOurs(hold: Hold): boolean {
+    const stat = fs.lstatSync(this.ownerPath, { throwIfNoEntry: false });
+    return stat !== undefined && stat.ino === hold.ino && stat.dev === hold.dev;
+  }
+
+  /** Whether a waiter asks for the lock now. */
+  private asked(): boolean {
+    const stat = fs.lstatSync(this.askPath, { throwIfNoEntry: false });
+    // Against the wall clock, as file times are (see ageMs). Either way: a clock set back must
+    // not make an old request count for long.
+    return stat !== undefined && Math.abs(Date.now() - stat.mtimeMs) < ASK_FRESH_MS;
+  }
+
+  /** Asks the holder to let go: `<lock>.wait` made, or its time renewed. */
+  private ask(): void {
+    const now = new Date();
+    try {
+      fs.lutimesSync(this.askPath, now, now);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return;
+    }
+    try {
+      fs.closeSync(fs.openSync(this.askPath, NEW_FILE, FILE_MODE));
+    } catch {
+      // Made meanwhile, or the folder cannot be written: a holder still lets go once idle.
+    }
+  }
+
+  /** The request this process made is granted. */
+  private unask(): void {
+    fs.rmSync(this.askPath, { force: true });
   }
 
   /** mkdir the lock and sign it; false when it exists already. */
-  private make(dir: string): boolean {
+  private makeDir(dir: string): boolean {
     try {
       fs.mkdirSync(dir, { mode: DIR_MODE });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw error;
     }
-    if (dir === this.lockPath) {
-      const token = randomUUID();
-      const owner: Owner = { pid: process.pid, host: os.hostname(), token };
-      if (this.start !== undefined) owner.start = this.start;
-      // Not synced: after a crash its owner is gone anyway, and a lock without one goes stale.
-      // Made new in the folder this call made: never through a link that was put there.
-      const fd = fs.openSync(path.join(dir, OWNER_FILE), NEW_FILE, FILE_MODE);
-      try {
-        writeAll(fd, JSON.stringify(owner));
-      } finally {
-        fs.closeSync(fd);
-      }
-      this.heldToken = token;
-    }
+    if (dir === this.lockPath) this.sign();
     return true;
+  }
+
+  private sign(): void {
+    const owner: Owner = { pid: process.pid, host: this.host, token: randomUUID() };
+    if (this.start !== undefined) owner.start = this.start;
+    // Not synced: after a crash its owner is gone anyway, and a lock without one goes stale.
+    // Made new in the folder this call made: never through a link that was put there. Kept open
+    // while held: no other file can get its inode meanwhile, so one lstat tells it is still ours.
+    const fd = fs.openSync(this.ownerPath, NEW_FILE, FILE_MODE);
+    try {
+      writeAll(fd, JSON.stringify(owner));
+      const stat = fs.fstatSync(fd);
+      this.hold = { fd, dev: stat.dev, ino: stat.ino };
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
   }
 
   private isStale(): boolean {
@@ -188,8 +390,9 @@ export class DirLock {
     if (age === undefined) return false; // released meanwhile: the next try takes it
     const owner = this.readOwner();
     if (!owner) return age > this.staleMs; // made, not yet signed, or its maker died right then
-    if (owner.host !== os.hostname()) return age > this.liveStaleMs;
-    // Our own pid on a lock we do not hold: left by an earlier process that had our pid.
+    if (owner.host !== this.host) return age > this.liveStaleMs;
+    // Our own pid on a lock we do not hold (a keeper in this process let go above): left by an
+    // earlier process that had our pid.
     if (owner.pid === process.pid) return true;
     if (!isAlive(owner.pid)) return true;
     // It runs: the owner (however long it stalls), unless the pid went to a later process.
@@ -199,7 +402,7 @@ export class DirLock {
 
   /** Replaces a stale lock with ours. Only the holder of the takeover lock may remove one. */
   private takeOver(): boolean {
-    if (!this.make(this.takeoverPath)) {
+    if (!this.makeDir(this.takeoverPath)) {
       // A takeover in progress, or one whose maker died in those microseconds.
       if ((ageMs(this.takeoverPath) ?? 0) > this.staleMs) {
         fs.rmSync(this.takeoverPath, { recursive: true, force: true });
@@ -210,7 +413,7 @@ export class DirLock {
       // Checked again under the takeover lock: nobody else can replace the lock meanwhile.
       if (!this.isStale()) return false;
       fs.rmSync(this.lockPath, { recursive: true, force: true });
-      return this.make(this.lockPath);
+      return this.makeDir(this.lockPath);
     } finally {
       fs.rmSync(this.takeoverPath, { recursive: true, force: true });
     }
@@ -218,7 +421,7 @@ export class DirLock {
 
   private readOwner(): Owner | undefined {
     try {
-      const text = readIfExists(path.join(this.lockPath, OWNER_FILE));
+      const text = readIfExists(this.ownerPath);
       if (text === undefined) return undefined;
       const owner = JSON.parse(text);
       if (typeof owner?.pid !== 'number' || typeof owner?.host !== 'string') return undefined;

@@ -29,6 +29,11 @@ export interface StoreOptions {
   lockStaleMs?: number;
   /** How long a write waits for another process's lock, and a call for a load it holds up. */
   lockWaitMs?: number;
+  /**
+   * How long the writer lock is kept after a write for the next one (ms), unless another process
+   * asks for it first (DirLock): saves in a row take it once. 0 lets it go after each write.
+   */
+  lockKeepMs?: number;
   /** Compaction waits until a file has at least this many lines. */
   compactMinLines?: number;
   /**
@@ -44,6 +49,8 @@ export interface StoreOptions {
 }
 
 const LOAD_SLICE_BYTES = 1 << 20;
+/** Longer than the gap between an agent's calls in a row, short enough not to hold others up. */
+const LOCK_KEEP_MS = 5;
 
 export const FILES = {
   memories: 'memories.jsonl',
@@ -110,6 +117,7 @@ export class JsonlStore extends NamespacedEngine {
     this.lock = new DirLock(this.dataDir, path.join(this.dataDir, FILES.lock), {
       staleMs: options.lockStaleMs,
       waitMs: options.lockWaitMs,
+      keepMs: options.lockKeepMs ?? LOCK_KEEP_MS,
     });
   }
 
@@ -228,7 +236,8 @@ export class JsonlStore extends NamespacedEngine {
   }
 
   /**
-   * Runs `plan` under the writer lock, after catching up with every other process, and makes
+   * Runs `plan` under the writer lock, after catching up with every other process (nothing to
+   * catch up with when the lock was kept since this process's last write), and makes
    * what it returns durable (fdatasync) before applying it here and resolving. All of it or none
    * of it, across a crash too; a write that fails is not on disk (or the error says it may be).
    * Compaction afterwards is not part of it: a failure there is logged. Every record of it
@@ -237,10 +246,12 @@ export class JsonlStore extends NamespacedEngine {
   async transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T> {
     this.assertOpen();
     await this.ready;
-    return this.lock.run(() => {
+    return this.lock.run((kept) => {
       // Closed while this call waited: its view may be partial; write nothing.
       this.assertOpen();
-      this.catchUp(true);
+      // Kept since the last run (which caught up, or failed and let the lock go): nobody else
+      // wrote since, and every write of this process was applied as it was made.
+      if (!kept) this.catchUp(true);
       const m = plan();
       // Planned from what this process read under the lock: written only if it still holds it.
       this.lock.assertHeld();
@@ -325,8 +336,8 @@ export class JsonlStore extends NamespacedEngine {
   compactNow(): boolean {
     this.assertOpen();
     return (
-      this.lock.tryRun(() => {
-        this.catchUp(true);
+      this.lock.tryRun((kept) => {
+        if (!kept) this.catchUp(true);
         this.rewrite('memories');
         this.rewrite('relations');
         return true;
@@ -359,6 +370,15 @@ export class JsonlStore extends NamespacedEngine {
     this.sidecar.stop();
     this.closed = true;
     this.closing.abort(new StoreError('the memory store is closed'));
+    try {
+      this.lock.release();
+    } catch (error) {
+      // Left behind, it names this process: taken over at once once it has ended.
+      this.logger.warn(
+        { lock: this.lock.lockPath, err: (error as Error).message },
+        'could not remove the lock of the data dir',
+      );
+    }
     this.files.memories.close();
     this.files.relations.close();
     this.quarantineFile.close();

@@ -1,14 +1,21 @@
-// A lock holder that stalls inside its critical section, as a `mnemo gc --apply` suspended with
-// Ctrl-Z would: takes the lock, says "held" on stdout, then stops itself (SIGSTOP). The test
-// ends it with SIGKILL.
+// A lock holder that stalls, as a `mnemo gc --apply` suspended with Ctrl-Z would: takes the lock,
+// says "held" on stdout, then stops itself (SIGSTOP). With `kept` it stalls (or, with `idle`,
+// just waits) after the run instead, holding a lock it keeps for the next (keepMs). The test ends
+// it with SIGKILL.
 import fs from 'node:fs';
 import path from 'node:path';
 import { DirLock } from '../../src/storage/lock.js';
 
-const [dir = ''] = process.argv.slice(2);
-const lock = new DirLock(dir, path.join(dir, '.lock'));
+const [dir = '', mode = 'inside'] = process.argv.slice(2);
+const lock = new DirLock(dir, path.join(dir, '.lock'), { keepMs: mode === 'inside' ? 0 : 600_000 });
 
 await lock.run(() => {
-  fs.writeSync(1, 'held\n');
-  process.kill(process.pid, 'SIGSTOP');
+  if (mode === 'inside') {
+    fs.writeSync(1, 'held\n');
+    process.kill(process.pid, 'SIGSTOP');
+  }
 });
+fs.writeSync(1, 'held\n');
+if (mode === 'kept') process.kill(process.pid, 'SIGSTOP');
+// `idle`: alive and keeping the lock (its idle timer never holds the process up).
+setInterval(() => {}, 1_000);

@@ -5,7 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DirLock, LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
+import {
+  DirLock,
+  type DirLockOptions,
+  LockLostError,
+  LockTimeoutError,
+} from '../../src/storage/lock.js';
 
 const CHILD = fileURLToPath(new URL('./lock-race-child.ts', import.meta.url));
 const HOLDER = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.url));
@@ -56,9 +61,16 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
-/** A child process that takes the lock on `dir` and stops itself (SIGSTOP) while holding it. */
-async function stoppedHolder(t: TestContext, dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, dir], {
+/**
+ * A child process that takes the lock on `dir` and stops itself (SIGSTOP) while holding it:
+ * inside its run, or (`kept`) after it, keeping the lock; `idle` keeps it and runs on.
+ */
+async function stoppedHolder(
+  t: TestContext,
+  dir: string,
+  mode: 'inside' | 'kept' | 'idle' = 'inside',
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, dir, mode], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => child.kill('SIGKILL'));
@@ -200,5 +212,159 @@ describe('DirLock: a holder whose lock was replaced', () => {
     const lock = new DirLock(dir, lockPath);
     await lock.run(() => replaceLock(lockPath, 'theirs'));
     assert.equal(owner(lockPath).token, 'theirs');
+  });
+});
+
+/** An idle timer the test fires by hand. */
+function manualTimer(): {
+  fire: () => void;
+  armed: () => boolean;
+  make: DirLockOptions['idleTimer'];
+} {
+  let onIdle: (() => void) | undefined;
+  return {
+    fire: () => onIdle?.(),
+    armed: () => onIdle !== undefined,
+    make: (fn) => {
+      onIdle = fn;
+      return {
+        refresh: () => {},
+        cancel: () => {
+          onIdle = undefined;
+        },
+      };
+    },
+  };
+}
+
+describe('DirLock: kept across runs', () => {
+  it('is taken once for runs in a row, proved ours by its owner file, and let go when idle', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const timer = manualTimer();
+    const lock = new DirLock(dir, lockPath, { keepMs: 5, idleTimer: timer.make });
+    assert.equal(await lock.run((kept) => kept), false, 'the first run takes it');
+    const { token } = owner(lockPath);
+    assert.equal(timer.armed(), true);
+    assert.equal(await lock.run((kept) => kept), true, 'the next goes on under it');
+    assert.equal(
+      lock.tryRun((kept) => kept),
+      true,
+    );
+    assert.equal(owner(lockPath).token, token, 'never taken again meanwhile');
+    lock.assertHeld();
+
+    timer.fire();
+    assert.equal(fs.existsSync(lockPath), false, 'let go once idle');
+    assert.equal(timer.armed(), false);
+    assert.throws(() => lock.assertHeld(), LockLostError);
+    assert.equal(await lock.run((kept) => kept), false, 'taken again, read afresh');
+    lock.release();
+    assert.equal(fs.existsSync(lockPath), false, 'let go on release()');
+  });
+
+  it('is let go at the end of a run that failed: the next reads afresh', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const lock = new DirLock(dir, lockPath, { keepMs: 60_000, idleTimer: manualTimer().make });
+    await assert.rejects(
+      lock.run(() => {
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.equal(fs.existsSync(lockPath), false);
+    assert.equal(await lock.run((kept) => kept), false);
+    lock.release();
+  });
+
+  it('replaced while kept: the next run takes it again without removing the other lock', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const lock = new DirLock(dir, lockPath, {
+      keepMs: 60_000,
+      idleTimer: manualTimer().make,
+      waitMs: 200,
+    });
+    await lock.run(() => {});
+    replaceLock(lockPath, 'theirs');
+    assert.throws(() => lock.assertHeld(), LockLostError);
+    // The test runner's parent runs: its lock is waited for, never removed.
+    await assert.rejects(
+      lock.run(() => 'ran'),
+      LockTimeoutError,
+    );
+    assert.equal(owner(lockPath).token, 'theirs');
+    fs.rmSync(lockPath, { recursive: true });
+    assert.equal(await lock.run((kept) => kept), false);
+    lock.release();
+  });
+
+  it('is let go at the end of the next run once another process asks, which it then leaves to them', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const lock = new DirLock(dir, lockPath, { keepMs: 60_000, idleTimer: manualTimer().make });
+    await lock.run(() => {});
+    // What a waiter does at each try.
+    fs.writeFileSync(`${lockPath}.wait`, '');
+    assert.equal(await lock.run((kept) => kept), true, 'the run under way ends');
+    assert.equal(fs.existsSync(lockPath), false, 'then the lock goes');
+    assert.equal(
+      lock.tryRun(() => 'again'),
+      undefined,
+      'left free for the waiter',
+    );
+    assert.equal(fs.existsSync(lockPath), false);
+    // The waiter took it (and removed its request), or stopped asking.
+    fs.rmSync(`${lockPath}.wait`);
+    assert.equal(
+      lock.tryRun((kept) => kept),
+      false,
+    );
+    lock.release();
+  });
+
+  it('is let go at once for another DirLock of the folder in this process', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const first = new DirLock(dir, lockPath, { keepMs: 60_000, idleTimer: manualTimer().make });
+    const second = new DirLock(dir, lockPath, {
+      keepMs: 60_000,
+      idleTimer: manualTimer().make,
+      waitMs: 0,
+    });
+    await first.run(() => {});
+    assert.equal(await second.run((kept) => kept), false, 'no wait, no takeover of a live lock');
+    assert.throws(() => first.assertHeld(), LockLostError);
+    assert.equal(await first.run((kept) => kept), false, 'the first takes it again afresh');
+    first.release();
+    second.release();
+    assert.equal(fs.existsSync(lockPath), false);
+  });
+
+  it('kept by a live process, stopped or idle, is never taken over; once it is killed, at once', async (t) => {
+    for (const mode of ['kept', 'idle'] as const) {
+      const dir = tempDir(t);
+      const lockPath = path.join(dir, '.lock');
+      const holder = await stoppedHolder(t, dir, mode);
+      assert.equal(owner(lockPath).pid, holder.pid);
+      const longAgo = new Date(Date.now() - 600_000);
+      fs.utimesSync(lockPath, longAgo, longAgo);
+      const lock = new DirLock(dir, lockPath, { staleMs: 1, liveStaleMs: 1, waitMs: 300 });
+      await assert.rejects(
+        lock.run(() => 'ran'),
+        LockTimeoutError,
+        mode,
+      );
+      assert.equal(owner(lockPath).pid, holder.pid, `${mode}: the holder still owns the lock`);
+
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      holder.kill('SIGKILL');
+      await exited;
+      const started = performance.now();
+      assert.equal(await lock.run(() => 'taken over'), 'taken over');
+      assert.ok(performance.now() - started < 1_000, `${mode}: taken over at once`);
+      assert.equal(fs.existsSync(lockPath), false);
+    }
   });
 });
