@@ -180,9 +180,11 @@ export class AnnIndex {
     this.shape = {
       model: source.model,
       dimensions: source.dimensions,
-      connectivity: options.connectivity ?? 16,
-      expansionAdd: options.expansionAdd ?? 64,
-      expansionSearch: options.expansionSearch ?? 128,
+      // Measured on the static model's vectors of LoCoMo text (many near-ties): 16/64/128 gave
+      // recall@10 0.93 from 64 candidates, these 0.98, for twice the build time.
+      connectivity: options.connectivity ?? 32,
+      expansionAdd: options.expansionAdd ?? 128,
+      expansionSearch: options.expansionSearch ?? 256,
     };
   }
 
@@ -352,6 +354,8 @@ export class AnnIndex {
       })
       .finally(() => {
         this.building = false;
+        // What changed while it ran may call for the next one.
+        this.maybeBuild();
       });
   }
 
