@@ -20,8 +20,8 @@ function provider(): EmbeddingProvider {
     dimensions: DIMS,
     async embed(texts) {
       return texts.map((text) => {
-        let vector = cache.get(text);
-        if (!vector) cache.set(text, (vector = v.draw()));
+        const vector = cache.get(text) ?? v.draw();
+        cache.set(text, vector);
         return vector;
       });
     },
