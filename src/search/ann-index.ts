@@ -189,6 +189,18 @@ export class AnnIndex {
     };
   }
 
+  /**
+   * The beam of a search in a graph of `size` vectors: recall falls as the graph grows (at a
+   * million of the static model's vectors, recall@10 was 0.70 with 256, 0.92 with 1,024, 0.96
+   * with 2,048 at 4.6 ms, 0.99 with 4,096 at 8.9 ms), so it grows with it, from 256 at 100,000.
+   */
+  private beamFor(size: number): number {
+    if (this.options.expansionSearch !== undefined) return this.options.expansionSearch;
+    let beam = 256;
+    while (beam < 4096 && beam * 500 < size) beam *= 2;
+    return beam;
+  }
+
   /** undefined for a store below the threshold, which has no graph to tell of. */
   status(): AnnStatus | undefined {
     const live = this.live;
@@ -466,7 +478,10 @@ export class AnnIndex {
    */
   private async adopt(): Promise<void> {
     if (this.closed) return;
-    const graph = newUsearchIndex(this.shape);
+    const graph = newUsearchIndex({
+      ...this.shape,
+      expansionSearch: this.beamFor(this.source.size),
+    });
     graph.view(this.file);
     if (graph.dimensions() !== this.shape.dimensions) {
       throw new Error(`${ANN_FILE} changed under this process (of other dimensions)`);
