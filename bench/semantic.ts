@@ -1,9 +1,17 @@
 // The embeddings half of `npm run bench` (issue 5): throughput of `mnemo reindex`, the size of
-// the vectors sidecar, and search and save latency at 100,000 memories with vectors, over MCP.
+// the vectors sidecar, and search and save latency with vectors, over MCP; from 50,000 vectors on
+// (issue 24) the approximate index too: its build in the background, its file, and its recall@10
+// against the exact search, measured in this process over the same vectors.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
+import { ANN_FILE, AnnIndex } from '../src/search/ann-index.js';
+import { loadEmbeddings } from '../src/search/embeddings.js';
+import { dequantise, modelDefaults } from '../src/search/semantic-index.js';
+import { VectorIndex } from '../src/search/vector-index.js';
+import { JsonlVectorStore, VECTORS_FILE } from '../src/storage/vector-store.js';
 import { ServerSession } from './lib/client.js';
 import { type Summary, summarize } from './lib/percentile.js';
 import { writeMnemoStore } from './lib/stores.js';
@@ -25,6 +33,22 @@ export interface SemanticBenchResult {
   search: Summary;
   save: Summary;
   peakRssMb: number;
+  /** The approximate index, when the store is large enough to have one. */
+  ann?: AnnBenchResult;
+}
+
+export interface AnnBenchResult {
+  /** From the vectors loaded (backlog 0) to the index covering them all, in the server. */
+  buildSeconds: number;
+  fileBytes: number;
+  /**
+   * Of the approximate index's top 10 against the exact search's, over the bench's queries: the
+   * share of its hits at least as close as the exact 10th (ties count either way).
+   */
+  recallAt10: number;
+  /** The same, above the model's similarity threshold (the hits search_memory gets). */
+  recallAt10Threshold: number;
+  queries: number;
 }
 
 async function until(check: () => Promise<boolean>): Promise<void> {
@@ -59,6 +83,7 @@ export async function semanticBench(options: {
       args: [CLI, 'stdio', '--data-dir', dir],
       env: { MNEMO_EMBEDDINGS: 'static', MNEMO_LOG_LEVEL: 'warn' },
     });
+    let closed = false;
     try {
       const [first, ...queries] = options.queries as [string, ...string[]];
       await session.time('search_memory', { query: first, top_k: 10 });
@@ -69,13 +94,28 @@ export async function semanticBench(options: {
         const e = structured.embeddings as { state: string; backlog: number };
         return e.state !== 'loading' && e.backlog === 0;
       });
+      // And with the approximate index built, for a store that has one (built in the background).
+      const loadedAt = performance.now();
+      let hasAnn = false;
+      await until(async () => {
+        const { structured } = await session.call('memory_stats', {});
+        const e = structured.embeddings as { vectors: number; ann?: { indexed: number } };
+        hasAnn = e.ann !== undefined;
+        return !e.ann || e.ann.indexed >= e.vectors;
+      });
+      const buildSeconds = (performance.now() - loadedAt) / 1000;
       const searches: number[] = [];
       for (const query of queries) searches.push(await session.time('search_memory', { query }));
       const saves: number[] = [];
       for (const content of options.saves) {
         saves.push(await session.time('save_memory', { content }));
       }
+      const peakRssMb = session.peakRssMb();
+      closed = true;
+      await session.close();
+      const ann = hasAnn ? await annRecall(dir, queries, buildSeconds) : undefined;
       return {
+        ...(ann ? { ann } : {}),
         model: reindex.model,
         memories: options.memories,
         reindexSeconds: reindex.seconds,
@@ -87,13 +127,82 @@ export async function semanticBench(options: {
         coldStartMs,
         search: summarize(searches),
         save: summarize(saves),
-        peakRssMb: session.peakRssMb(),
+        peakRssMb,
       };
     } finally {
-      await session.close();
+      if (!closed) await session.close();
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * recall@10 of vectors.ann (as the server left it) against the exact search, over the vectors
+ * the server stored and the queries embedded by the same model.
+ */
+async function annRecall(
+  dir: string,
+  queries: readonly string[],
+  buildSeconds: number,
+): Promise<AnnBenchResult> {
+  const logger = pino({ level: 'warn' }, pino.destination(2));
+  const provider = await loadEmbeddings('static', { cacheDir: path.join(dir, 'models'), logger });
+  if (!provider) throw new Error('the static model did not load: no recall to measure');
+  const store = new JsonlVectorStore(path.join(dir, VECTORS_FILE), logger);
+  const latest = new Map<string, { hash: string; vector: Float32Array }>();
+  await store.load((stored) => {
+    if (stored.model !== provider.id) return;
+    const vector = dequantise(stored, provider.dimensions);
+    if (vector) latest.set(stored.id, { hash: stored.hash, vector });
+  });
+  await store.close();
+  const vectors = new VectorIndex(provider.dimensions, latest.size);
+  for (const [id, { vector }] of latest) vectors.set(id, vector);
+  const ann = new AnnIndex(
+    {
+      model: provider.id,
+      dimensions: provider.dimensions,
+      get size() {
+        return vectors.size;
+      },
+      ids: () => vectors.idList(),
+      hashOf: (id) => latest.get(id)?.hash,
+      has: (id) => vectors.has(id),
+      similarity: (id, query) => vectors.similarity(id, query),
+      copyVector: (id, out, offset) => vectors.copyInto(id, out, offset),
+    },
+    { dataDir: dir, logger },
+  );
+  try {
+    await ann.open();
+    if (ann.status()?.state !== 'ready') throw new Error(`${ANN_FILE} was not usable`);
+    const threshold = modelDefaults(provider.id).similarity;
+    const embedded = await provider.embed(queries);
+    const recallAbove = async (minSim: number) => {
+      let found = 0;
+      let wanted = 0;
+      for (const query of embedded) {
+        const approx = ann.search(query, minSim, 10);
+        if (!approx) throw new Error('the approximate index did not answer');
+        const exact = await vectors.search(query, minSim, 10);
+        // By score, not id: LoCoMo texts recombined repeat (a quarter of them at 30,000), and of
+        // equal vectors either id is a right answer.
+        const kth = (exact.sims[exact.sims.length - 1] ?? 0) - 1e-6;
+        wanted += exact.ids.length;
+        found += Math.min(exact.ids.length, approx.sims.filter((sim) => sim >= kth).length);
+      }
+      return wanted === 0 ? 1 : found / wanted;
+    };
+    return {
+      buildSeconds,
+      fileBytes: sizeOf(path.join(dir, ANN_FILE)),
+      recallAt10: await recallAbove(-1),
+      recallAt10Threshold: await recallAbove(threshold),
+      queries: embedded.length,
+    };
+  } finally {
+    ann.close();
   }
 }
 
@@ -114,5 +223,11 @@ export function semanticReport(r: SemanticBenchResult): string {
     `| search_memory p50 / p99 (hybrid, ${r.search.n} queries) | ${ms(r.search.p50)} / ${ms(r.search.p99)} ms |`,
     `| save_memory p50 / p99 (embeds, lists similar_to) | ${ms(r.save.p50)} / ${ms(r.save.p99)} ms |`,
     `| peak RSS | ${r.peakRssMb.toFixed(0)} MB |`,
+    ...(r.ann
+      ? [
+          `| approximate index: build in the background / vectors.ann | ${r.ann.buildSeconds.toFixed(1)} s / ${mb(r.ann.fileBytes)} MB |`,
+          `| recall@10 against the exact search (all / above the threshold, ${r.ann.queries} queries) | ${r.ann.recallAt10.toFixed(3)} / ${r.ann.recallAt10Threshold.toFixed(3)} |`,
+        ]
+      : []),
   ].join('\n');
 }

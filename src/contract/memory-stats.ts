@@ -27,6 +27,12 @@ export const memoryStatsOutput = z.object({
       model: z.string().nullable(),
       vectors: z.number(),
       backlog: z.number(),
+      ann: z
+        .object({ state: z.enum(['exact', 'building', 'ready']), indexed: z.number() })
+        .optional()
+        .describe(
+          'The approximate index of a large store (vectors.ann): ready once built, with the vectors it holds; search is exact until then.',
+        ),
     })
     .describe(
       'The embedding model (MNEMO_EMBEDDINGS) and how many memories have vectors; while loading, search is by words only.',

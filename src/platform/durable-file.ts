@@ -13,7 +13,7 @@ export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
 // O_NOFOLLOW is undefined where the platform has no such flag (Windows): 0 leaves it out there.
-const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+export const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 /**
  * A file that must be new, never a link: O_EXCL fails on anything at the name, a link to nowhere
  * included, so a link planted there is never written through.

@@ -8,6 +8,7 @@ import {
   VECTORS_FILE,
   type VectorStore,
 } from '../storage/vector-store.js';
+import { AnnIndex, type AnnOptions, type AnnStatus } from './ann-index.js';
 import { type EmbeddingProvider, MINILM_MODEL, STATIC_MODEL } from './embeddings.js';
 import { contentHash } from './lexical-index.js';
 import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
@@ -95,6 +96,11 @@ export interface SemanticIndexOptions {
    * whether another process stored it already.
    */
   store?: VectorStore;
+  /**
+   * The approximate index (vectors.ann) used from its threshold of vectors on; false: exact search
+   * always.
+   */
+  ann?: Omit<AnnOptions, 'dataDir' | 'logger'> | false;
 }
 
 export interface EmbeddingsStatus {
@@ -104,6 +110,8 @@ export interface EmbeddingsStatus {
   vectors: number;
   /** Memories whose vector is still to compute. */
   backlog: number;
+  /** The approximate index: whether one is in use, and how many vectors it holds. */
+  ann?: AnnStatus;
 }
 
 export type ReindexProgress = (done: number, total: number) => void;
@@ -118,6 +126,8 @@ export type ReindexProgress = (done: number, total: number) => void;
 export class SemanticIndex {
   private provider: EmbeddingProvider | null = null;
   private vectors: VectorIndex | undefined;
+  /** Candidates by meaning at a large store; none below its threshold, or with ann: false. */
+  private ann: AnnIndex | undefined;
   /** Where vectors are kept; written to once the model is there, until close. */
   private readonly store: VectorStore;
   private storing = false;
@@ -188,11 +198,13 @@ export class SemanticIndex {
   }
 
   status(): EmbeddingsStatus {
+    const ann = this.ann?.status();
     return {
       state: !this.settled ? 'loading' : this.provider ? 'ready' : 'off',
       model: this.model,
       vectors: this.size,
       backlog: this.backlog,
+      ...(ann ? { ann } : {}),
     };
   }
 
@@ -203,7 +215,7 @@ export class SemanticIndex {
     if (this.wanted.get(id) === hash) return;
     this.wanted.set(id, hash);
     this.texts.set(id, text);
-    this.vectors?.delete(id);
+    this.deleteVector(id);
     if (this.provider) this.want(id);
   }
 
@@ -215,7 +227,7 @@ export class SemanticIndex {
     if (this.options.enabled === false || this.wanted.get(id) === hash) return;
     this.wanted.set(id, hash);
     this.texts.delete(id);
-    this.vectors?.delete(id);
+    this.deleteVector(id);
     if (this.provider) this.want(id);
   }
 
@@ -234,7 +246,7 @@ export class SemanticIndex {
     this.texts.delete(id);
     this.pending.delete(id);
     this.fresh.delete(id);
-    this.vectors?.delete(id);
+    this.deleteVector(id);
   }
 
   reset(): void {
@@ -247,7 +259,7 @@ export class SemanticIndex {
     this.texts.clear();
     this.pending.clear();
     this.fresh.clear();
-    this.vectors?.clear();
+    this.clearVectors();
   }
 
   /**
@@ -264,7 +276,7 @@ export class SemanticIndex {
     const provider = this.provider;
     if (!hash || !provider || !this.vectors || hash !== textHash(text)) return;
     if (this.vectors.has(id) && !this.pending.has(id)) return;
-    this.vectors.set(id, vector);
+    this.setVector(id, vector);
     this.pending.delete(id);
     this.fresh.delete(id);
     this.dropText(id);
@@ -288,7 +300,16 @@ export class SemanticIndex {
   ): Promise<VectorHits> {
     if (!this.vectors) return { ids: [], sims: [] };
     if (this.pending.size > 0 && this.pending.size <= SEARCH_WAITS_FOR) await this.drain();
-    return this.vectors.search(vector, minSim, limit, keep);
+    return (
+      this.ann?.search(vector, minSim, limit ?? Number.POSITIVE_INFINITY, keep) ??
+      this.vectors.search(vector, minSim, limit, keep)
+    );
+  }
+
+  /** Resolves once the approximate index covers every vector (or there is none): tests, bench. */
+  async annSettled(): Promise<void> {
+    await this.ready;
+    await this.ann?.settled();
   }
 
   /** status(), its counts of these memories only (one namespace's). */
@@ -318,7 +339,7 @@ export class SemanticIndex {
     if (!this.provider) return { model: null, embedded: 0, total: this.wanted.size };
     if (all) {
       this.stored.clear();
-      this.vectors?.clear();
+      this.clearVectors();
       for (const id of this.wanted.keys()) {
         this.pending.add(id);
         this.fresh.add(id);
@@ -361,6 +382,7 @@ export class SemanticIndex {
     }
     this.closed = true;
     this.storing = false;
+    this.ann?.close();
     return this.store.close().catch((error: Error) => {
       this.options.logger.warn({ err: error.message }, 'closing the vector store');
     });
@@ -391,6 +413,7 @@ export class SemanticIndex {
     // snapshot's buffer, which can then go.
     for (const stored of this.stored.values()) stored.values = stored.values.slice();
     this.loaded = true;
+    this.openAnn(this.provider, vectors);
     // In the background, once the notes' texts are known (until then the stored vectors stay at
     // hand for them): the missing vectors, then the sidecar rewritten if mostly stale.
     void Promise.resolve(this.options.textsSettled)
@@ -407,6 +430,44 @@ export class SemanticIndex {
         return this.drain().then(() => this.compact());
       })
       .catch((error: Error) => logger.warn({ err: error.message }, 'embedding stopped'));
+  }
+
+  /** The approximate index over `vectors`, checked and built on a worker thread. */
+  private openAnn(provider: EmbeddingProvider, vectors: VectorIndex): void {
+    const settings = this.options.ann;
+    if (settings === false) return;
+    const { wanted } = this;
+    this.ann = new AnnIndex(
+      {
+        model: provider.id,
+        dimensions: provider.dimensions,
+        get size() {
+          return vectors.size;
+        },
+        ids: () => vectors.idList(),
+        hashOf: (id) => wanted.get(id),
+        has: (id) => vectors.has(id),
+        similarity: (id, query) => vectors.similarity(id, query),
+        copyVector: (id, out, offset) => vectors.copyInto(id, out, offset),
+      },
+      { ...settings, dataDir: this.options.dataDir, logger: this.options.logger },
+    );
+    void this.ann.open();
+  }
+
+  private setVector(id: string, vector: Float32Array): void {
+    this.vectors?.set(id, vector);
+    this.ann?.changed(id);
+  }
+
+  private deleteVector(id: string): void {
+    this.vectors?.delete(id);
+    this.ann?.removed(id);
+  }
+
+  private clearVectors(): void {
+    this.vectors?.clear();
+    this.ann?.cleared();
   }
 
   /** Reads the vector store: the last vector of each id for this model. */
@@ -446,7 +507,7 @@ export class SemanticIndex {
       if (this.wanted.get(b.id) !== b.hash) return false;
       const vector = this.vectors && dequantise(stored, this.vectors.dimensions);
       if (!vector) return true;
-      this.vectors?.set(b.id, vector);
+      this.setVector(b.id, vector);
       this.dropText(b.id);
       return false;
     });
@@ -459,7 +520,7 @@ export class SemanticIndex {
     if (kept) {
       this.retained.delete(id);
       if (kept.hash === hash) {
-        this.vectors.set(id, kept.vector);
+        this.setVector(id, kept.vector);
         this.pending.delete(id);
         this.dropText(id);
         return;
@@ -470,7 +531,7 @@ export class SemanticIndex {
       const vector = dequantise(stored, this.vectors.dimensions);
       if (vector) {
         this.stored.delete(id);
-        this.vectors.set(id, vector);
+        this.setVector(id, vector);
         this.pending.delete(id);
         this.dropText(id);
         return;
@@ -509,7 +570,7 @@ export class SemanticIndex {
         // The memory may have changed or gone while the model worked.
         if (this.wanted.get(b.id) !== b.hash) return;
         const vector = vectors[i] as Float32Array;
-        this.vectors?.set(b.id, vector);
+        this.setVector(b.id, vector);
         this.fresh.delete(b.id);
         this.dropText(b.id);
         computed.push({ id: b.id, model: provider.id, hash: b.hash, ...quantise(vector) });

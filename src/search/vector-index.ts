@@ -54,6 +54,31 @@ export class VectorIndex {
     return this.matrix.slice(row * d, row * d + d);
   }
 
+  /** The cosine of row `id` and `query`, read in place; undefined when there is no such row. */
+  similarity(id: string, query: Float32Array): number | undefined {
+    const row = this.rows.get(id);
+    if (row === undefined) return undefined;
+    const m = this.matrix;
+    const d = this.dimensions;
+    let s = 0;
+    for (let k = 0, base = row * d; k < d; k++) s += (m[base + k] as number) * (query[k] as number);
+    return s;
+  }
+
+  /** Copies row `id` into `out` at `offset`; false when there is no such row. */
+  copyInto(id: string, out: Float32Array, offset: number): boolean {
+    const row = this.rows.get(id);
+    if (row === undefined) return false;
+    const d = this.dimensions;
+    out.set(this.matrix.subarray(row * d, row * d + d), offset);
+    return true;
+  }
+
+  /** The ids of every row, as a list of their own. */
+  idList(): string[] {
+    return this.ids.slice();
+  }
+
   set(id: string, vector: Float32Array): void {
     if (vector.length !== this.dimensions) {
       throw new Error(`vector of ${vector.length} dimensions in an index of ${this.dimensions}`);

@@ -35,8 +35,8 @@ export function prepareDataDir(dir: string): void {
  * Removes the temp files of compactions cut short (JsonlFile.rewrite writes
  * `<file>.<pid>.<random>.tmp` beside its file; before, `<file>.<pid>.tmp`). Called under the
  * lock: the logs are rewritten only under it, so their temp files are all leftovers; the vector
- * sidecar is rewritten without it, so its temp file is one only once no process with that pid
- * runs.
+ * sidecar and the approximate index (vectors.ann) are written without it, so their temp files
+ * are leftovers only once no process with that pid runs.
  */
 export function removeLeftoverTemps(dataDir: string, logger: Logger): void {
   const isLogTemp = (name: string) =>
@@ -47,7 +47,7 @@ export function removeLeftoverTemps(dataDir: string, logger: Logger): void {
     if (!entry.isFile()) continue;
     const pid = entry.name.startsWith('.')
       ? undefined
-      : /\.(?:jsonl|idx)\.(\d{1,10})(?:\.[0-9a-f]{16})?\.tmp$/.exec(entry.name)?.[1];
+      : /\.(?:jsonl|idx|ann)\.(\d{1,10})(?:\.[0-9a-f]{16})?\.tmp$/.exec(entry.name)?.[1];
     if (!isLogTemp(entry.name) && (pid === undefined || isAlive(Number(pid)))) continue;
     fs.rmSync(path.join(dataDir, entry.name), { force: true });
     logger.info({ file: entry.name }, 'removed the temp file of a compaction cut short');

@@ -1,0 +1,527 @@
+// Search by meaning at a million memories: an approximate nearest-neighbour index (usearch's HNSW
+// graph, vectors.ann beside the log) proposes candidates, and the exact vectors of the semantic
+// index score them. The graph is derived data, checked and built on a worker thread, never in the
+// way of a call: until it covers the vectors, search is exact; then it is the graph's candidates
+// plus an exact pass over the vectors it does not hold yet (memories saved or changed since).
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Index } from 'usearch';
+import { ANN_FILE } from './ann-file.js';
+import { type AnnShape, type FromWorker, newUsearchIndex, type ToWorker } from './ann-worker.js';
+import type { VectorHits } from './vector-index.js';
+
+export { ANN_FILE };
+
+/** Below this many vectors the exact search is fast enough (a few ms) and is all there is. */
+export const ANN_THRESHOLD = 50_000;
+/** Candidates asked of the graph: this many times the hits wanted, and at least MIN. */
+const OVERSAMPLE = 4;
+const MIN_CANDIDATES = 64;
+/** Past this many candidates (a namespace that is a sliver of the store) search is exact. */
+const MAX_CANDIDATES = 8192;
+/**
+ * How far under the threshold the graph's own (int8) score of its farthest candidate must be
+ * before asking for more candidates stops: nothing farther passes the threshold then (int8 moves
+ * a cosine by well under 1%).
+ */
+const SCORE_MARGIN = 0.02;
+/** Vectors a message to the builder carries: 4 MB of 100 dimensions. */
+const BATCH = 10_000;
+/** Vectors between two saves of a build: a process killed mid-way leaves this much done. */
+const CHECKPOINT = 200_000;
+/** Ids whose coverage is worked out between two yields to the event loop. */
+const COVERAGE_CHUNK = 5_000;
+
+/** What the index is built from and scores with: the semantic index's vectors. */
+export interface AnnSource {
+  readonly model: string;
+  readonly dimensions: number;
+  /** Memories with a vector. */
+  readonly size: number;
+  /** Every memory with a vector, as a list of its own (it is iterated across yields). */
+  ids(): string[];
+  /** The hash of the text memory `id`'s vector is of, when it has one. */
+  hashOf(id: string): string | undefined;
+  /** The exact cosine of memory `id`'s vector and `query`; undefined when it has none. */
+  similarity(id: string, query: Float32Array): number | undefined;
+  has(id: string): boolean;
+  /** Copies memory `id`'s vector into `out` at `offset`; false when it has none. */
+  copyVector(id: string, out: Float32Array, offset: number): boolean;
+}
+
+export interface AnnOptions {
+  dataDir: string;
+  logger: Logger;
+  /** Fewer vectors than this: exact search only, no file (default ANN_THRESHOLD). */
+  threshold?: number;
+  /** The graph's degree and beam widths (usearch's connectivity, expansion_add/_search). */
+  connectivity?: number;
+  expansionAdd?: number;
+  expansionSearch?: number;
+  /** Vectors between two saves of a build (default 200,000). */
+  checkpoint?: number;
+}
+
+/**
+ * A 52-bit key of a memory's vector in the graph: of its id, its text's hash and the model, so a
+ * vector of an old text, of a memory gone or of another model is never taken for the current one
+ * (the key of a graph's result is checked against the memory's key now).
+ */
+export function annKey(model: string, id: string, hash: string): number {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    }
+    h1 = Math.imul(h1 ^ 0xff, 0x01000193);
+    h2 = Math.imul(h2 ^ 0xff, 0x5bd1e995);
+  };
+  mix(model);
+  mix(id);
+  mix(hash);
+  return (h1 >>> 0) * 0x100000 + ((h2 >>> 0) & 0xfffff);
+}
+
+/** Keys of the graph to memory ids: open addressing over typed arrays, no object a key. */
+class KeyTable {
+  private keys: Float64Array;
+  private ids: (string | undefined)[];
+  private count = 0;
+
+  constructor(capacity = 1024) {
+    let size = 1024;
+    while (size < capacity * 2) size *= 2;
+    this.keys = new Float64Array(size).fill(-1);
+    this.ids = new Array(size);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  private slot(key: number): number {
+    const mask = this.keys.length - 1;
+    // The low bits of the key are hash bits already.
+    let at = (key % this.keys.length) & mask;
+    while (this.keys[at] !== -1 && this.keys[at] !== key) at = (at + 1) & mask;
+    return at;
+  }
+
+  get(key: number): string | undefined {
+    const at = this.slot(key);
+    return this.keys[at] === key ? this.ids[at] : undefined;
+  }
+
+  set(key: number, id: string): void {
+    if ((this.count + 1) * 2 > this.keys.length) this.grow();
+    const at = this.slot(key);
+    if (this.keys[at] !== key) this.count++;
+    this.keys[at] = key;
+    this.ids[at] = id;
+  }
+
+  private grow(): void {
+    const { keys, ids } = this;
+    this.keys = new Float64Array(keys.length * 2).fill(-1);
+    this.ids = new Array(keys.length * 2);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as number;
+      if (key === -1) continue;
+      const at = this.slot(key);
+      this.keys[at] = key;
+      this.ids[at] = ids[i];
+    }
+  }
+}
+
+/** A graph in use: its keys, and the vectors it does not hold (searched exactly). */
+interface Live {
+  graph: Index;
+  table: KeyTable;
+  uncovered: Set<string>;
+}
+
+export interface AnnStatus {
+  /** exact: no graph in use (below the threshold, or not built yet); building: one is. */
+  state: 'exact' | 'building' | 'ready';
+  /** Vectors the graph in use holds of current memories. */
+  indexed: number;
+}
+
+export class AnnIndex {
+  private readonly file: string;
+  private readonly shape: AnnShape;
+  private readonly threshold: number;
+  private readonly checkpoint: number;
+  private worker: Worker | undefined;
+  private live: Live | undefined;
+  /** Ids changed while a coverage pass runs: worked out again at its end. */
+  private dirty: Set<string> | undefined;
+  private verified = false;
+  private building = false;
+  private adopting: Promise<void> = Promise.resolve();
+  private closed = false;
+  /** Who waits for the worker's next message, or the messages no one waited for yet. */
+  private waiting: ((message: FromWorker) => void) | undefined;
+  private inbox: FromWorker[] = [];
+  /** A build that failed is not tried again by this process (the exact search serves). */
+  private failed = false;
+
+  constructor(
+    private readonly source: AnnSource,
+    private readonly options: AnnOptions,
+  ) {
+    this.file = path.join(options.dataDir, ANN_FILE);
+    this.threshold = options.threshold ?? ANN_THRESHOLD;
+    this.checkpoint = options.checkpoint ?? CHECKPOINT;
+    this.shape = {
+      model: source.model,
+      dimensions: source.dimensions,
+      // Measured on the static model's vectors of LoCoMo text (many near-ties): 16/64/128 gave
+      // recall@10 0.93 from 64 candidates, these 0.98, for twice the build time.
+      connectivity: options.connectivity ?? 32,
+      expansionAdd: options.expansionAdd ?? 128,
+      expansionSearch: options.expansionSearch ?? 256,
+    };
+  }
+
+  /**
+   * The beam of a search in a graph of `size` vectors: recall falls as the graph grows (at a
+   * million of the static model's vectors, recall@10 was 0.70 with 256, 0.92 with 1,024, 0.96
+   * with 2,048 at 4.6 ms, 0.99 with 4,096 at 8.9 ms), so it grows with it, from 256 at 100,000.
+   */
+  private beamFor(size: number): number {
+    if (this.options.expansionSearch !== undefined) return this.options.expansionSearch;
+    let beam = 256;
+    while (beam < 4096 && beam * 500 < size) beam *= 2;
+    return beam;
+  }
+
+  /** undefined for a store below the threshold, which has no graph to tell of. */
+  status(): AnnStatus | undefined {
+    const live = this.live;
+    if (!live && !this.building && this.source.size < this.threshold) return undefined;
+    return {
+      state: this.building ? 'building' : live ? 'ready' : 'exact',
+      indexed: live ? Math.max(0, this.source.size - live.uncovered.size) : 0,
+    };
+  }
+
+  /**
+   * Checks vectors.ann on the worker and takes it into use when it is whole and of this model,
+   * then builds what is missing. Never throws: a failure is logged, and search stays exact.
+   */
+  async open(): Promise<void> {
+    // A small store is searched exactly: a file left from when it was larger is not read.
+    if (this.source.size < this.threshold) {
+      this.verified = true;
+      return;
+    }
+    await this.verifyAndAdopt();
+  }
+
+  private async verifyAndAdopt(): Promise<void> {
+    try {
+      const answer = await this.ask({ type: 'verify', file: this.file, shape: this.shape });
+      if (answer.type === 'verified' && answer.ok) {
+        await this.adopt();
+      } else if (answer.type === 'verified' && !answer.missing) {
+        this.options.logger.warn(
+          { file: ANN_FILE, reason: answer.reason },
+          `${ANN_FILE} is not used (${answer.reason}): it is built again`,
+        );
+      }
+    } catch (error) {
+      this.options.logger.warn({ file: ANN_FILE, err: (error as Error).message }, 'ANN check');
+    }
+    this.verified = true;
+    this.maybeBuild();
+  }
+
+  /** Memory `id`'s vector is new or changed (or its text is). */
+  changed(id: string): void {
+    this.dirty?.add(id);
+    const live = this.live;
+    if (!live) {
+      this.maybeBuild();
+      return;
+    }
+    const hash = this.source.hashOf(id);
+    if (hash !== undefined && live.table.get(annKey(this.shape.model, id, hash)) === id) {
+      live.uncovered.delete(id);
+    } else {
+      live.uncovered.add(id);
+      this.maybeBuild();
+    }
+  }
+
+  /** Memory `id` has no vector any more. */
+  removed(id: string): void {
+    this.dirty?.add(id);
+    this.live?.uncovered.delete(id);
+  }
+
+  /** Every vector is gone (they come back one by one through `changed`). */
+  cleared(): void {
+    this.live?.uncovered.clear();
+  }
+
+  /**
+   * The `limit` closest memories that `keep` keeps at or above `minSim`, closest first, or
+   * undefined when the exact search must answer (no graph in use, too little of the store in it,
+   * every hit wanted, or a filter that refuses most candidates).
+   */
+  search(
+    query: Float32Array,
+    minSim: number,
+    limit: number,
+    keep?: (id: string) => boolean,
+  ): VectorHits | undefined {
+    const live = this.live;
+    const source = this.source;
+    if (!live || !Number.isFinite(limit) || source.size < this.threshold) return undefined;
+    if (live.uncovered.size > source.size / 4) return undefined;
+    const graphSize = live.graph.size();
+    const hits: { id: string; sim: number }[] = [];
+    const seen = new Set<string>();
+    const model = this.shape.model;
+    if (graphSize > 0) {
+      let want = Math.min(graphSize, Math.max(limit * OVERSAMPLE, MIN_CANDIDATES));
+      for (;;) {
+        const found = live.graph.search(query, want, 1);
+        hits.length = 0;
+        seen.clear();
+        const n = found.keys.length;
+        for (let i = 0; i < n; i++) {
+          const key = Number(found.keys[i]);
+          const id = live.table.get(key);
+          if (id === undefined || seen.has(id)) continue;
+          const hash = source.hashOf(id);
+          // A vector of an older text, or of a memory gone: not this memory's now.
+          if (hash === undefined || annKey(model, id, hash) !== key) continue;
+          if (keep && !keep(id)) continue;
+          const sim = source.similarity(id, query);
+          if (sim === undefined || sim < minSim) continue;
+          seen.add(id);
+          hits.push({ id, sim });
+        }
+        const farthest = n > 0 ? 1 - (found.distances[n - 1] as number) : -1;
+        if (hits.length >= limit || n < want || want >= graphSize) break;
+        if (farthest < minSim - SCORE_MARGIN) break;
+        if (want >= MAX_CANDIDATES) return undefined;
+        want = Math.min(graphSize, want * 4);
+      }
+    }
+    for (const id of live.uncovered) {
+      if (seen.has(id) || (keep && !keep(id))) continue;
+      const sim = source.similarity(id, query);
+      if (sim !== undefined && sim >= minSim) hits.push({ id, sim });
+    }
+    hits.sort((a, b) => b.sim - a.sim);
+    const out: VectorHits = { ids: [], sims: [] };
+    for (const { id, sim } of hits.slice(0, limit)) {
+      out.ids.push(id);
+      out.sims.push(sim);
+    }
+    return out;
+  }
+
+  /** Resolves once the graph in use covers every vector (a build finished), for tests and bench. */
+  async settled(): Promise<void> {
+    while (!this.closed && (!this.verified || this.building || this.needsBuild())) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await this.adopting;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.live = undefined;
+    void this.worker?.terminate();
+    this.worker = undefined;
+    this.waiting?.({ type: 'failed', reason: 'closed' });
+    this.waiting = undefined;
+  }
+
+  private needsBuild(): boolean {
+    if (this.failed || this.source.size < this.threshold) return false;
+    const live = this.live;
+    if (!live) return true;
+    return live.uncovered.size >= Math.max(1000, this.source.size * 0.05);
+  }
+
+  private maybeBuild(): void {
+    if (this.closed || !this.verified || this.building || !this.needsBuild()) return;
+    this.building = true;
+    this.build()
+      .catch((error: Error) => {
+        this.failed = true;
+        this.options.logger.warn(
+          { file: ANN_FILE, err: error.message },
+          `could not build ${ANN_FILE}: search by meaning stays exact`,
+        );
+      })
+      .finally(() => {
+        this.building = false;
+        // What changed while it ran may call for the next one.
+        this.maybeBuild();
+      });
+  }
+
+  /**
+   * Sends the builder the vectors the graph lacks (every vector, when too many of the graph's are
+   * stale), a batch each time it asks, and takes each file it saves into use.
+   */
+  private async build(): Promise<void> {
+    const live = this.live;
+    const stale = live ? live.graph.size() - (this.source.size - live.uncovered.size) : 0;
+    const extend = live !== undefined && stale <= live.graph.size() * 0.25;
+    const ids = extend ? [...live.uncovered] : this.source.ids();
+    this.options.logger.info(
+      { file: ANN_FILE, vectors: ids.length, extend },
+      'building the approximate index in the background',
+    );
+    const { dimensions, model } = this.shape;
+    let answer = await this.ask({
+      type: 'start',
+      file: this.file,
+      base: extend ? this.file : null,
+      shape: this.shape,
+      checkpoint: this.checkpoint,
+    });
+    let at = 0;
+    for (;;) {
+      if (answer.type === 'failed') throw new Error(answer.reason);
+      if (answer.type === 'saved') {
+        this.adopting = this.adopting.then(() => this.adopt());
+        await this.adopting;
+        if (answer.last) return;
+        answer = await this.next();
+        continue;
+      }
+      const keys: bigint[] = [];
+      const vectors = new Float32Array(Math.min(BATCH, ids.length - at) * dimensions);
+      while (at < ids.length && keys.length < BATCH) {
+        const id = ids[at++] as string;
+        const hash = this.source.hashOf(id);
+        if (hash === undefined) continue;
+        if (!this.source.copyVector(id, vectors, keys.length * dimensions)) continue;
+        keys.push(BigInt(annKey(model, id, hash)));
+      }
+      const rows = vectors.subarray(0, keys.length * dimensions).slice();
+      const packed = BigUint64Array.from(keys);
+      answer = await this.ask(
+        { type: 'add', keys: packed, vectors: rows, last: at >= ids.length },
+        [packed.buffer, rows.buffer],
+      );
+    }
+  }
+
+  /** The worker's next message, unprompted (after a save, the request for more). */
+  private next(): Promise<FromWorker> {
+    const queued = this.inbox.shift();
+    if (queued) return Promise.resolve(queued);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  private ask(message: ToWorker, transfer: ArrayBuffer[] = []): Promise<FromWorker> {
+    if (this.closed) return Promise.resolve({ type: 'failed', reason: 'closed' });
+    const worker = this.startWorker();
+    const answer = this.next();
+    worker.postMessage(message, transfer);
+    return answer;
+  }
+
+  private startWorker(): Worker {
+    if (this.worker) return this.worker;
+    const here = new URL(import.meta.url);
+    const ext = here.pathname.endsWith('.ts') ? '.ts' : '.js';
+    const url = new URL(`./ann-worker${ext}`, here);
+    // Run from the sources (tests, bench), the worker registers the loader that runs TypeScript
+    // first: a worker does not inherit the main thread's.
+    const worker =
+      ext === '.ts'
+        ? new Worker(
+            `import('tsx/esm/api').then((m) => m.tsImport(${JSON.stringify(url.href)}, ${JSON.stringify(here.href)}));`,
+            { eval: true },
+          )
+        : new Worker(url);
+    // A build in progress does not keep a process that is done from exiting.
+    worker.unref();
+    worker.on('message', (message: FromWorker) => {
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      if (waiting) waiting(message);
+      else this.inbox.push(message);
+    });
+    worker.on('error', (error) => {
+      this.worker = undefined;
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      if (waiting) waiting({ type: 'failed', reason: error.message });
+      else this.inbox.push({ type: 'failed', reason: error.message });
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  /**
+   * Maps the file the worker just wrote or checked (usearch's view: the pages are read as search
+   * touches them), and works out which vectors it holds in slices between yields; the graph in use
+   * until then stays in use, with its own keys, so an answer never mixes the two.
+   */
+  private async adopt(): Promise<void> {
+    if (this.closed) return;
+    const graph = newUsearchIndex({
+      ...this.shape,
+      expansionSearch: this.beamFor(this.source.size),
+    });
+    graph.view(this.file);
+    if (graph.dimensions() !== this.shape.dimensions) {
+      throw new Error(`${ANN_FILE} changed under this process (of other dimensions)`);
+    }
+    const ids = this.source.ids();
+    const table = new KeyTable(ids.length);
+    const uncovered = new Set<string>();
+    this.dirty = new Set();
+    const model = this.shape.model;
+    const size = graph.size();
+    for (let at = 0; at < ids.length; at += COVERAGE_CHUNK) {
+      const chunk: string[] = [];
+      const keys: number[] = [];
+      for (const id of ids.slice(at, at + COVERAGE_CHUNK)) {
+        const hash = this.source.hashOf(id);
+        if (hash === undefined) continue;
+        chunk.push(id);
+        keys.push(annKey(model, id, hash));
+      }
+      const held =
+        size === 0 || keys.length === 0
+          ? []
+          : (graph.contains(BigUint64Array.from(keys, (k) => BigInt(k))) as boolean[]);
+      chunk.forEach((id, i) => {
+        if (held[i]) table.set(keys[i] as number, id);
+        else uncovered.add(id);
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed) return;
+    }
+    // What changed meanwhile is judged against the new table.
+    const dirty = this.dirty;
+    this.dirty = undefined;
+    for (const id of dirty) {
+      const hash = this.source.hashOf(id);
+      const current = hash !== undefined && this.source.has(id);
+      if (current && table.get(annKey(model, id, hash)) === id) uncovered.delete(id);
+      else if (current) uncovered.add(id);
+      else uncovered.delete(id);
+    }
+    this.live = { graph, table, uncovered };
+  }
+}

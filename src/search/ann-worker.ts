@@ -1,0 +1,147 @@
+// The thread that checks and builds vectors.ann, so that neither hashing a file of hundreds of
+// megabytes nor inserting a million vectors into the graph holds the event loop that answers
+// calls. It is told what to do by ann-index.ts and answers each message with one.
+import { createRequire } from 'node:module';
+import { parentPort } from 'node:worker_threads';
+import type { Index } from 'usearch';
+import { AnnMismatch, verifyAnnFile, writeAnnFile } from './ann-file.js';
+
+/**
+ * usearch's CommonJS build: its ES module finds its native file from the caller's stack, which in
+ * a worker started from source can be no path at all (a loop that never ends); the CommonJS one
+ * goes from its own folder.
+ */
+const usearch = createRequire(import.meta.url)('usearch') as typeof import('usearch').default;
+
+export interface AnnShape {
+  model: string;
+  dimensions: number;
+  connectivity: number;
+  expansionAdd: number;
+  expansionSearch: number;
+}
+
+export type ToWorker =
+  | { type: 'verify'; file: string; shape: AnnShape }
+  /** Starts a build: from the verified file `base` when given (extended), else empty. */
+  | { type: 'start'; file: string; base: string | null; shape: AnnShape; checkpoint: number }
+  /** Vectors to add: `keys[i]` is row i of `vectors`. `last` ends the build with a save. */
+  | { type: 'add'; keys: BigUint64Array; vectors: Float32Array; last: boolean };
+
+export type FromWorker =
+  | { type: 'verified'; ok: true; count: number }
+  | { type: 'verified'; ok: false; reason: string; missing: boolean }
+  /** Asks for the next batch. */
+  | { type: 'next' }
+  /** vectors.ann now holds every vector sent before the batch numbered `batches`. */
+  | { type: 'saved'; batches: number; count: number; last: boolean }
+  | { type: 'failed'; reason: string };
+
+export function newUsearchIndex(shape: AnnShape): Index {
+  return new usearch.Index({
+    dimensions: shape.dimensions,
+    // Vectors are unit length: the inner product is the cosine (a distance of 1 - cosine).
+    metric: usearch.MetricKind.IP,
+    // int8 in the graph: a quarter of the bytes of float32. The candidates it proposes are scored
+    // again from the exact vectors, so the rounding costs a little recall, never a wrong score.
+    quantization: usearch.ScalarKind.I8,
+    connectivity: shape.connectivity,
+    expansion_add: shape.expansionAdd,
+    expansion_search: shape.expansionSearch,
+    multi: false,
+  });
+}
+
+/**
+ * Adds the vectors whose keys the graph lacks (a key is a 52-bit hash: two memories may share one,
+ * and then the second is searched exactly). One thread: the other core answers calls.
+ */
+function addNew(index: Index, keys: BigUint64Array, vectors: Float32Array, d: number): void {
+  const held = index.size() > 0 ? (index.contains(keys) as boolean[]) : [];
+  const seen = new Set<bigint>();
+  const fresh: number[] = [];
+  keys.forEach((key, i) => {
+    if (!held[i] && !seen.has(key)) fresh.push(i);
+    seen.add(key);
+  });
+  if (fresh.length === keys.length) {
+    index.add(keys, vectors, 1);
+    return;
+  }
+  if (fresh.length === 0) return;
+  const k = new BigUint64Array(fresh.length);
+  const v = new Float32Array(fresh.length * d);
+  fresh.forEach((row, i) => {
+    k[i] = keys[row] as bigint;
+    v.set(vectors.subarray(row * d, row * d + d), i * d);
+  });
+  index.add(k, v, 1);
+}
+
+function run(port: NonNullable<typeof parentPort>): void {
+  const post = (message: FromWorker) => port.postMessage(message);
+  let index: Index | undefined;
+  let build: { file: string; shape: AnnShape; checkpoint: number } | undefined;
+  let batches = 0;
+  let sinceSave = 0;
+
+  const save = (last: boolean) => {
+    if (!index || !build) return;
+    const built = index;
+    const { file, shape } = build;
+    const trailer = writeAnnFile(file, (temp) => built.save(temp), {
+      model: shape.model,
+      dimensions: shape.dimensions,
+      count: built.size(),
+    });
+    sinceSave = 0;
+    post({ type: 'saved', batches, count: trailer.count, last });
+  };
+
+  port.on('message', (message: ToWorker) => {
+    try {
+      if (message.type === 'verify') {
+        try {
+          const trailer = verifyAnnFile(
+            message.file,
+            message.shape.model,
+            message.shape.dimensions,
+          );
+          post({ type: 'verified', ok: true, count: trailer.count });
+        } catch (error) {
+          const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+          const reason = error instanceof AnnMismatch ? error.message : String(error);
+          post({ type: 'verified', ok: false, reason, missing });
+        }
+        return;
+      }
+      if (message.type === 'start') {
+        build = { file: message.file, shape: message.shape, checkpoint: message.checkpoint };
+        index = newUsearchIndex(message.shape);
+        if (message.base) index.load(message.base);
+        batches = 0;
+        sinceSave = 0;
+        post({ type: 'next' });
+        return;
+      }
+      if (!index || !build) throw new Error('vectors were sent before a build was started');
+      const n = message.keys.length;
+      if (n > 0) addNew(index, message.keys, message.vectors, build.shape.dimensions);
+      batches++;
+      sinceSave += n;
+      if (message.last || sinceSave >= build.checkpoint) save(message.last);
+      if (message.last) {
+        index = undefined;
+        build = undefined;
+      } else {
+        post({ type: 'next' });
+      }
+    } catch (error) {
+      index = undefined;
+      build = undefined;
+      post({ type: 'failed', reason: (error as Error).message });
+    }
+  });
+}
+
+if (parentPort) run(parentPort);

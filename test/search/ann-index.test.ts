@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { verifyAnnFile } from '../../src/search/ann-file.js';
+import { ANN_FILE, AnnIndex, type AnnOptions } from '../../src/search/ann-index.js';
+import type { VectorHits } from '../../src/search/vector-index.js';
+import { recordingLogger, testDir } from '../support.js';
+import { DIMS, MODEL, type TestVectors, testVectors } from './ann-support.js';
+
+/** Small enough for a test: the approximate index from 1,000 vectors on. */
+const SMALL: Omit<AnnOptions, 'dataDir' | 'logger'> = { threshold: 1000 };
+
+function open(dir: string, t: TestVectors, options = SMALL) {
+  const { logger, warnings } = recordingLogger();
+  const ann = new AnnIndex(t.source, { ...options, dataDir: dir, logger });
+  return { ann, warnings };
+}
+
+/** recall@k of the index's answers against the exact search's, over `queries`. */
+async function recall(
+  ann: AnnIndex,
+  t: TestVectors,
+  queries: Float32Array[],
+  k = 10,
+  keep?: (id: string) => boolean,
+): Promise<number> {
+  let found = 0;
+  let wanted = 0;
+  for (const query of queries) {
+    const approx = ann.search(query, -1, k, keep);
+    assert.ok(approx, 'the index answered');
+    const exact = await t.vectors.search(query, -1, k, keep);
+    checkScores(approx, t, query);
+    const got = new Set(approx.ids);
+    wanted += exact.ids.length;
+    for (const id of exact.ids) if (got.has(id)) found++;
+  }
+  return found / wanted;
+}
+
+/** Every hit is a live memory with its exact cosine, closest first. */
+function checkScores(hits: VectorHits, t: TestVectors, query: Float32Array): void {
+  assert.equal(new Set(hits.ids).size, hits.ids.length, 'no id twice');
+  hits.ids.forEach((id, i) => {
+    const exact = t.vectors.similarity(id, query);
+    assert.ok(exact !== undefined, `${id} is a live memory`);
+    assert.ok(Math.abs(exact - (hits.sims[i] as number)) < 1e-6, `${id} has its exact score`);
+    if (i > 0) assert.ok((hits.sims[i - 1] as number) >= (hits.sims[i] as number), 'in order');
+  });
+}
+
+describe('AnnIndex', () => {
+  it('answers with recall@10 of at least 0.95 against the exact search at 20,000 vectors', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(20_000);
+    const { ann } = open(dir, v);
+    t.after(() => ann.close());
+    await ann.open();
+    // Before a build is done the exact search answers (undefined here).
+    assert.equal(ann.search(v.draw(), -1, 10), undefined);
+    await ann.settled();
+    assert.equal(ann.status()?.state, 'ready');
+    assert.equal(ann.status()?.indexed, 20_000);
+    const queries = Array.from({ length: 100 }, () => v.draw());
+    const r = await recall(ann, v, queries);
+    assert.ok(r >= 0.95, `recall@10 ${r}`);
+    // The threshold on the similarity holds: nothing under it.
+    const hits = ann.search(queries[0] as Float32Array, 0.9, 10);
+    for (const sim of hits?.sims ?? []) assert.ok(sim >= 0.9);
+  });
+
+  it('stays exact below its threshold and never writes a file there', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(500);
+    const { ann } = open(dir, v);
+    t.after(() => ann.close());
+    await ann.open();
+    await ann.settled();
+    assert.equal(ann.search(v.draw(), -1, 10), undefined);
+    assert.equal(fs.existsSync(path.join(dir, ANN_FILE)), false);
+  });
+
+  it('is kept in vectors.ann and used by the next start without a build', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(3000, 2);
+    const first = open(dir, v).ann;
+    await first.open();
+    await first.settled();
+    const query = v.draw();
+    const before = first.search(query, -1, 10);
+    first.close();
+    const trailer = verifyAnnFile(path.join(dir, ANN_FILE), MODEL, DIMS);
+    assert.equal(trailer.count, 3000);
+
+    const { ann, warnings } = open(dir, v);
+    t.after(() => ann.close());
+    await ann.open();
+    await ann.settled();
+    assert.deepEqual(warnings(), []);
+    assert.equal(ann.status()?.indexed, 3000);
+    assert.deepEqual(ann.search(query, -1, 10), before);
+    // Not written again: the same file.
+    assert.equal(verifyAnnFile(path.join(dir, ANN_FILE), MODEL, DIMS).sha256, trailer.sha256);
+  });
+
+  for (const [name, spoil] of [
+    ['random bytes', (file: string) => fs.writeFileSync(file, Buffer.alloc(70_000, 0x5a))],
+    ['a truncated file', (file: string) => fs.truncateSync(file, fs.statSync(file).size - 100)],
+    [
+      'a flipped byte',
+      (file: string) => {
+        const bytes = fs.readFileSync(file);
+        bytes[1000] = (bytes[1000] as number) ^ 0xff;
+        fs.writeFileSync(file, bytes);
+      },
+    ],
+    ['usearch bytes without the trailer', (file: string) => cutTrailer(file)],
+  ] as const) {
+    it(`ignores ${name} in vectors.ann, and builds it again`, async (t) => {
+      const dir = testDir(t);
+      const v = testVectors(2000, 3);
+      const first = open(dir, v).ann;
+      await first.open();
+      await first.settled();
+      first.close();
+      const file = path.join(dir, ANN_FILE);
+      spoil(file);
+
+      const { ann, warnings } = open(dir, v);
+      t.after(() => ann.close());
+      await ann.open();
+      assert.equal(warnings().length, 1);
+      assert.match(warnings()[0]?.msg ?? '', /vectors\.ann is not used/);
+      await ann.settled();
+      assert.equal(verifyAnnFile(file, MODEL, DIMS).count, 2000);
+      const queries = Array.from({ length: 30 }, () => v.draw());
+      assert.ok((await recall(ann, v, queries)) >= 0.95);
+    });
+  }
+
+  it('a file of another model is not used', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(1500, 4);
+    const first = open(dir, v).ann;
+    await first.open();
+    await first.settled();
+    first.close();
+    const other = { ...v, source: { ...v.source, model: 'other/model', size: 1500 } };
+    const { ann, warnings } = open(dir, other as TestVectors);
+    t.after(() => ann.close());
+    await ann.open();
+    assert.match(warnings()[0]?.reason ?? '', /model test\/clustered/);
+  });
+
+  it('never answers a memory deleted, nor an updated one by its old vector', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(5000, 5);
+    const { ann } = open(dir, v);
+    t.after(() => ann.close());
+    await ann.open();
+    await ann.settled();
+    const query = v.draw();
+    const hits = ann.search(query, -1, 20);
+    assert.ok(hits);
+    const [gone, changed] = hits.ids as [string, string];
+    v.drop(gone);
+    ann.removed(gone);
+    // Its text changed: a vector far from the query, under a new hash.
+    const far = Float32Array.from(query, (x) => -x);
+    v.put(changed, far, 'h1');
+    ann.changed(changed);
+    const after = ann.search(query, -1, 20);
+    assert.ok(after);
+    assert.ok(!after.ids.includes(gone));
+    assert.ok(!after.ids.includes(changed));
+    checkScores(after, v, query);
+    // A new memory right at the query is found at once (the exact pass over what the graph lacks).
+    v.put('new', query, 'h2');
+    ann.changed('new');
+    assert.equal(ann.search(query, -1, 5)?.ids[0], 'new');
+    // And its new vector is found by it.
+    assert.equal(ann.search(far, -1, 1)?.ids[0], changed);
+  });
+
+  it('keeps recall when a filter keeps a tenth of the store (oversampling)', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(20_000, 6);
+    const { ann } = open(dir, v);
+    t.after(() => ann.close());
+    await ann.open();
+    await ann.settled();
+    const keep = (id: string) => Number(id.slice(1)) % 10 === 0;
+    const queries = Array.from({ length: 30 }, () => v.draw());
+    for (const query of queries) {
+      for (const id of ann.search(query, -1, 10, keep)?.ids ?? []) assert.ok(keep(id));
+    }
+    assert.ok((await recall(ann, v, queries, 10, keep)) >= 0.95);
+  });
+
+  it('extends the graph with what changed since it was built, in the background', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(2000, 7);
+    const { ann } = open(dir, v);
+    t.after(() => ann.close());
+    await ann.open();
+    await ann.settled();
+    for (let i = 0; i < 1500; i++) {
+      v.put(`n${i}`, v.draw());
+      ann.changed(`n${i}`);
+    }
+    await ann.settled();
+    // The 1,000th new vector started a build of those 1,000; the 500 after it are too few for
+    // another, and are searched exactly beside the graph.
+    assert.equal(ann.status()?.indexed, 3000);
+    assert.equal(verifyAnnFile(path.join(dir, ANN_FILE), MODEL, DIMS).count, 3000);
+    for (const id of ['n0', 'n1499']) {
+      const vector = new Float32Array(DIMS);
+      v.source.copyVector(id, vector, 0);
+      assert.equal(ann.search(vector, -1, 1)?.ids[0], id);
+    }
+  });
+
+  it('a kill -9 while vectors.ann is written leaves the old file or the new one', async (t) => {
+    const dir = testDir(t);
+    const file = path.join(dir, ANN_FILE);
+    const child = path.join(import.meta.dirname, 'ann-write-child.ts');
+    const run = (args: string[]) =>
+      spawn(process.execPath, ['--import', 'tsx', child, dir, ...args], { stdio: 'pipe' });
+    // A first file, whole.
+    await new Promise<void>((resolve, reject) => {
+      const p = run(['1']);
+      p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child ${code}`))));
+    });
+    const counts = new Set([verifyAnnFile(file, MODEL, DIMS).count]);
+    for (const delay of [5, 40, 120, 300]) {
+      const p = run(['50']);
+      // Killed once it is writing: it says so on stdout before each write.
+      await new Promise<void>((resolve) => {
+        p.stdout.once('data', () => setTimeout(() => p.kill('SIGKILL'), delay));
+        p.on('exit', () => resolve());
+      });
+      counts.add(verifyAnnFile(file, MODEL, DIMS).count);
+    }
+    assert.ok(counts.size >= 1);
+    // The store starts correctly over what was left: the file is used or built again.
+    const v = testVectors(2000, 8);
+    const { ann } = open(dir, v);
+    t.after(() => ann.close());
+    await ann.open();
+    await ann.settled();
+    assert.ok((await recall(ann, v, [v.draw(), v.draw()])) >= 0.9);
+  });
+});
+
+/** Leaves usearch's part of the file only. */
+function cutTrailer(file: string): void {
+  const bytes = fs.readFileSync(file);
+  const metaBytes = bytes.readUInt32LE(bytes.length - 12);
+  fs.writeFileSync(file, bytes.subarray(0, bytes.length - 12 - metaBytes));
+}
