@@ -32,6 +32,38 @@ export function contentHash(text: string): number {
   return (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
 }
 
+/**
+ * `contentHash(normalizeContent(content))`, without making the normalized string when the
+ * content is ASCII: white space trimmed and each run of it hashed as one space, letters folded
+ * to lower case as they are hashed. Every memory loaded pays it: the regex and the copies took
+ * 2 s of a 1M load.
+ */
+export function normalizedContentHash(content: string): number {
+  if (NON_ASCII.test(content)) return contentHash(normalizeContent(content));
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  let started = false;
+  let space = false;
+  for (let i = 0; i < content.length; i++) {
+    let c = content.charCodeAt(i);
+    // What \s and trim() take in ASCII: tab, line feed, vertical tab, form feed, return, space.
+    if (c === 32 || (c >= 9 && c <= 13)) {
+      space = started;
+      continue;
+    }
+    if (space) {
+      h1 = Math.imul(h1 ^ 32, 0x01000193);
+      h2 = Math.imul(h2 ^ 32, 0x5bd1e995);
+      space = false;
+    }
+    started = true;
+    if (c >= 65 && c <= 90) c += 32;
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+  }
+  return (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
+}
+
 /** A memory's class in the BM25 index: its status, so a search picks statuses in the walk. */
 const classOf = (status: MemoryStatus) => MEMORY_STATUSES.indexOf(status) + 1;
 
@@ -71,7 +103,7 @@ const valuesOf = (record: MemoryRecord): number[] => [
   record.last_used,
   record.use_count,
   record.strength,
-  contentHash(normalizeContent(record.content)),
+  normalizedContentHash(record.content),
 ];
 
 /** What the state of a lexical index depends on beyond its documents. */
