@@ -36,6 +36,8 @@ export class Tokenizer {
   /** Stem -> term id: the vocabulary, which only grows. */
   private readonly stemIds = new Map<string, number>();
   private readonly stems: string[] = [];
+  /** Changes whenever term ids given out are given to other stems (a restore, a compaction). */
+  generation = 0;
 
   /** The stems of `text`, in order. */
   tokens(text: string): string[] {
@@ -102,6 +104,11 @@ export class Tokenizer {
     return out;
   }
 
+  /** The term id of `stem`, numbered now if it has none (what `termIds` does for a new word). */
+  learn(stem: string): number {
+    return this.stemId(stem, true) as number;
+  }
+
   get vocabularySize(): number {
     return this.stems.length;
   }
@@ -113,6 +120,7 @@ export class Tokenizer {
 
   /** Takes `stems` as the vocabulary (term id = index), forgetting the words seen. */
   restoreVocabulary(stems: readonly string[]): void {
+    this.generation++;
     this.wordIds.clear();
     this.asciiWords.clear();
     this.stemIds.clear();
