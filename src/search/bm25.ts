@@ -144,6 +144,9 @@ export class Bm25Index<D = unknown> {
     const stamp = ordinal + 1;
     for (const term of terms) {
       if (term >= this.lastAdder.length) this.growTo(term);
+      // Kept dense: an element set far past the end turns a JS array into a dictionary (a
+      // hash lookup a posting), as the first document after a freeze did.
+      while (this.postings.length <= term) this.postings.push(undefined);
       let list = this.postings[term];
       const end = this.looseEnds[term] as number;
       if (this.lastAdder[term] === stamp && list) {
@@ -359,7 +362,9 @@ export class Bm25Index<D = unknown> {
         if (!remap) {
           base.set(this.base.subarray(from, end), at);
           at += end - from;
-        } else for (let i = from; i < end; i += 2) put(this.base[i] as number, this.base[i + 1] as number);
+        } else
+          for (let i = from; i < end; i += 2)
+            put(this.base[i] as number, this.base[i + 1] as number);
       }
       const list = this.postings[t];
       if (!list) continue;
