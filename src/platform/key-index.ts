@@ -23,10 +23,22 @@ export class KeyIndex<K> {
     return this.live;
   }
 
+  /** The last key hashed and its hash: an owner asks has, get, then set of one key in a row. */
+  private lastKey: K | undefined;
+  private lastHash = 0;
+
+  private hashOf(key: K): number {
+    if (key !== this.lastKey || this.lastKey === undefined) {
+      this.lastHash = this.hash(key);
+      this.lastKey = key;
+    }
+    return this.lastHash;
+  }
+
   get(key: K): number | undefined {
     const table = this.table;
     const mask = table.length - 1;
-    for (let i = this.hash(key) & mask; ; i = (i + 1) & mask) {
+    for (let i = this.hashOf(key) & mask; ; i = (i + 1) & mask) {
       const entry = table[i] as number;
       if (entry === EMPTY) return undefined;
       if (entry !== GONE && this.keyAt(entry - 1) === key) return entry - 1;
@@ -43,7 +55,7 @@ export class KeyIndex<K> {
     const table = this.table;
     const mask = table.length - 1;
     let free = -1;
-    for (let i = this.hash(key) & mask; ; i = (i + 1) & mask) {
+    for (let i = this.hashOf(key) & mask; ; i = (i + 1) & mask) {
       const entry = table[i] as number;
       if (entry === EMPTY) {
         if (free === -1) {
@@ -69,7 +81,7 @@ export class KeyIndex<K> {
   delete(key: K, value?: number): boolean {
     const table = this.table;
     const mask = table.length - 1;
-    for (let i = this.hash(key) & mask; ; i = (i + 1) & mask) {
+    for (let i = this.hashOf(key) & mask; ; i = (i + 1) & mask) {
       const entry = table[i] as number;
       if (entry === EMPTY) return false;
       if (entry === GONE) continue;

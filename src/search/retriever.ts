@@ -3,7 +3,10 @@
 import type { Logger } from 'pino';
 import type {
   ListenerPersistence,
+  LogLine,
+  LogSpan,
   PersistedPart,
+  ReadAhead,
   StorageEngine,
   StoreListener,
 } from '../storage/engine.js';
@@ -18,6 +21,7 @@ import {
   sameNote,
 } from './document.js';
 import { type Dynamics, LAST_USED, LEXICAL_SHAPE, LexicalIndex } from './lexical-index.js';
+import { LoadWords } from './load-words.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
@@ -38,6 +42,11 @@ export interface RetrieverSettings {
    * Rank every match, even with `tops`: the reference the pruned ranking is tested against.
    */
   exhaustive?: boolean | undefined;
+  /**
+   * false: a long load tokenizes every memory on the main thread (the reference the load on two
+   * threads is tested against). Default: a worker thread tokenizes ahead.
+   */
+  readAhead?: boolean | undefined;
 }
 
 export interface RetrieverDeps {
@@ -118,7 +127,7 @@ export class Retriever implements StoreListener {
     return documentOf(record, this.notes.get(record.id));
   }
 
-  upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void {
+  upsert(record: MemoryRecord, previous: MemoryRecord | undefined, line?: LogLine): void {
     const before = previous && { record: previous, words: this.documentOf(previous).words };
     // A note speaks for the memory it was read with. Whoever changed the memory's own words (this
     // process or another) rewrote its note too, and what the note says now is known here only
@@ -129,8 +138,34 @@ export class Retriever implements StoreListener {
       this.notes.delete(record.id);
     }
     const doc = this.documentOf(record);
-    this.lexical.upsert(record, doc.words, before);
+    // The worker read a memory as if it had no note: one with a note is tokenized here.
+    const prepared =
+      line && this.loadWords && !this.notes.has(record.id)
+        ? this.loadWords.take(line.offset, line.length)
+        : undefined;
+    this.lexical.upsert(record, doc.words, before, prepared);
     this.semantic?.upsert(record.id, doc.text);
+  }
+
+  /** A long load's worker, while it runs. */
+  private loadWords: LoadWords | undefined;
+
+  /**
+   * Tokenizes the log's memory lines in `span` on another thread, ahead of the store telling
+   * this retriever of them: a long load then uses both cores.
+   */
+  readAhead(span: LogSpan): ReadAhead | undefined {
+    this.loadWords?.stop();
+    if (this.settings.readAhead === false) return undefined;
+    const loadWords = new LoadWords(span, this.lexical.vocabularyForLoad);
+    this.loadWords = loadWords;
+    return {
+      reached: (offset) => loadWords.reached(offset),
+      stop: () => {
+        loadWords.stop();
+        if (this.loadWords === loadWords) this.loadWords = undefined;
+      },
+    };
   }
 
   remove(previous: MemoryRecord): void {
@@ -139,6 +174,9 @@ export class Retriever implements StoreListener {
   }
 
   reset(): void {
+    // The log was read again (replaced, cut): what the worker read is of another file.
+    this.loadWords?.stop();
+    this.loadWords = undefined;
     this.lexical.reset();
     this.semantic?.reset();
   }

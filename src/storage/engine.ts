@@ -12,9 +12,31 @@ export function isNamespace(value: unknown): value is string {
   return typeof value === 'string' && NAMESPACE_PATTERN.test(value);
 }
 
+/** Where a memory's line is in a log: its first byte and its length in bytes (no newline). */
+export interface LogLine {
+  offset: number;
+  length: number;
+}
+
+/** A stretch of a log about to be read: from a line start to a size, of one inode. */
+export interface LogSpan {
+  path: string;
+  ino: number;
+  from: number;
+  to: number;
+}
+
+/** Work a listener does ahead of a long read of the log, on another thread. */
+export interface ReadAhead {
+  /** Resolves once the work has gone past byte `offset` (or stopped): the read waits for it. */
+  reached(offset: number): Promise<void>;
+  stop(): void;
+}
+
 /** Told of every change to the live memories, whichever process made it. */
 export interface StoreListener {
-  upsert(record: MemoryRecord, previous: MemoryRecord | undefined): void;
+  /** `line`: where the record was read in the log, when it was (a JSONL engine's read). */
+  upsert(record: MemoryRecord, previous: MemoryRecord | undefined, line?: LogLine): void;
   remove(previous: MemoryRecord): void;
   /** Everything was reloaded (another process compacted): forget all and expect upserts. */
   reset(): void;
@@ -23,6 +45,11 @@ export interface StoreListener {
    * back at the next start instead of being told of every memory again.
    */
   persistence?: ListenerPersistence;
+  /**
+   * Before a long read of the log (a first start without a sidecar): the listener may start
+   * work on `span` on another thread, which the read waits for slice by slice and stops after.
+   */
+  readAhead?(span: LogSpan): ReadAhead | undefined;
 }
 
 /** What a listener keeps in the sidecar: typed columns and a little JSON. */

@@ -119,7 +119,7 @@ export class LiveRecords {
     }
     const previous = space.listeners.length > 0 ? space.memories.get(record.id) : undefined;
     space.memories.set(record, ref);
-    for (const l of space.listeners) l.upsert(record, previous);
+    for (const l of space.listeners) l.upsert(record, previous, ref);
     for (const w of space.watchers) w.changed(record.id);
   }
 

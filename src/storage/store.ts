@@ -1,9 +1,10 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
-import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
+import { DEFAULT_NAMESPACE, type Mutation, type ReadAhead, type StoreListener } from './engine.js';
 import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { JsonlFile, RawLine } from './jsonl-file.js';
@@ -46,9 +47,15 @@ export interface StoreOptions {
    * then every so often (LogSidecar.checkpoint): a process killed mid-way leaves most of the work.
    */
   sidecarCheckpointMs?: number;
+  /**
+   * A load with at least this many bytes of the log to read lets the listeners work ahead on
+   * another thread (`StoreListener.readAhead`): below, a second thread costs more than it saves.
+   */
+  readAheadMinBytes?: number;
 }
 
 const LOAD_SLICE_BYTES = 1 << 20;
+const READ_AHEAD_MIN_BYTES = 16 << 20;
 /** Longer than the gap between an agent's calls in a row, short enough not to hold others up. */
 const LOCK_KEEP_MS = 5;
 
@@ -86,6 +93,7 @@ export class JsonlStore extends NamespacedEngine {
   private readonly clock: () => number;
   private readonly compactMinLines: number;
   private readonly sidecar: LogSidecar;
+  private readonly readAheadMinBytes: number;
   private closed = false;
   /** Aborted by close(): a load waiting for the lock stops at once. */
   private readonly closing = new AbortController();
@@ -98,6 +106,7 @@ export class JsonlStore extends NamespacedEngine {
     this.logger = options.logger;
     this.clock = options.clock;
     this.compactMinLines = options.compactMinLines ?? 200;
+    this.readAheadMinBytes = options.readAheadMinBytes ?? READ_AHEAD_MIN_BYTES;
     // A torn tail is kept in quarantine before it is cut off, in every log but the quarantine.
     this.files = {
       memories: this.logFile(FILES.memories),
@@ -176,11 +185,20 @@ export class JsonlStore extends NamespacedEngine {
     await setImmediate();
     try {
       this.sidecar.restore();
-      while (this.catchUp(false, LOAD_SLICE_BYTES)) {
-        await setImmediate();
-        // Never over lines not taken in yet (quarantined under the lock after the load): the next
-        // start, resuming past them, would not see them.
-        if (this.pendingCorrupt.length === 0) await this.sidecar.checkpoint();
+      const ahead = this.startReadAhead();
+      try {
+        for (;;) {
+          // The next slice is read once the work ahead is past it (a worker a little behind
+          // would leave the slice's lines to this thread).
+          if (ahead) await ahead.reached(this.files.memories.size() + 2 * LOAD_SLICE_BYTES);
+          if (!this.catchUp(false, LOAD_SLICE_BYTES)) break;
+          await setImmediate();
+          // Never over lines not taken in yet (quarantined under the lock after the load): the
+          // next start, resuming past them, would not see them.
+          if (this.pendingCorrupt.length === 0) await this.sidecar.checkpoint();
+        }
+      } finally {
+        ahead?.stop();
       }
       for (;;) {
         try {
@@ -227,6 +245,32 @@ export class JsonlStore extends NamespacedEngine {
           'Fix the permissions of its files, or choose another folder with --data-dir or MNEMO_DATA_DIR',
       );
     }
+  }
+
+  /**
+   * Lets the default namespace's listeners work ahead on the rest of memories.jsonl, when it is
+   * long: the file is opened here as the first read would open it, so that they read the same
+   * inode. Undefined when none does.
+   */
+  private startReadAhead(): ReadAhead | undefined {
+    const log = this.files.memories;
+    const listeners = this.live.space(DEFAULT_NAMESPACE).listeners.filter((l) => l.readAhead);
+    if (listeners.length === 0) return undefined;
+    if (log.inodeRead === -1 && !log.resumeAt(0, 0, () => true)) return undefined;
+    const from = log.size();
+    const { ino, size } = log.withFd((fd) => fs.fstatSync(fd));
+    if (size - from < this.readAheadMinBytes) return undefined;
+    const span = { path: log.path, ino, from, to: size };
+    const aheads = listeners.flatMap((l) => l.readAhead?.(span) ?? []);
+    if (aheads.length === 0) return undefined;
+    return {
+      reached: async (offset) => {
+        await Promise.all(aheads.map((a) => a.reached(offset)));
+      },
+      stop: () => {
+        for (const a of aheads) a.stop();
+      },
+    };
   }
 
   /** Picks up what other processes appended. Cheap when nothing changed (one stat a file). */

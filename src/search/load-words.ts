@@ -1,0 +1,165 @@
+// A long load on both cores: a worker thread (load-words-worker.ts) parses the log ahead of the
+// store and tokenizes each memory's words; the words index takes its term ids (renumbered into
+// its own vocabulary, in the order it meets them, as if it had tokenized them itself) instead of
+// tokenizing again. What the worker did not send, or sent of another line, is tokenized here.
+import { Worker } from 'node:worker_threads';
+import type { LogSpan, ReadAhead } from '../storage/engine.js';
+
+export type LoadWordsSpan = LogSpan;
+
+/** What the worker sends for a stretch of the log. */
+export interface LoadWordsChunk {
+  /** Every line before this byte was seen. */
+  through: number;
+  /** The stems it numbered for the first time in this chunk, in order of their number. */
+  stems: string[];
+  /** By memory line: where it is and how long, its term ids' end in `terms`, its content hash. */
+  offsets: Float64Array;
+  lengths: Int32Array;
+  termEnds: Int32Array;
+  terms: Int32Array;
+  hashes: Float64Array;
+}
+
+/** A memory line's words as the worker read them. */
+export interface PreparedWords {
+  /** Term ids in the index's vocabulary, as `Tokenizer.termIds` answers them. */
+  terms: number[];
+  /** `normalizedContentHash` of the record's content. */
+  contentHash: number;
+}
+
+/** Numbers a stem in the index's vocabulary (learning it), and says when numbers change. */
+export interface Vocabulary {
+  learn(stem: string): number;
+  /** Changes whenever ids already given are given to other stems (a compaction, a restore). */
+  readonly generation: number;
+}
+
+/** Whether this module runs from its TypeScript source (the tests, under tsx). */
+const fromSource = import.meta.url.endsWith('.ts');
+
+function startWorker(span: LogSpan): Worker {
+  if (!fromSource) {
+    return new Worker(new URL('./load-words-worker.js', import.meta.url), { workerData: span });
+  }
+  // A worker does not inherit tsx's hooks: it registers them before importing the source.
+  const source = new URL('./load-words-worker.ts', import.meta.url).href;
+  return new Worker(
+    `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`,
+    { eval: true, workerData: span },
+  );
+}
+
+export class LoadWords implements ReadAhead {
+  private readonly worker: Worker;
+  private readonly chunks: LoadWordsChunk[] = [];
+  /** The line of chunks[0] the next `take` looks at first. */
+  private line = 0;
+  private taken = 0;
+  private through: number;
+  private ended = false;
+  private waiting: { offset: number; resolve: () => void }[] = [];
+  /** The worker's stems by its term id, and (1 + ) each one's id in `vocabulary`, 0 unknown. */
+  private readonly stems: string[] = [];
+  private ids = new Int32Array(1024);
+  private generation: number;
+
+  constructor(
+    span: LogSpan,
+    private readonly vocabulary: Vocabulary,
+  ) {
+    this.through = span.from;
+    this.generation = vocabulary.generation;
+    this.worker = startWorker(span);
+    this.worker.unref();
+    this.worker.on('message', (message: LoadWordsChunk | { done: true }) => {
+      if ('done' in message) this.end();
+      else this.received(message);
+    });
+    // A worker that fails costs only time: the main thread tokenizes what it did not send.
+    this.worker.on('error', () => this.end());
+    this.worker.on('exit', () => this.end());
+  }
+
+  /** Resolves once the worker has read the log up to `offset`, or stopped. */
+  reached(offset: number): Promise<void> {
+    if (this.ended || this.through >= offset) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ offset, resolve }));
+  }
+
+  stop(): void {
+    this.end();
+    this.chunks.length = 0;
+    void this.worker.terminate();
+  }
+
+  /**
+   * The words the worker read of the memory line at `offset`, `length` bytes long, if it sent
+   * them; lines are asked for in the order of the log, and those before are let go.
+   */
+  take(offset: number, length: number): PreparedWords | undefined {
+    for (;;) {
+      const chunk = this.chunks[0];
+      if (!chunk) return undefined;
+      const count = chunk.offsets.length;
+      while (this.line < count && (chunk.offsets[this.line] as number) < offset) this.line++;
+      if (this.line < count) {
+        if (chunk.offsets[this.line] !== offset || chunk.lengths[this.line] !== length) {
+          return undefined;
+        }
+        return this.prepared(chunk, this.line++);
+      }
+      if (chunk.through > offset) return undefined;
+      this.chunks.shift();
+      this.line = 0;
+      this.taken++;
+      if (!this.ended) this.worker.postMessage({ taken: this.taken });
+    }
+  }
+
+  private prepared(chunk: LoadWordsChunk, line: number): PreparedWords {
+    if (this.vocabulary.generation !== this.generation) {
+      this.generation = this.vocabulary.generation;
+      this.ids.fill(0);
+    }
+    const from = line === 0 ? 0 : (chunk.termEnds[line - 1] as number);
+    const to = chunk.termEnds[line] as number;
+    const terms = new Array<number>(to - from);
+    for (let k = from; k < to; k++) {
+      const own = chunk.terms[k] as number;
+      let id = (this.ids[own] as number) - 1;
+      if (id < 0) {
+        id = this.vocabulary.learn(this.stems[own] as string);
+        this.ids[own] = id + 1;
+      }
+      terms[k - from] = id;
+    }
+    return { terms, contentHash: chunk.hashes[line] as number };
+  }
+
+  private received(chunk: LoadWordsChunk): void {
+    for (const stem of chunk.stems) this.stems.push(stem);
+    if (this.stems.length > this.ids.length) {
+      const ids = new Int32Array(Math.max(this.stems.length, this.ids.length * 2));
+      ids.set(this.ids);
+      this.ids = ids;
+    }
+    this.chunks.push(chunk);
+    this.through = chunk.through;
+    this.wake();
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    this.waiting = this.waiting.filter((w) => {
+      if (!this.ended && this.through < w.offset) return true;
+      w.resolve();
+      return false;
+    });
+  }
+}

@@ -1,0 +1,228 @@
+// A long load on two threads (a worker tokenizes the log ahead, src/search/load-words.ts) gives
+// the same records and the same words index as the load on one, whatever the log holds.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import { seededRandom } from '../../bench/lib/content.js';
+import { locomoTexts } from '../../bench/lib/locomo-text.js';
+import { LoadWords } from '../../src/search/load-words.js';
+import { Retriever } from '../../src/search/retriever.js';
+import { Tokenizer } from '../../src/search/tokenizer.js';
+import type { LogSpan, StorageEngine } from '../../src/storage/engine.js';
+import { newMemoryRecord } from '../../src/storage/records.js';
+import { JsonlStore } from '../../src/storage/store.js';
+import { T0, testDir } from '../support.js';
+
+const logger = pino({ level: 'silent' });
+
+/**
+ * A log of `count` memories of real text, with what a log of years holds: updates of the words
+ * and of the numbers only, deletions, other namespaces (one memory moved out of one), capitals
+ * and text outside ASCII, tags and entities, unparsable lines, invalid records, blank lines, and
+ * a torn last line.
+ */
+function writeLog(file: string, count: number, seed: number): void {
+  const random = seededRandom(seed);
+  const texts = locomoTexts(count, seed);
+  const lines: string[] = [];
+  const ids: string[] = [];
+  const put = (fields: Record<string, unknown>) => lines.push(JSON.stringify(fields));
+  for (let i = 0; i < count; i++) {
+    const id = `m-${seed}-${i}`;
+    ids.push(id);
+    let content = texts[i] as string;
+    if (i % 17 === 0) content = `${content.toUpperCase()} Zürich café ÉTÉ`;
+    if (i % 23 === 0) content = `  ${content}\t\n  spaced   out  `;
+    const record = newMemoryRecord(id, content, T0 - i, {
+      use_count: i % 5,
+      entities: i % 7 === 0 ? ['Caroline', 'LGBTQ'] : [],
+      meta: { tags: i % 3 === 0 ? ['Work', 'dance'] : [], source: null, context: null, extra: {} },
+    });
+    put(i % 11 === 0 ? { ...record, namespace: 'other' } : { ...record });
+    const r = random();
+    const earlier = ids[Math.floor(random() * ids.length)] as string;
+    if (r < 0.08) {
+      // New words for an earlier memory (default namespace, or moved from another).
+      put({ ...newMemoryRecord(earlier, `${texts[(i * 7) % count]} revised`, T0 + i) });
+    } else if (r < 0.16) {
+      put({
+        ...newMemoryRecord(earlier, texts[ids.indexOf(earlier)] as string, T0 + i),
+        use_count: 9,
+      });
+    } else if (r < 0.2) {
+      put({ id: earlier, _deleted: true });
+    } else if (r < 0.21) {
+      lines.push('{"id": "broken", "content": ');
+    } else if (r < 0.22) {
+      put({ id: `bad-${i}`, content: 42 });
+    } else if (r < 0.23) {
+      lines.push('');
+    } else if (r < 0.235) {
+      put({ ...newMemoryRecord(`ns-${i}`, 'a bad namespace', T0), namespace: 'Not A Namespace' });
+    }
+  }
+  fs.writeFileSync(file, `${lines.join('\n')}\n{"id":"torn","content":"cut sho`);
+}
+
+interface Loaded {
+  store: JsonlStore;
+  retriever: Retriever;
+  spans: LogSpan[];
+}
+
+async function load(dir: string, readAhead: boolean, sidecarMinLines = 1e9): Promise<Loaded> {
+  const holder: { store?: JsonlStore } = {};
+  const engine = {
+    get memories() {
+      return (holder.store as JsonlStore).memories;
+    },
+  } as Pick<StorageEngine, 'memories'>;
+  const retriever = new Retriever({ engine, settings: { readAhead }, logger });
+  const spans: LogSpan[] = [];
+  const readAheadOf = retriever.readAhead.bind(retriever);
+  retriever.readAhead = (span) => {
+    spans.push(span);
+    return readAheadOf(span);
+  };
+  holder.store = await JsonlStore.open(
+    { dataDir: dir, logger, clock: () => T0, readAheadMinBytes: 0, sidecarMinLines },
+    [retriever],
+  );
+  return { store: holder.store, retriever, spans };
+}
+
+/** Everything a load builds, as plain values: the records of each namespace and the index. */
+function built({ store, retriever }: Loaded) {
+  const ids = [...store.memories.keys()].sort();
+  const keys = new Map(ids.map((id, i) => [id, i]));
+  const index = retriever.persistence.save((id) => keys.get(id) ?? -1);
+  return {
+    memories: [...store.memories.entries()],
+    other: [...store.namespace('other').memories.entries()],
+    index,
+  };
+}
+
+function copyDir(from: string, to: string): void {
+  for (const name of fs.readdirSync(from)) {
+    fs.copyFileSync(path.join(from, name), path.join(to, name));
+  }
+}
+
+describe('a load with a worker reading ahead', () => {
+  it('builds the records and the words index the load on one thread builds', async (t) => {
+    const one = testDir(t);
+    const two = testDir(t);
+    writeLog(path.join(one, 'memories.jsonl'), 3000, 5);
+    copyDir(one, two);
+    const plain = await load(one, false);
+    // Counts the lines the worker's words were taken for: most, not none.
+    let served = 0;
+    const take = LoadWords.prototype.take;
+    LoadWords.prototype.take = function (this: LoadWords, offset: number, length: number) {
+      const prepared = take.call(this, offset, length);
+      if (prepared) served++;
+      return prepared;
+    };
+    let ahead: Loaded;
+    try {
+      ahead = await load(two, true);
+    } finally {
+      LoadWords.prototype.take = take;
+    }
+    try {
+      assert.ok(served > 2500, `the worker's words were taken for ${served} lines`);
+      assert.equal(plain.spans.length, 1);
+      assert.equal(ahead.spans.length, 1);
+      assert.ok(plain.store.memories.size > 2000);
+      assert.deepEqual(built(ahead), built(plain));
+      const quarantined = (dir: string) =>
+        fs.readFileSync(path.join(dir, 'quarantine.jsonl'), 'utf8');
+      assert.equal(quarantined(two), quarantined(one));
+    } finally {
+      await plain.store.close();
+      await ahead.store.close();
+    }
+  });
+
+  it('reads ahead only what the sidecar does not cover, and builds the same', async (t) => {
+    const one = testDir(t);
+    const two = testDir(t);
+    const log = path.join(one, 'memories.jsonl');
+    writeLog(log, 1500, 8);
+    const first = await load(one, false, 0);
+    await first.store.close();
+    const covered = fs.statSync(log).size;
+    const more = path.join(testDir(t), 'more.jsonl');
+    writeLog(more, 1500, 9);
+    fs.appendFileSync(log, fs.readFileSync(more));
+    copyDir(one, two);
+    const plain = await load(one, false);
+    const ahead = await load(two, true);
+    try {
+      assert.equal(ahead.spans[0]?.from, covered);
+      assert.deepEqual(built(ahead), built(plain));
+    } finally {
+      await plain.store.close();
+      await ahead.store.close();
+    }
+  });
+});
+
+describe('LoadWords', () => {
+  it('sends the words of every memory line, none of any other line', async (t) => {
+    const dir = testDir(t);
+    const file = path.join(dir, 'memories.jsonl');
+    writeLog(file, 800, 3);
+    const text = fs.readFileSync(file);
+    const tokenizer = new Tokenizer();
+    const plain = new Tokenizer();
+    const words = new LoadWords(
+      { path: file, ino: fs.statSync(file).ino, from: 0, to: text.length },
+      { learn: (stem) => tokenizer.learn(stem), generation: 0 },
+    );
+    await words.reached(text.length);
+    let served = 0;
+    for (let at = 0; ; ) {
+      const nl = text.indexOf(10, at);
+      if (nl === -1) break;
+      const prepared = words.take(at, nl - at);
+      let value: { content?: unknown; _deleted?: boolean } | undefined;
+      try {
+        value = JSON.parse(text.toString('utf8', at, nl));
+      } catch {}
+      const memory = typeof value?.content === 'string' && !value._deleted;
+      assert.equal(prepared !== undefined, memory, text.toString('utf8', at, nl));
+      if (prepared) {
+        served++;
+        const record = value as { content: string; meta: { tags: string[] }; entities: string[] };
+        const doc = `${record.content}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}`;
+        const expected = plain
+          .termIds(doc)
+          .map((id) => tokenizer.learn(plain.vocabulary()[id] as string));
+        assert.deepEqual(prepared.terms, expected);
+      }
+      at = nl + 1;
+    }
+    assert.ok(served > 800);
+    // Another line at an offset it read (the log was replaced): nothing.
+    assert.equal(words.take(text.length, 10), undefined);
+    words.stop();
+  });
+
+  it('sends nothing for another file than the span names', async (t) => {
+    const dir = testDir(t);
+    const file = path.join(dir, 'memories.jsonl');
+    writeLog(file, 50, 4);
+    const size = fs.statSync(file).size;
+    const words = new LoadWords(
+      { path: file, ino: fs.statSync(file).ino + 1, from: 0, to: size },
+      { learn: () => 0, generation: 0 },
+    );
+    await words.reached(size);
+    assert.equal(words.take(0, 10), undefined);
+    words.stop();
+  });
+});
