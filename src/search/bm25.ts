@@ -468,7 +468,7 @@ export class Bm25Index<D = unknown> {
       const terms = Math.max(this.postings.length, this.baseStarts.length - 1);
       let total = 0;
       for (let t = 0; t < terms; t++) {
-        total += this.baseLength(t) + (this.postings[t]?.length ?? 0);
+        total += this.baseLength(t) + (this.postings[t] ? (this.looseEnds[t] as number) : 0);
       }
       const base = new Int32Array(total);
       const starts = new Int32Array(terms + 1);
@@ -484,8 +484,11 @@ export class Bm25Index<D = unknown> {
         }
         const list = this.postings[t];
         if (list) {
-          for (let i = 0; i < list.length; i++) base[at++] = list[i] as number;
-          work += list.length;
+          // A loose list is typed and doubles as it fills: only its first `looseEnds[t]` count.
+          const listEnd = this.looseEnds[t] as number;
+          base.set(list.subarray(0, listEnd), at);
+          at += listEnd;
+          work += listEnd;
         }
         work += length >> 4;
         if (work >= slice) {
@@ -497,6 +500,7 @@ export class Bm25Index<D = unknown> {
       this.base = base;
       this.baseStarts = starts;
       this.postings = [];
+      this.looseEnds.fill(0);
       this.loose = 0;
       this.lastAdder.fill(0);
       yield;

@@ -97,7 +97,11 @@ async function load(dir: string, readAhead: boolean, sidecarMinLines = 1e9): Pro
 function built({ store, retriever }: Loaded) {
   const ids = [...store.memories.keys()].sort();
   const keys = new Map(ids.map((id, i) => [id, i]));
-  const index = retriever.persistence.save((id) => keys.get(id) ?? -1);
+  // Taken in steps (as a sidecar is): run to its end here, with nothing changing meanwhile.
+  const steps = retriever.persistence.save((id) => keys.get(id) ?? -1);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  const index = step.value;
   return {
     memories: [...store.memories.entries()],
     other: [...store.namespace('other').memories.entries()],
