@@ -53,34 +53,48 @@ export function largest(values: Float64Array, n: number, m: number): Int32Array 
   if (m <= 0) return new Int32Array(0);
   // A min-heap of indexes keyed by their value.
   const heap = new Int32Array(Math.min(m, n));
+  const cap = heap.length;
   let size = 0;
-  const key = (slot: number) => values[heap[slot] as number] as number;
+  // The least value kept, once the heap is full: most values are below it and cost one
+  // comparison (this runs over every match of a search).
+  let least = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < n; i++) {
     const v = values[i] as number;
-    if (size < heap.length) {
-      if (Number.isNaN(v)) continue;
-      let s = size++;
-      while (s > 0) {
-        const parent = (s - 1) >> 1;
-        if (key(parent) <= v) break;
-        heap[s] = heap[parent] as number;
-        s = parent;
+    if (size === cap) {
+      if (!(v > least)) continue;
+      let s = 0;
+      for (;;) {
+        const left = 2 * s + 1;
+        if (left >= size) break;
+        const right = left + 1;
+        const lv = values[heap[left] as number] as number;
+        let child = left;
+        let cv = lv;
+        if (right < size) {
+          const rv = values[heap[right] as number] as number;
+          if (rv < lv) {
+            child = right;
+            cv = rv;
+          }
+        }
+        if (cv >= v) break;
+        heap[s] = heap[child] as number;
+        s = child;
       }
       heap[s] = i;
+      least = values[heap[0] as number] as number;
       continue;
     }
-    if (!(v > key(0))) continue;
-    let s = 0;
-    for (;;) {
-      const left = 2 * s + 1;
-      if (left >= size) break;
-      const right = left + 1;
-      const child = right < size && key(right) < key(left) ? right : left;
-      if (key(child) >= v) break;
-      heap[s] = heap[child] as number;
-      s = child;
+    if (Number.isNaN(v)) continue;
+    let s = size++;
+    while (s > 0) {
+      const parent = (s - 1) >> 1;
+      if ((values[heap[parent] as number] as number) <= v) break;
+      heap[s] = heap[parent] as number;
+      s = parent;
     }
     heap[s] = i;
+    if (size === cap) least = values[heap[0] as number] as number;
   }
   return heap.subarray(0, size);
 }

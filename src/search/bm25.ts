@@ -22,6 +22,8 @@ export interface Matches {
   ordinals: Int32Array;
   scores: Float64Array;
   count: number;
+  /** The highest of the scores (0 without a match): found while they are written out. */
+  best: number;
 }
 
 /** The numbers of work `stateInSteps` does between two turns of the event loop. */
@@ -76,7 +78,12 @@ export class Bm25Index<D = unknown> {
   /** Per search: the score of each ordinal, and the ordinals met, in order. */
   private scratch = new Float64Array(0);
   private touched = new Int32Array(0);
-  private matched: Matches = { ordinals: new Int32Array(0), scores: new Float64Array(0), count: 0 };
+  private matched: Matches = {
+    ordinals: new Int32Array(0),
+    scores: new Float64Array(0),
+    count: 0,
+    best: 0,
+  };
 
   // b 0.3 rather than the textbook 0.75: a memory's extra words are mostly more facts, not
   // padding. On LoCoMo (bench/recall.ts) it lifts turn recall_any@5 from 0.594 to 0.623.
@@ -270,6 +277,7 @@ export class Bm25Index<D = unknown> {
   match(queryTerms: readonly number[], classMask: number): Matches {
     const out = this.matched;
     out.count = 0;
+    out.best = 0;
     if (this.live === 0) return out;
     if (this.scratch.length < this.ids.length) {
       const size = Math.max(this.ids.length, this.scratch.length * 2);
@@ -313,13 +321,17 @@ export class Bm25Index<D = unknown> {
       }
     }
     const { ordinals, scores } = out;
+    let best = 0;
     for (let i = 0; i < n; i++) {
       const ordinal = touched[i] as number;
+      const score = acc[ordinal] as number;
       ordinals[i] = ordinal;
-      scores[i] = acc[ordinal] as number;
+      scores[i] = score;
+      if (score > best) best = score;
       acc[ordinal] = 0;
     }
     out.count = n;
+    out.best = best;
     return out;
   }
 

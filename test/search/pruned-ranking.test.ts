@@ -2,6 +2,7 @@
 // (every match scored and ranked) on a seeded corpus: the same answers, to the last digit.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import type { SearchMemoryInput } from '../../src/contract/search-memory.js';
@@ -9,6 +10,7 @@ import { DAY } from '../../src/decay/index.js';
 import { createContext, type MemorySettings } from '../../src/memory/context.js';
 import type { Readiness } from '../../src/memory/readiness.js';
 import { Recall } from '../../src/memory/recall.js';
+import { largest } from '../../src/search/best-values.js';
 import { combinedRank } from '../../src/search/ranking.js';
 import { type Filter, Retriever, type Top } from '../../src/search/retriever.js';
 import type { SemanticIndex } from '../../src/search/semantic-index.js';
@@ -110,7 +112,7 @@ function fakeMeaning(records: readonly MemoryRecord[]): SemanticIndex {
   } as unknown as SemanticIndex;
 }
 
-const settings: MemorySettings = (() => {
+const defaultSettings: MemorySettings = (() => {
   const c = loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' });
   return {
     decay: { model: c.decayModel, halfLifeDays: c.halfLifeDays, beta: c.beta },
@@ -131,7 +133,13 @@ const settings: MemorySettings = (() => {
 })();
 
 /** A recall over these memories, pruned or exhaustive, with or without a meaning side. */
-function recallOver(records: readonly MemoryRecord[], exhaustive: boolean, meaning: boolean) {
+function recallOver(
+  records: readonly MemoryRecord[],
+  exhaustive: boolean,
+  meaning: boolean,
+  overrides: Partial<MemorySettings> = {},
+) {
+  const settings = { ...defaultSettings, ...overrides };
   const memories = new Map(records.map((r) => [r.id, r]));
   const engine = { memories, refresh: async () => {} } as unknown as StorageEngine;
   const logger = pino({ level: 'silent' });
@@ -209,7 +217,7 @@ describe('pruned search ranks as the exhaustive one', () => {
     const records = corpus(8_000, 3);
     const pruned = recallOver(records, false, false);
     const exhaustive = recallOver(records, true, false);
-    const w = settings.searchDecayWeight;
+    const w = defaultSettings.searchDecayWeight;
     let kept = 0;
     let matched = 0;
     for (const query of queries(150, 4)) {
@@ -275,5 +283,83 @@ describe('pruned search ranks as the exhaustive one', () => {
       const input = inputFor(query, random);
       assert.deepEqual(await pruned.recall.search(input), await exhaustive.recall.search(input));
     }
+  });
+
+  it('property: the same pages as every match scored, on random stores, zones and filters', async () => {
+    // A danger zone that holds most memories, a few or none decides whether the review top fills
+    // (and so how much the pruned search can skip); removed memories leave dead postings.
+    const zones = [
+      { min: 0.15, max: 0.35 },
+      { min: 0.0001, max: 5 },
+      { min: 0.3, max: 0.3001 },
+      { min: 9, max: 10 },
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 20, max: 600 }),
+        fc.constantFrom(...zones),
+        fc.constantFrom('power_law', 'exponential', 'two_component' as const),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        async (seed, size, dangerZone, model, searchDecayWeight, reviewBlendRatio) => {
+          const records = corpus(size, seed);
+          const overrides: Partial<MemorySettings> = {
+            dangerZone,
+            decay: { ...defaultSettings.decay, model },
+            searchDecayWeight,
+            reviewBlendRatio,
+          };
+          const pruned = recallOver(records, false, false, overrides);
+          const exhaustive = recallOver(records, true, false, overrides);
+          const gone = seeded(seed + 3);
+          for (const record of records) {
+            if (gone() < 0.1) {
+              pruned.retriever.remove(record);
+              exhaustive.retriever.remove(record);
+            }
+          }
+          const random = seeded(seed + 1);
+          for (const query of queries(12, seed + 2)) {
+            const input = inputFor(query, random);
+            assert.deepEqual(
+              await pruned.recall.search(input),
+              await exhaustive.recall.search(input),
+              JSON.stringify(input),
+            );
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('largest', () => {
+  it('property: the indexes of the m largest values, as a full sort finds them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.double(), fc.constantFrom(0, 1, 1, 2, Number.NaN)), {
+          maxLength: 200,
+        }),
+        fc.integer({ min: 0, max: 60 }),
+        (list, m) => {
+          const values = Float64Array.from(list);
+          // -0 and 0 tie: compared as one value.
+          const plain = (v: number) => (v === 0 ? 0 : v);
+          const got = [...largest(values, values.length, m)].map((i) => plain(values[i] as number));
+          const want = list
+            .filter((v) => !Number.isNaN(v))
+            .map(plain)
+            .sort((a, b) => b - a);
+          // Ties may be any of the tied indexes: the values taken are what must agree.
+          assert.deepEqual(
+            got.sort((a, b) => b - a),
+            want.slice(0, Math.min(m, got.length)),
+          );
+          assert.equal(got.length, Math.min(m, want.length));
+        },
+      ),
+    );
   });
 });
