@@ -8,13 +8,11 @@ import { MAX_LINE_BYTES, NEWLINE, readFully } from '../storage/jsonl-lines.js';
 import { isTombstone, toMemoryRecord } from '../storage/records.js';
 import { documentOf } from './document.js';
 import { normalizedContentHash } from './lexical-index.js';
-import type { LoadWordsChunk, LoadWordsSpan } from './load-words.js';
+import { type LoadWordsChunk, type LoadWordsSpan, MAX_AHEAD } from './load-words.js';
 import { Tokenizer } from './tokenizer.js';
 
 /** Bytes read and sent at a time. */
 const CHUNK_BYTES = 2 << 20;
-/** Chunks sent and not yet taken before the worker waits: what it holds ahead is bounded. */
-const MAX_AHEAD = 8;
 
 const port = parentPort;
 if (!port) throw new Error('load-words-worker.ts runs as a worker thread');
@@ -37,6 +35,7 @@ async function run(): Promise<void> {
     let sent = 0;
     let carry: Buffer = Buffer.alloc(0);
     let carryAt = span.from;
+    let sentThrough = span.from;
     /** In a line past the cap, skipped to its end as the store skips it. */
     let skipping = false;
     for (let at = span.from; at < span.to; ) {
@@ -66,6 +65,9 @@ async function run(): Promise<void> {
         carry = Buffer.alloc(0);
         skipping = true;
       }
+      // Inside a long line nothing was read: nothing to send (it would only fill the window).
+      if (chunk.offsets.length === 0 && carryAt === sentThrough) continue;
+      sentThrough = carryAt;
       const stems = tokenizer.vocabulary().slice(stemsSent);
       stemsSent += stems.length;
       const message = finish(chunk, carryAt, stems);

@@ -36,6 +36,12 @@ export interface Vocabulary {
   readonly generation: number;
 }
 
+/**
+ * Chunks the worker sends ahead of what the main thread has taken before it waits: what it holds
+ * ahead is bounded. The main thread takes a chunk only by asking for a line past it.
+ */
+export const MAX_AHEAD = 8;
+
 /** Whether this module runs from its TypeScript source (the tests, under tsx). */
 const fromSource = import.meta.url.endsWith('.ts');
 
@@ -84,7 +90,12 @@ export class LoadWords implements ReadAhead {
 
   /** Resolves once the worker has read the log up to `offset`, or stopped. */
   reached(offset: number): Promise<void> {
-    if (this.ended || this.through >= offset) return Promise.resolve();
+    // A worker with all its chunks untaken waits for the main thread, which takes one only by
+    // asking for a line past it (never for lines of other namespaces, deletes, a line too long
+    // to read): waiting for it then would wait forever. The main thread reads on by itself.
+    if (this.ended || this.through >= offset || this.chunks.length >= MAX_AHEAD) {
+      return Promise.resolve();
+    }
     return new Promise((resolve) => this.waiting.push({ offset, resolve }));
   }
 

@@ -151,6 +151,38 @@ describe('a load with a worker reading ahead', () => {
     }
   });
 
+  it('never waits on a worker whose window the main thread does not take (other namespaces, a long line)', {
+    timeout: 60_000,
+  }, async (t) => {
+    // The main thread takes the worker's chunks only by asking for lines past them: 20 MB of
+    // another namespace's memories (the default index never asks) filled the worker's window
+    // while the load waited for it to move on, and a start hung for good.
+    const one = testDir(t);
+    const two = testDir(t);
+    const log = path.join(one, 'memories.jsonl');
+    const filler = 'x'.repeat(900);
+    const lines: string[] = [];
+    for (let i = 0; i < 22_000; i++) {
+      lines.push(
+        JSON.stringify({ ...newMemoryRecord(`o-${i}`, `${filler} ${i}`, T0), namespace: 'other' }),
+      );
+    }
+    lines.push(`{"x":"${'a'.repeat(20 << 20)}"}`);
+    lines.push(JSON.stringify(newMemoryRecord('mine', 'kettle boils water', T0)));
+    fs.writeFileSync(log, `${lines.join('\n')}\n`);
+    copyDir(one, two);
+    const plain = await load(one, false);
+    const ahead = await load(two, true);
+    try {
+      assert.equal(ahead.spans.length, 1, 'the worker was started');
+      assert.ok(ahead.store.memories.has('mine'));
+      assert.deepEqual(built(ahead), built(plain));
+    } finally {
+      await plain.store.close();
+      await ahead.store.close();
+    }
+  });
+
   it('reads ahead only what the sidecar does not cover, and builds the same', async (t) => {
     const one = testDir(t);
     const two = testDir(t);
