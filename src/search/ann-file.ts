@@ -63,7 +63,7 @@ export function verifyAnnFile(file: string, model: string, dimensions: number): 
       throw new AnnMismatch(`it is of ${trailer.dimensions} dimensions, not ${dimensions}`);
     }
     if (trailer.bytes !== bytes) throw new AnnMismatch('its length is not the one it was written');
-    if (hashRange(fd, bytes) !== trailer.sha256) {
+    if (hashRange(fd, bytes, sealed(trailer)) !== trailer.sha256) {
       throw new AnnMismatch('its bytes are not the ones it was written with');
     }
     return trailer;
@@ -96,7 +96,15 @@ function parseTrailer(text: string): AnnTrailer {
   return t as AnnTrailer;
 }
 
-function hashRange(fd: number, bytes: number): string {
+/**
+ * What the hash seals besides usearch's bytes: every other field of the trailer (the count too,
+ * which no other check reads), so that no byte of the file can change unnoticed.
+ */
+function sealed(t: Omit<AnnTrailer, 'sha256'>): string {
+  return JSON.stringify([t.format, t.model, t.dimensions, t.count, t.bytes]);
+}
+
+function hashRange(fd: number, bytes: number, seal: string): string {
   const hash = crypto.createHash('sha256');
   const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(bytes, 1)));
   for (let at = 0; at < bytes; ) {
@@ -105,6 +113,7 @@ function hashRange(fd: number, bytes: number): string {
     hash.update(buf.subarray(0, n));
     at += n;
   }
+  hash.update(seal);
   return hash.digest('hex');
 }
 
@@ -125,12 +134,8 @@ export function writeAnnFile(
     const fd = fs.openSync(temp, fs.constants.O_RDWR | NOFOLLOW);
     try {
       const bytes = fs.fstatSync(fd).size;
-      const trailer: AnnTrailer = {
-        format: ANN_FORMAT,
-        ...meta,
-        bytes,
-        sha256: hashRange(fd, bytes),
-      };
+      const fields = { format: ANN_FORMAT, ...meta, bytes };
+      const trailer: AnnTrailer = { ...fields, sha256: hashRange(fd, bytes, sealed(fields)) };
       const json = Buffer.from(JSON.stringify(trailer), 'utf8');
       const end = Buffer.alloc(MAGIC.length + 4);
       end.writeUInt32LE(json.length, 0);
