@@ -1,14 +1,5 @@
 import { KeyIndex, stringHash } from '../platform/key-index.js';
-import {
-  type Bm25Postings,
-  Bm25Search,
-  type Matches,
-  TermBounds,
-  type WordQuery,
-} from './bm25-search.js';
 import { type Bm25State, checkState } from './bm25-state.js';
-
-export type { Matches } from './bm25-search.js';
 
 export interface Bm25Params {
   k1: number;
@@ -24,6 +15,15 @@ export interface LexicalHits<D = unknown> {
   scores: number[];
   /** The payload each hit was added with. */
   docs: D[];
+}
+
+/** The documents a search found, in buffers the index reuses (see `Bm25Index.match`). */
+export interface Matches {
+  ordinals: Int32Array;
+  scores: Float64Array;
+  count: number;
+  /** The highest of the scores (0 without a match): found while they are written out. */
+  best: number;
 }
 
 /** The numbers of work `stateInSteps` does between two turns of the event loop. */
@@ -75,11 +75,15 @@ export class Bm25Index<D = unknown> {
   private live = 0;
   private totalLength = 0;
   private changes = 0;
-  /** By class: the live documents of it. */
-  private classCounts = new Int32Array(32);
-  /** What each term can add to a score at most (learned as searches need it). */
-  private readonly bounds = new TermBounds();
-  private readonly searches = new Bm25Search();
+  /** Per search: the score of each ordinal, and the ordinals met, in order. */
+  private scratch = new Float64Array(0);
+  private touched = new Int32Array(0);
+  private matched: Matches = {
+    ordinals: new Int32Array(0),
+    scores: new Float64Array(0),
+    count: 0,
+    best: 0,
+  };
 
   // b 0.3 rather than the textbook 0.75: a memory's extra words are mostly more facts, not
   // padding. On LoCoMo (bench/recall.ts) it lifts turn recall_any@5 from 0.594 to 0.623.
@@ -151,7 +155,7 @@ export class Bm25Index<D = unknown> {
     this.ids.push(id);
     this.docs.push(doc);
     this.lengths[ordinal] = terms.length;
-    this.setClass(ordinal, cls);
+    this.classes[ordinal] = cls;
     this.setValues(ordinal, values);
     this.ordinalOf.set(id, ordinal);
     this.live++;
@@ -168,7 +172,6 @@ export class Bm25Index<D = unknown> {
       if (this.lastAdder[term] === stamp && list) {
         // This document's posting is the last one of the list: count one more occurrence.
         list[end - 1] = (list[end - 1] as number) + 1;
-        this.bounds.note(term, list[end - 1] as number, terms.length);
         continue;
       }
       this.lastAdder[term] = stamp;
@@ -180,7 +183,6 @@ export class Bm25Index<D = unknown> {
       }
       list[end] = ordinal;
       list[end + 1] = 1;
-      this.bounds.note(term, 1, terms.length);
       this.looseEnds[term] = end + 2;
       this.loose += 2;
       this.df[term] = (this.df[term] as number) + 1;
@@ -199,7 +201,7 @@ export class Bm25Index<D = unknown> {
     if (ordinal === undefined) return;
     this.changes++;
     this.docs[ordinal] = doc;
-    this.setClass(ordinal, cls);
+    this.classes[ordinal] = cls;
     this.setValues(ordinal, values);
   }
 
@@ -223,7 +225,7 @@ export class Bm25Index<D = unknown> {
     this.docs[ordinal] = undefined;
     this.totalLength -= this.lengths[ordinal] as number;
     this.lengths[ordinal] = 0;
-    this.setClass(ordinal, 0);
+    this.classes[ordinal] = 0;
     this.live--;
     for (const term of new Set(terms)) {
       if (term < this.df.length && (this.df[term] as number) > 0) {
@@ -250,8 +252,6 @@ export class Bm25Index<D = unknown> {
     this.lastAdder = new Int32Array(1024);
     this.live = 0;
     this.totalLength = 0;
-    this.classCounts = new Int32Array(32);
-    this.bounds.reset();
   }
 
   /** Every live document that shares a term with the query, with its BM25 score. */
@@ -275,43 +275,64 @@ export class Bm25Index<D = unknown> {
    * (`docAt` reads the few wanted): a common word can match most of the index.
    */
   match(queryTerms: readonly number[], classMask: number): Matches {
-    return this.searches.match(this.postingsNow(), queryTerms, classMask);
-  }
-
-  /**
-   * The query's terms over the index as it is now, for a search that keeps the best few: its
-   * matches counted, and those that can reach a bar walked (`WordQuery`). Read it before the
-   * index changes.
-   */
-  query(queryTerms: readonly number[], classMask: number): WordQuery {
-    return this.searches.query(this.postingsNow(), queryTerms, classMask);
-  }
-
-  private postingsNow(): Bm25Postings {
-    return {
-      k1: this.k1,
-      b: this.b,
-      live: this.live,
-      avgLength: this.totalLength / this.live || 1,
-      ordinals: this.ids.length,
-      lengths: this.lengths,
-      classes: this.classes,
-      df: this.df,
-      base: this.base,
-      baseStarts: this.baseStarts,
-      loose: this.postings,
-      looseEnds: this.looseEnds,
-      classCounts: this.classCounts,
-      bounds: this.bounds,
-    };
-  }
-
-  /** Sets the class of the document at `ordinal`, keeping the count of each. */
-  private setClass(ordinal: number, cls: number): void {
-    const before = this.classes[ordinal] as number;
-    if (before !== 0) this.classCounts[before] = (this.classCounts[before] as number) - 1;
-    if (cls !== 0) this.classCounts[cls] = (this.classCounts[cls] as number) + 1;
-    this.classes[ordinal] = cls;
+    const out = this.matched;
+    out.count = 0;
+    out.best = 0;
+    if (this.live === 0) return out;
+    if (this.scratch.length < this.ids.length) {
+      const size = Math.max(this.ids.length, this.scratch.length * 2);
+      this.scratch = new Float64Array(size);
+      this.touched = new Int32Array(size);
+      out.ordinals = new Int32Array(size);
+      out.scores = new Float64Array(size);
+    }
+    const acc = this.scratch;
+    const touched = this.touched;
+    let n = 0;
+    const avgLength = this.totalLength / this.live || 1;
+    const { k1, b, lengths, classes, base, baseStarts } = this;
+    // A removed document is class 0, never asked for.
+    const mask = classMask & ~1;
+    for (const term of new Set(queryTerms)) {
+      const df = term < this.df.length ? (this.df[term] as number) : 0;
+      if (df === 0) continue;
+      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      if (term + 1 < baseStarts.length) {
+        const end = baseStarts[term + 1] as number;
+        for (let i = baseStarts[term] as number; i < end; i += 2) {
+          const ordinal = base[i] as number;
+          if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
+          const tf = base[i + 1] as number;
+          const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
+          if (acc[ordinal] === 0) touched[n++] = ordinal;
+          acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
+        }
+      }
+      const list = this.postings[term];
+      if (!list) continue;
+      const listEnd = this.looseEnds[term] as number;
+      for (let i = 0; i < listEnd; i += 2) {
+        const ordinal = list[i] as number;
+        if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
+        const tf = list[i + 1] as number;
+        const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
+        if (acc[ordinal] === 0) touched[n++] = ordinal;
+        acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
+      }
+    }
+    const { ordinals, scores } = out;
+    let best = 0;
+    for (let i = 0; i < n; i++) {
+      const ordinal = touched[i] as number;
+      const score = acc[ordinal] as number;
+      ordinals[i] = ordinal;
+      scores[i] = score;
+      if (score > best) best = score;
+      acc[ordinal] = 0;
+    }
+    out.count = n;
+    out.best = best;
+    return out;
   }
 
   private growOrdinals(size: number): void {
@@ -430,7 +451,6 @@ export class Bm25Index<D = unknown> {
     this.df = df;
     this.lastAdder = new Int32Array(df.length);
     this.looseEnds = new Int32Array(df.length);
-    this.bounds.reset();
   }
 
   private baseLength(term: number): number {
@@ -531,10 +551,6 @@ export class Bm25Index<D = unknown> {
     this.growOrdinals(count);
     this.lengths.set(state.lengths);
     this.classes.set(state.classes);
-    for (let i = 0; i < count; i++) {
-      const cls = this.classes[i] as number;
-      if (cls !== 0) this.classCounts[cls] = (this.classCounts[cls] as number) + 1;
-    }
     if (state.values.length !== this.values.length) {
       throw new Error(
         `the index keeps ${this.values.length} values a document, not ${state.values.length}`,

@@ -1,7 +1,6 @@
 import { KeyIndex, numberHash } from '../platform/key-index.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { Bm25Index, type Matches } from './bm25.js';
-import type { WordQuery } from './bm25-search.js';
 import type { Bm25State } from './bm25-state.js';
 import type { PreparedWords, Vocabulary } from './load-words.js';
 import { TOKENIZER_VERSION, Tokenizer } from './tokenizer.js';
@@ -198,19 +197,6 @@ export class LexicalIndex {
    */
   match(query: string, statuses: Iterable<MemoryStatus>): Matches {
     return this.bm25.match(this.tokenizer.termIds(query, false), statusMask(statuses));
-  }
-
-  /**
-   * The query's words over the memories of these statuses as the index is now, for a search
-   * that keeps the best few (word-ranking.ts): read it before the index changes.
-   */
-  wordQuery(query: string, statuses: Iterable<MemoryStatus>): WordQuery {
-    return this.bm25.query(this.tokenizer.termIds(query, false), statusMask(statuses));
-  }
-
-  /** Ordinals given so far: every ordinal a search answers is below it. */
-  get ordinals(): number {
-    return this.bm25.ordinals;
   }
 
   idAt(ordinal: number): string {

@@ -13,6 +13,7 @@ import type {
 import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
 import { packStrings, unpackStrings } from '../storage/sidecar.js';
 import { BestValues, largest } from './best-values.js';
+import type { Matches } from './bm25.js';
 import {
   DOCUMENT_VERSION,
   documentOf,
@@ -25,16 +26,8 @@ import { LoadWords } from './load-words.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
-import {
-  type Filter,
-  hasTag,
-  rankWordsMatched,
-  rankWordsWalked,
-  type Top,
-} from './word-ranking.js';
 
 export { type RankedRow, RankedRows } from './ranked-rows.js';
-export type { Filter, Top } from './word-ranking.js';
 
 export interface RetrieverSettings {
   /**
@@ -64,6 +57,42 @@ export interface RetrieverDeps {
   semantic?: SemanticIndex | undefined;
   settings: RetrieverSettings;
   logger: Logger;
+}
+
+/** Which memories a search considers, and their decay scores. */
+export interface Filter {
+  /** The statuses a search looks at: picked in the index's walk, without reading a record. */
+  statuses: readonly MemoryStatus[];
+  /** Only memories last used at or after this (epoch seconds), when set. */
+  since?: number | null | undefined;
+  /** Only memories with one of these tags (lowercased), when set: each match's record is read. */
+  tags?: ReadonlySet<string> | null | undefined;
+  /**
+   * A memory's decay score from the numbers it depends on: asked only of the matches a page
+   * could show (see `Top`), from the index's columns, without reading the record.
+   */
+  score(memory: Dynamics): number;
+  /** Matches scoring below this are left out too (then every match needs its score). */
+  minScore: number | null;
+}
+
+/** Whether `record` has one of `tags` (lowercased), case aside. */
+function hasTag(record: MemoryRecord, tags: ReadonlySet<string>): boolean {
+  return record.meta.tags.some((t) => tags.has(t.toLowerCase()));
+}
+
+/**
+ * A ranking the caller takes the `count` best rows of (best first, ties in row order), by
+ * `value(relevance, score)`. The value must never exceed `relevance * ceiling`, in floating
+ * point too: relevance times a factor that is at most `ceiling` is (rounding keeps the order).
+ * That bound is what lets the retriever skip a row without its decay score.
+ */
+export interface Top {
+  count: number;
+  value(relevance: number, score: number): number;
+  ceiling: number;
+  /** Only rows of a value above 0 are taken (a row at 0 or below is never among the best). */
+  positive?: boolean;
 }
 
 /** The memories whose text hashes are taken between two turns of the event loop. */
@@ -299,15 +328,10 @@ export class Retriever implements StoreListener {
     // A row is an ordinal of the lexical index (its record read only when needed: a common
     // word matches most memories) or, for a match by meaning alone, -1 - its place in `others`.
     // Nothing awaits from here on, so the ordinals stay valid.
-    const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
-    if (!meaning && pruned && filter.minScore === null) {
-      // Without a tag filter, only what can reach a top is scored; a tag filter reads each
-      // match's record, so every match is scored first.
-      return (filter.tags ?? null) === null
-        ? rankWordsWalked(this.lexical, query, filter, tops, this.lookup)
-        : rankWordsMatched(this.lexical, query, filter, tops, this.lookup);
-    }
     const matches = this.lexical.match(query, filter.statuses);
+    const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
+    if (!meaning && pruned && filter.minScore === null)
+      return this.rankByWords(matches, filter, tops);
     const cap = matches.count + sims.size;
     let ordinals = new Int32Array(cap);
     let lexical = new Float64Array(cap);
@@ -419,6 +443,127 @@ export class Retriever implements StoreListener {
       kept[k++] = relevance[i] as number;
     }
     rows.relevance = kept;
+    return rows;
+  }
+
+  /**
+   * `rank` by words alone, pruned, without a minimum score: the common search. The same rows as
+   * `contenders` would leave (or fewer: a row scored and beaten in every top is dropped too), but
+   * a row that cannot reach any top costs a division and a comparison, read from the index's
+   * buffers where they are: the matches of a common word are most of the store, and copying
+   * them, or keeping a relevance for each, cost more than the rest of the search.
+   */
+  private rankByWords(matches: Matches, filter: Filter, tops: readonly Top[]): RankedRows {
+    let ordinals = matches.ordinals;
+    let lexical = matches.scores;
+    let n = matches.count;
+    let best = matches.best;
+    const since = filter.since ?? null;
+    const tags = filter.tags ?? null;
+    if (since !== null || tags !== null) {
+      // Filtered into copies: the index's buffers are its own.
+      const kept = new Int32Array(n);
+      const keptLexical = new Float64Array(n);
+      let k = 0;
+      best = 0;
+      for (let j = 0; j < n; j++) {
+        const ordinal = ordinals[j] as number;
+        if (since !== null && this.lexical.valueAt(ordinal, LAST_USED) < since) continue;
+        if (tags !== null && !hasTag(this.lexical.recordAt(ordinal), tags)) continue;
+        kept[k] = ordinal;
+        const score = lexical[j] as number;
+        keptLexical[k++] = score;
+        if (score > best) best = score;
+      }
+      ordinals = kept;
+      lexical = keptLexical;
+      n = k;
+    }
+    const rows = new RankedRows(false, this.lookup);
+    rows.matched = n;
+
+    const count = tops.length;
+    // No bar holds more than the n rows there are (as in `contenders`).
+    const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
+    const ceilings = Float64Array.from(tops, (top) => top.ceiling);
+    const positive = tops.map((top) => top.positive === true);
+    let highest = 0;
+    for (let t = 0; t < count; t++) highest = Math.max(highest, ceilings[t] as number);
+    const floors = new Float64Array(count);
+    // The lowest bar: a row whose relevance times the highest ceiling is below it is below every
+    // top's (r >= 0, so r * ceiling <= r * highest in floating point too).
+    let lowest = Number.NEGATIVE_INFINITY;
+    // The same test on a BM25 score, without the division: below `cutoff`, a row is below
+    // `lowest` (the margin, far above rounding, leaves a row near the edge to the exact test).
+    let cutoff = Number.NEGATIVE_INFINITY;
+    const raise = () => {
+      lowest = Number.POSITIVE_INFINITY;
+      for (let t = 0; t < count; t++) {
+        const floor = (bars[t] as BestValues).floor;
+        floors[t] = positive[t] ? Math.max(0, floor) : floor;
+        lowest = Math.min(lowest, floors[t] as number);
+      }
+      cutoff =
+        lowest > 0 && highest > 0 && lowest < Number.POSITIVE_INFINITY
+          ? (lowest / highest) * best * (1 - 1e-9)
+          : Number.NEGATIVE_INFINITY;
+    };
+    raise();
+    const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
+    const seen = new Uint8Array(n);
+    const taken: number[] = [];
+    const takenScores: number[] = [];
+    const take = (i: number) => {
+      seen[i] = 1;
+      const r = (lexical[i] as number) / best;
+      const score = filter.score(this.lexical.dynamicsAt(ordinals[i] as number, dynamics));
+      let wanted = false;
+      for (let t = 0; t < count; t++) {
+        const top = tops[t] as Top;
+        const value = top.value(r, score);
+        // Beaten outright by `count` rows already there (or at 0 in a positive-only top): never
+        // among this top's best. A NaN is kept, as `contenders` keeps it.
+        if (!(value < (floors[t] as number)) && !(positive[t] && !(value > 0))) wanted = true;
+        if (!top.positive || value > 0) (bars[t] as BestValues).offer(value);
+      }
+      if (!wanted) return;
+      taken.push(i);
+      takenScores.push(score);
+      raise();
+    };
+    let first = 0;
+    for (const top of tops) first += top.count;
+    for (const i of largest(lexical, n, first)) take(i);
+    for (let i = 0; i < n; i++) {
+      if ((lexical[i] as number) < cutoff || seen[i]) continue;
+      const r = (lexical[i] as number) / best;
+      if (r * highest < lowest) continue;
+      for (let t = 0; t < count; t++) {
+        const reach = r * (ceilings[t] as number);
+        const floor = floors[t] as number;
+        if (!(reach < floor || (reach <= 0 && positive[t]))) {
+          take(i);
+          break;
+        }
+      }
+    }
+    // In the order every row would have, so ties break the same way.
+    const order = Int32Array.from(taken.keys()).sort(
+      (a, b) => (taken[a] as number) - (taken[b] as number),
+    );
+    const relevance = new Float64Array(order.length);
+    for (let k = 0; k < order.length; k++) {
+      const j = order[k] as number;
+      const i = taken[j] as number;
+      rows.push(
+        this.lexical.idAt(ordinals[i] as number),
+        lexical[i] as number,
+        undefined,
+        takenScores[j] as number,
+      );
+      relevance[k] = (lexical[i] as number) / best;
+    }
+    rows.relevance = relevance;
     return rows;
   }
 
