@@ -138,16 +138,16 @@ export class Bm25Index<D = unknown> {
 
   /**
    * `cls` (1..31) is what a search can pick documents by without reading their payload (the
-   * memories' status): only the classes a search asks for are scored.
+   * memories' status): only the classes a search asks for are scored. Answers its ordinal.
    */
   add(
     id: string,
-    terms: readonly number[],
+    terms: ArrayLike<number>,
     previousTerms?: readonly number[],
     doc?: D,
     cls = 1,
     values?: ArrayLike<number>,
-  ): void {
+  ): number {
     if (this.ordinalOf.has(id)) this.remove(id, previousTerms ?? []);
     this.changes++;
     const ordinal = this.ids.length;
@@ -162,7 +162,8 @@ export class Bm25Index<D = unknown> {
     this.totalLength += terms.length;
     if (this.loose > Math.max(1 << 20, this.base.length)) this.freeze();
     const stamp = ordinal + 1;
-    for (const term of terms) {
+    for (let k = 0; k < terms.length; k++) {
+      const term = terms[k] as number;
       if (term >= this.lastAdder.length) this.growTo(term);
       // Kept dense: an element set far past the end turns a JS array into a dictionary (a
       // hash lookup a posting), as the first document after a freeze did.
@@ -187,6 +188,7 @@ export class Bm25Index<D = unknown> {
       this.loose += 2;
       this.df[term] = (this.df[term] as number) + 1;
     }
+    return ordinal;
   }
 
   /** The payload a live document was added with. */
