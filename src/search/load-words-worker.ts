@@ -6,8 +6,8 @@
 // simply not sent, and the main thread reads it itself.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { MAX_LINE_BYTES, NEWLINE, readFully } from '../storage/jsonl-lines.js';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
+import { MAX_LINE_BYTES, NEWLINE, readFully } from '../storage/jsonl-lines.js';
 import { isTombstone, MEMORY_STATUSES, toMemoryRecord } from '../storage/records.js';
 import { documentOf } from './document.js';
 import { normalizedContentHash, valuesOf } from './lexical-index.js';
@@ -43,14 +43,13 @@ async function run(): Promise<void> {
     let skipping = false;
     for (let at = span.from; at < span.to; ) {
       while (sent - taken >= MAX_AHEAD) await new Promise<void>((resolve) => (wake = resolve));
-      const fresh = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, span.to - at));
-      const read = readFully(fd, fresh, at);
+      // Read in after the line begun in the last chunk: the chunk itself is never copied.
+      const whole = Buffer.allocUnsafe(carry.length + Math.min(CHUNK_BYTES, span.to - at));
+      carry.copy(whole, 0);
+      const read = readFully(fd, whole.subarray(carry.length), at);
       if (read === 0) break;
       at += read;
-      const buf =
-        carry.length === 0
-          ? fresh.subarray(0, read)
-          : Buffer.concat([carry, fresh.subarray(0, read)]);
+      const buf = whole.subarray(0, carry.length + read);
       const chunk = newChunk();
       let start = 0;
       for (;;) {

@@ -38,8 +38,6 @@ export interface PreparedWords {
   values: Float64Array;
 }
 
-
-
 /** Numbers a stem in the index's vocabulary (learning it), and says when numbers change. */
 export interface Vocabulary {
   learn(stem: string): number;

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -12,8 +11,8 @@ import type { BadLine } from './jsonl-lines.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
 import { LogSidecar } from './log-sidecar.js';
 import type { LineRef, MemoryTable } from './memory-table.js';
-import { startReadAhead } from './read-ahead.js';
 import { crossing, lineNamespace, NamespacedEngine, withNamespace } from './namespace-view.js';
+import { startReadAhead } from './read-ahead.js';
 import {
   isTombstone,
   type MemoryRecord,
