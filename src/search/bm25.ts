@@ -138,16 +138,16 @@ export class Bm25Index<D = unknown> {
 
   /**
    * `cls` (1..31) is what a search can pick documents by without reading their payload (the
-   * memories' status): only the classes a search asks for are scored.
+   * memories' status): only the classes a search asks for are scored. Answers its ordinal.
    */
   add(
     id: string,
-    terms: readonly number[],
+    terms: ArrayLike<number>,
     previousTerms?: readonly number[],
     doc?: D,
     cls = 1,
     values?: ArrayLike<number>,
-  ): void {
+  ): number {
     if (this.ordinalOf.has(id)) this.remove(id, previousTerms ?? []);
     this.changes++;
     const ordinal = this.ids.length;
@@ -162,7 +162,8 @@ export class Bm25Index<D = unknown> {
     this.totalLength += terms.length;
     if (this.loose > Math.max(1 << 20, this.base.length)) this.freeze();
     const stamp = ordinal + 1;
-    for (const term of terms) {
+    for (let k = 0; k < terms.length; k++) {
+      const term = terms[k] as number;
       if (term >= this.lastAdder.length) this.growTo(term);
       // Kept dense: an element set far past the end turns a JS array into a dictionary (a
       // hash lookup a posting), as the first document after a freeze did.
@@ -187,6 +188,7 @@ export class Bm25Index<D = unknown> {
       this.loose += 2;
       this.df[term] = (this.df[term] as number) + 1;
     }
+    return ordinal;
   }
 
   /** The payload a live document was added with. */
@@ -368,6 +370,15 @@ export class Bm25Index<D = unknown> {
    * documents: -1 for a removed one): the compact form, and the one `state` answers.
    */
   freeze(remap?: Int32Array): void {
+    const steps = this.freezeSteps(remap, Number.POSITIVE_INFINITY);
+    while (!steps.next().done);
+  }
+
+  /**
+   * `freeze` about `slice` numbers' work a step. The base is replaced at the end, never changed
+   * in place, so what was taken of it before stays whole.
+   */
+  private *freezeSteps(remap: Int32Array | undefined, slice: number): Generator<void, void> {
     // Every posting is in the base already: nothing to move (a copy of it all was 0.4 s at 1M).
     if (!remap && this.postings.length === 0) return;
     const terms = Math.max(this.postings.length, this.baseStarts.length - 1);
@@ -378,31 +389,35 @@ export class Bm25Index<D = unknown> {
     const base = new Int32Array(total);
     const starts = new Int32Array(terms + 1);
     let at = 0;
-    const put = (ordinal: number, tf: number) => {
-      const to = remap ? (remap[ordinal] as number) : ordinal;
-      if (to === -1) return;
-      base[at++] = to;
-      base[at++] = tf;
+    let work = 0;
+    /** Copies `pairs[from, end)` to the new base, renumbered by `remap`. */
+    const put = (pairs: Int32Array, from: number, end: number) => {
+      if (!remap) {
+        base.set(pairs.subarray(from, end), at);
+        at += end - from;
+        return;
+      }
+      for (let i = from; i < end; i += 2) {
+        const to = remap[pairs[i] as number] as number;
+        if (to === -1) continue;
+        base[at++] = to;
+        base[at++] = pairs[i + 1] as number;
+      }
+      work += end - from;
     };
     for (let t = 0; t < terms; t++) {
       starts[t] = at;
-      if (t + 1 < this.baseStarts.length) {
-        const from = this.baseStarts[t] as number;
-        const end = this.baseStarts[t + 1] as number;
-        if (!remap) {
-          base.set(this.base.subarray(from, end), at);
-          at += end - from;
-        } else
-          for (let i = from; i < end; i += 2)
-            put(this.base[i] as number, this.base[i + 1] as number);
-      }
+      const length = this.baseLength(t);
+      if (length > 0)
+        put(this.base, this.baseStarts[t] as number, (this.baseStarts[t] as number) + length);
+      // A loose list is typed and doubles as it fills: only its first `looseEnds[t]` count.
       const list = this.postings[t];
-      if (!list) continue;
-      const listEnd = this.looseEnds[t] as number;
-      if (!remap) {
-        base.set(list.subarray(0, listEnd), at);
-        at += listEnd;
-      } else for (let i = 0; i < listEnd; i += 2) put(list[i] as number, list[i + 1] as number);
+      if (list) put(list, 0, this.looseEnds[t] as number);
+      work += (length >> 4) + (list ? (this.looseEnds[t] as number) : 0);
+      if (work >= slice) {
+        work = 0;
+        yield;
+      }
     }
     starts[terms] = at;
     this.base = at === total ? base : base.slice(0, at);
@@ -477,44 +492,7 @@ export class Bm25Index<D = unknown> {
    */
   *stateInSteps(keyOf: (id: string) => number, slice = STATE_SLICE): Generator<void, Bm25State> {
     if (this.postings.length > 0) {
-      const terms = Math.max(this.postings.length, this.baseStarts.length - 1);
-      let total = 0;
-      for (let t = 0; t < terms; t++) {
-        total += this.baseLength(t) + (this.postings[t] ? (this.looseEnds[t] as number) : 0);
-      }
-      const base = new Int32Array(total);
-      const starts = new Int32Array(terms + 1);
-      let at = 0;
-      let work = 0;
-      for (let t = 0; t < terms; t++) {
-        starts[t] = at;
-        const length = this.baseLength(t);
-        if (length > 0) {
-          const from = this.baseStarts[t] as number;
-          base.set(this.base.subarray(from, from + length), at);
-          at += length;
-        }
-        const list = this.postings[t];
-        if (list) {
-          // A loose list is typed and doubles as it fills: only its first `looseEnds[t]` count.
-          const listEnd = this.looseEnds[t] as number;
-          base.set(list.subarray(0, listEnd), at);
-          at += listEnd;
-          work += listEnd;
-        }
-        work += length >> 4;
-        if (work >= slice) {
-          work = 0;
-          yield;
-        }
-      }
-      starts[terms] = at;
-      this.base = base;
-      this.baseStarts = starts;
-      this.postings = [];
-      this.looseEnds.fill(0);
-      this.loose = 0;
-      this.lastAdder.fill(0);
+      yield* this.freezeSteps(undefined, slice);
       yield;
     }
     const count = this.ids.length;

@@ -98,8 +98,8 @@ export type Dynamics = Pick<MemoryRecord, (typeof DYNAMICS)[number]>;
 /** Beside them, the hash of its normalized content: the duplicate lookup. */
 const CONTENT_HASH = DYNAMICS.length;
 
-/** The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH. */
-const valuesOf = (record: MemoryRecord, contentHash?: number): number[] => [
+/** The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH (a load's worker too). */
+export const valuesOf = (record: MemoryRecord, contentHash?: number): number[] => [
   record.created_at,
   record.last_used,
   record.use_count,
@@ -146,32 +146,28 @@ export class LexicalIndex {
     previous: { record: MemoryRecord; words: string } | undefined,
     prepared?: PreparedWords,
   ): void {
-    const values = valuesOf(record, prepared?.contentHash);
+    const values = prepared?.values ?? valuesOf(record);
     if (previous) {
       if (previous.words === words) {
         this.bm25.setDoc(record.id, undefined, classOf(record.status), values);
         return;
       }
       this.dropContent(previous.record);
-      this.bm25.add(
-        record.id,
-        prepared?.terms ?? this.tokenizer.termIds(words),
-        this.tokenizer.termIds(previous.words),
-        undefined,
-        classOf(record.status),
-        values,
-      );
-    } else {
-      this.bm25.add(
-        record.id,
-        prepared?.terms ?? this.tokenizer.termIds(words),
-        undefined,
-        undefined,
-        classOf(record.status),
-        values,
-      );
     }
-    const ordinal = this.bm25.ordinal(record.id) as number;
+    const terms = prepared?.terms ?? this.tokenizer.termIds(words);
+    const before = previous && this.tokenizer.termIds(previous.words);
+    this.added(this.bm25.add(record.id, terms, before, undefined, classOf(record.status), values));
+  }
+
+  /**
+   * Indexes a memory new to the index from what a load's worker read of its line (`LoadWords`):
+   * as `upsert` with no previous, without the record. `status`: its `statusCode`.
+   */
+  addPrepared(id: string, status: number, prepared: PreparedWords): void {
+    this.added(this.bm25.add(id, prepared.terms, undefined, undefined, status, prepared.values));
+  }
+
+  private added(ordinal: number): void {
     this.byContent.set(this.bm25.valueAt(ordinal, CONTENT_HASH), ordinal);
     this.vocabulary.afterChange();
   }

@@ -1,13 +1,16 @@
 // The second core's part of a long load (load-words.ts starts it): reads memories.jsonl from a
-// line start to a size, and tokenizes each memory line's words as the retriever would with no
-// note, so the thread that builds the indexes only numbers them. Nothing here decides what is
-// indexed: a line it could not read is simply not sent, and the main thread reads it itself.
+// line start to a size, parses each memory line and tokenizes its words as the retriever would
+// with no note, so the thread that builds the indexes only numbers them; with each it sends what
+// the store and the index keep of the record (id, status, the numbers), so that thread need not
+// parse the line at all. Nothing here decides what is indexed: a line it could not read is
+// simply not sent, and the main thread reads it itself.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
+import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 import { MAX_LINE_BYTES, NEWLINE, readFully } from '../storage/jsonl-lines.js';
-import { isTombstone, toMemoryRecord } from '../storage/records.js';
+import { isTombstone, MEMORY_STATUSES, toMemoryRecord } from '../storage/records.js';
 import { documentOf } from './document.js';
-import { normalizedContentHash } from './lexical-index.js';
+import { normalizedContentHash, valuesOf } from './lexical-index.js';
 import { type LoadWordsChunk, type LoadWordsSpan, MAX_AHEAD } from './load-words.js';
 import { Tokenizer } from './tokenizer.js';
 
@@ -40,14 +43,13 @@ async function run(): Promise<void> {
     let skipping = false;
     for (let at = span.from; at < span.to; ) {
       while (sent - taken >= MAX_AHEAD) await new Promise<void>((resolve) => (wake = resolve));
-      const fresh = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, span.to - at));
-      const read = readFully(fd, fresh, at);
+      // Read in after the line begun in the last chunk: the chunk itself is never copied.
+      const whole = Buffer.allocUnsafe(carry.length + Math.min(CHUNK_BYTES, span.to - at));
+      carry.copy(whole, 0);
+      const read = readFully(fd, whole.subarray(carry.length), at);
       if (read === 0) break;
       at += read;
-      const buf =
-        carry.length === 0
-          ? fresh.subarray(0, read)
-          : Buffer.concat([carry, fresh.subarray(0, read)]);
+      const buf = whole.subarray(0, carry.length + read);
       const chunk = newChunk();
       let start = 0;
       for (;;) {
@@ -76,7 +78,8 @@ async function run(): Promise<void> {
         message.lengths.buffer,
         message.termEnds.buffer,
         message.terms.buffer,
-        message.hashes.buffer,
+        message.statuses.buffer,
+        message.values.buffer,
       ] as ArrayBuffer[]);
       sent++;
     }
@@ -90,7 +93,9 @@ interface Building {
   lengths: number[];
   termEnds: number[];
   terms: number[];
-  hashes: number[];
+  ids: string[];
+  statuses: number[];
+  values: number[];
 }
 
 const newChunk = (): Building => ({
@@ -98,7 +103,9 @@ const newChunk = (): Building => ({
   lengths: [],
   termEnds: [],
   terms: [],
-  hashes: [],
+  ids: [],
+  statuses: [],
+  values: [],
 });
 
 /** Tokenizes the line `buf[start, end)` at `offset` of the log, if it is a memory's. */
@@ -113,10 +120,15 @@ function addLine(
   const length = end - start;
   if (length === 0 || length > MAX_LINE_BYTES) return;
   let record: ReturnType<typeof toMemoryRecord>;
+  /** Whether the store may take the record from what is sent: one of the default namespace. */
+  let plain: boolean;
   try {
     const value: unknown = JSON.parse(buf.toString('utf8', start, end));
     if (isTombstone(value)) return;
     record = toMemoryRecord(value);
+    // Another namespace (or a bad name) is left to the store, which checks it.
+    const ns = (value as { namespace?: unknown }).namespace;
+    plain = ns === undefined || ns === DEFAULT_NAMESPACE;
   } catch {
     return;
   }
@@ -124,7 +136,11 @@ function addLine(
   chunk.offsets.push(offset);
   chunk.lengths.push(length);
   chunk.termEnds.push(chunk.terms.length);
-  chunk.hashes.push(normalizedContentHash(record.content));
+  chunk.ids.push(record.id);
+  chunk.statuses.push(plain ? MEMORY_STATUSES.indexOf(record.status) + 1 : 0);
+  for (const value of valuesOf(record, normalizedContentHash(record.content))) {
+    chunk.values.push(value);
+  }
 }
 
 function finish(chunk: Building, through: number, stems: string[]): LoadWordsChunk {
@@ -135,7 +151,9 @@ function finish(chunk: Building, through: number, stems: string[]): LoadWordsChu
     lengths: Int32Array.from(chunk.lengths),
     termEnds: Int32Array.from(chunk.termEnds),
     terms: Int32Array.from(chunk.terms),
-    hashes: Float64Array.from(chunk.hashes),
+    ids: chunk.ids,
+    statuses: Uint8Array.from(chunk.statuses),
+    values: Float64Array.from(chunk.values),
   };
 }
 

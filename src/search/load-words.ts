@@ -3,7 +3,7 @@
 // its own vocabulary, in the order it meets them, as if it had tokenized them itself) instead of
 // tokenizing again. What the worker did not send, or sent of another line, is tokenized here.
 import { Worker } from 'node:worker_threads';
-import type { LogSpan, ReadAhead } from '../storage/engine.js';
+import type { LogSpan, PreparedRecord } from '../storage/engine.js';
 
 export type LoadWordsSpan = LogSpan;
 
@@ -13,20 +13,29 @@ export interface LoadWordsChunk {
   through: number;
   /** The stems it numbered for the first time in this chunk, in order of their number. */
   stems: string[];
-  /** By memory line: where it is and how long, its term ids' end in `terms`, its content hash. */
+  /**
+   * By memory line: where it is and how long, its term ids' end in `terms`, its id, its status
+   * code (`statusCode`; 0 for a line of another namespace, which the store reads itself), and
+   * five numbers (`valuesOf`: the decay numbers, then the content hash).
+   */
   offsets: Float64Array;
   lengths: Int32Array;
   termEnds: Int32Array;
   terms: Int32Array;
-  hashes: Float64Array;
+  ids: string[];
+  statuses: Uint8Array;
+  values: Float64Array;
 }
 
-/** A memory line's words as the worker read them. */
+/** How many numbers a line has in `LoadWordsChunk.values`. */
+export const LINE_VALUES = 5;
+
+/** A memory line's words as the worker read them: views the next `take` reuses. */
 export interface PreparedWords {
   /** Term ids in the index's vocabulary, as `Tokenizer.termIds` answers them. */
-  terms: number[];
-  /** `normalizedContentHash` of the record's content. */
-  contentHash: number;
+  terms: Int32Array;
+  /** `valuesOf` the record: the decay numbers, then `normalizedContentHash` of its content. */
+  values: Float64Array;
 }
 
 /** Numbers a stem in the index's vocabulary (learning it), and says when numbers change. */
@@ -57,7 +66,7 @@ function startWorker(span: LogSpan): Worker {
   );
 }
 
-export class LoadWords implements ReadAhead {
+export class LoadWords {
   private readonly worker: Worker;
   private readonly chunks: LoadWordsChunk[] = [];
   /** The line of chunks[0] the next `take` looks at first. */
@@ -70,6 +79,8 @@ export class LoadWords implements ReadAhead {
   private readonly stems: string[] = [];
   private ids = new Int32Array(1024);
   private generation: number;
+  /** What `take` answers in: reused, so a line costs no array. */
+  private termsOut = new Int32Array(1024);
 
   constructor(
     span: LogSpan,
@@ -110,18 +121,36 @@ export class LoadWords implements ReadAhead {
    * them; lines are asked for in the order of the log, and those before are let go.
    */
   take(offset: number, length: number): PreparedWords | undefined {
+    const line = this.find(offset, length);
+    if (line === -1) return undefined;
+    this.line++;
+    return this.prepared(this.chunks[0] as LoadWordsChunk, line);
+  }
+
+  /**
+   * The id and status of the memory line at `offset` (`length` bytes long) as the worker parsed
+   * it, if it did and it is of the default namespace; `take` then answers its words.
+   */
+  record(offset: number, length: number): PreparedRecord | undefined {
+    const line = this.find(offset, length);
+    if (line === -1) return undefined;
+    const chunk = this.chunks[0] as LoadWordsChunk;
+    const status = chunk.statuses[line] as number;
+    return status === 0 ? undefined : { id: chunk.ids[line] as string, status };
+  }
+
+  /** The line of chunks[0] the worker sent for this one of the log, or -1. */
+  private find(offset: number, length: number): number {
     for (;;) {
       const chunk = this.chunks[0];
-      if (!chunk) return undefined;
+      if (!chunk) return -1;
       const count = chunk.offsets.length;
       while (this.line < count && (chunk.offsets[this.line] as number) < offset) this.line++;
       if (this.line < count) {
-        if (chunk.offsets[this.line] !== offset || chunk.lengths[this.line] !== length) {
-          return undefined;
-        }
-        return this.prepared(chunk, this.line++);
+        if (chunk.offsets[this.line] !== offset || chunk.lengths[this.line] !== length) return -1;
+        return this.line;
       }
-      if (chunk.through > offset) return undefined;
+      if (chunk.through > offset) return -1;
       this.chunks.shift();
       this.line = 0;
       this.taken++;
@@ -136,7 +165,8 @@ export class LoadWords implements ReadAhead {
     }
     const from = line === 0 ? 0 : (chunk.termEnds[line - 1] as number);
     const to = chunk.termEnds[line] as number;
-    const terms = new Array<number>(to - from);
+    if (to - from > this.termsOut.length) this.termsOut = new Int32Array(2 * (to - from));
+    const terms = this.termsOut;
     for (let k = from; k < to; k++) {
       const own = chunk.terms[k] as number;
       let id = (this.ids[own] as number) - 1;
@@ -146,7 +176,10 @@ export class LoadWords implements ReadAhead {
       }
       terms[k - from] = id;
     }
-    return { terms, contentHash: chunk.hashes[line] as number };
+    return {
+      terms: terms.subarray(0, to - from),
+      values: chunk.values.subarray(line * LINE_VALUES, (line + 1) * LINE_VALUES),
+    };
   }
 
   private received(chunk: LoadWordsChunk): void {

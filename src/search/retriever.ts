@@ -6,6 +6,7 @@ import type {
   LogLine,
   LogSpan,
   PersistedPart,
+  PreparedRecord,
   ReadAhead,
   StorageEngine,
   StoreListener,
@@ -22,10 +23,10 @@ import {
   sameNote,
 } from './document.js';
 import { type Dynamics, LAST_USED, LEXICAL_SHAPE, LexicalIndex } from './lexical-index.js';
-import { LoadWords } from './load-words.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
+import { WordsAhead } from './words-ahead.js';
 
 export { type RankedRow, RankedRows } from './ranked-rows.js';
 
@@ -113,6 +114,10 @@ export class Retriever implements StoreListener {
   constructor(deps: RetrieverDeps) {
     this.engine = deps.engine;
     this.lexical = new LexicalIndex((id) => this.engine.memories.get(id));
+    this.ahead = new WordsAhead(
+      this.lexical,
+      (id) => !this.notes.has(id) && this.semantic?.requested !== true,
+    );
     this.semantic = deps.semantic;
     this.settings = deps.settings;
     this.logger = deps.logger;
@@ -140,33 +145,25 @@ export class Retriever implements StoreListener {
     }
     const doc = this.documentOf(record);
     // The worker read a memory as if it had no note: one with a note is tokenized here.
-    const prepared =
-      line && this.loadWords && !this.notes.has(record.id)
-        ? this.loadWords.take(line.offset, line.length)
-        : undefined;
+    const prepared = line && !this.notes.has(record.id) ? this.ahead.words(line) : undefined;
     this.lexical.upsert(record, doc.words, before, prepared);
     this.semantic?.upsert(record.id, doc.text);
   }
 
-  /** A long load's worker, while it runs. */
-  private loadWords: LoadWords | undefined;
+  /** A long load's worker (words-ahead.ts), while it runs. */
+  private readonly ahead: WordsAhead;
 
   /**
    * Tokenizes the log's memory lines in `span` on another thread, ahead of the store telling
    * this retriever of them: a long load then uses both cores.
    */
   readAhead(span: LogSpan): ReadAhead | undefined {
-    this.loadWords?.stop();
-    if (this.settings.readAhead === false) return undefined;
-    const loadWords = new LoadWords(span, this.lexical.vocabularyForLoad);
-    this.loadWords = loadWords;
-    return {
-      reached: (offset) => loadWords.reached(offset),
-      stop: () => {
-        loadWords.stop();
-        if (this.loadWords === loadWords) this.loadWords = undefined;
-      },
-    };
+    this.ahead.stop();
+    return this.settings.readAhead === false ? undefined : this.ahead.start(span);
+  }
+
+  upsertPrepared(record: PreparedRecord, line: LogLine): void {
+    this.ahead.add(record, line);
   }
 
   remove(previous: MemoryRecord): void {
@@ -176,8 +173,7 @@ export class Retriever implements StoreListener {
 
   reset(): void {
     // The log was read again (replaced, cut): what the worker read is of another file.
-    this.loadWords?.stop();
-    this.loadWords = undefined;
+    this.ahead.stop();
     this.lexical.reset();
     this.semantic?.reset();
   }

@@ -26,11 +26,23 @@ export interface LogSpan {
   to: number;
 }
 
+/** What the store keeps of a memory line another thread parsed: enough not to parse it again. */
+export interface PreparedRecord {
+  id: string;
+  /** `statusCode` of its status. */
+  status: number;
+}
+
 /** Work a listener does ahead of a long read of the log, on another thread. */
 export interface ReadAhead {
   /** Resolves once the work has gone past byte `offset` (or stopped): the read waits for it. */
   reached(offset: number): Promise<void>;
   stop(): void;
+  /**
+   * The memory of the default namespace at `line` as the work ahead parsed it, when it did and
+   * its listener can take it from that alone (`StoreListener.upsertPrepared`).
+   */
+  record?(line: LogLine): PreparedRecord | undefined;
 }
 
 /** Told of every change to the live memories, whichever process made it. */
@@ -50,6 +62,11 @@ export interface StoreListener {
    * work on `span` on another thread, which the read waits for slice by slice and stops after.
    */
   readAhead?(span: LogSpan): ReadAhead | undefined;
+  /**
+   * A memory new to the store, which the store did not parse: what this listener's read-ahead
+   * answered for `line` (`ReadAhead.record`). As `upsert` with no previous.
+   */
+  upsertPrepared?(record: PreparedRecord, line: LogLine): void;
 }
 
 /** What a listener keeps in the sidecar: typed columns and a little JSON. */

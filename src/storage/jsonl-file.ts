@@ -75,6 +75,8 @@ export interface ReadOptions {
   onReset?: () => void;
   /** Stop after about this many bytes (whole lines), leaving `more` set. */
   maxBytes?: number;
+  /** True for a line the caller took otherwise (another thread parsed it): not parsed here. */
+  skip?: ((offset: number, length: number) => boolean) | undefined;
 }
 
 /** A line already serialized, for `rewrite` to write as it is (without its newline). */
@@ -106,7 +108,12 @@ export class JsonlFile {
     return path.basename(this.path);
   }
 
-  readNew({ visit, onReset, maxBytes = Number.POSITIVE_INFINITY }: ReadOptions = {}): ReadResult {
+  readNew({
+    visit,
+    onReset,
+    skip,
+    maxBytes = Number.POSITIVE_INFINITY,
+  }: ReadOptions = {}): ReadResult {
     this.assertOpen();
     const result: ReadResult = { reset: false, values: [], corrupt: [], tail: null, more: false };
     const stat = fs.statSync(this.path, { throwIfNoEntry: false });
@@ -156,7 +163,7 @@ export class JsonlFile {
         const nl = buf.indexOf(NEWLINE, start);
         if (nl === -1 || nl >= read) break;
         const length = partial + (nl - start);
-        if (length > 0) {
+        if (length > 0 && !(skip && length <= MAX_LINE_BYTES && skip(pos, length))) {
           const text = lineText(buf.subarray(start, nl), length);
           let value: unknown;
           let ok = length <= MAX_LINE_BYTES;

@@ -1,6 +1,6 @@
 // The live memories and relations an engine keeps in memory, by namespace, and who listens to
 // them: what every engine reads back its rows into, whatever it reads them from.
-import type { ChangeWatcher, StoreListener } from './engine.js';
+import type { ChangeWatcher, PreparedRecord, StoreListener } from './engine.js';
 import { type LineReader, type LineRef, MemoryTable } from './memory-table.js';
 import type { MemoryRecord, RelationRecord } from './records.js';
 
@@ -120,6 +120,17 @@ export class LiveRecords {
     const previous = space.listeners.length > 0 ? space.memories.get(record.id) : undefined;
     space.memories.set(record, ref);
     for (const l of space.listeners) l.upsert(record, previous, ref);
+    for (const w of space.watchers) w.changed(record.id);
+  }
+
+  /**
+   * Puts a memory no namespace holds, from what was parsed of its line elsewhere (a load's
+   * read-ahead): its listeners take it from that too (`StoreListener.upsertPrepared`).
+   */
+  putPrepared(ns: string, record: PreparedRecord, ref: LineRef): void {
+    const space = this.space(ns);
+    space.memories.addRef(record.id, ref.offset, ref.length, record.status);
+    for (const l of space.listeners) l.upsertPrepared?.(record, ref);
     for (const w of space.watchers) w.changed(record.id);
   }
 

@@ -100,6 +100,17 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     this.statuses[slot] = status;
   }
 
+  /** `setRef` of a memory the table does not hold (a load read it on another thread). */
+  addRef(id: string, offset: number, length: number, status: number): void {
+    const slot = this.ids.length;
+    if (slot >= this.offsets.length) this.grow(slot + 1);
+    this.ids.push(id);
+    this.slotOf.set(id, slot);
+    this.offsets[slot] = offset;
+    this.lengths[slot] = length;
+    this.statuses[slot] = status;
+  }
+
   /**
    * Puts many memories by where their lines are at once (a start from the sidecar), into an
    * empty table: the same as `setRef` for each.

@@ -1,10 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { deferred } from '../platform/deferred.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
-import { DEFAULT_NAMESPACE, type Mutation, type ReadAhead, type StoreListener } from './engine.js';
+import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
 import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { JsonlFile, RawLine } from './jsonl-file.js';
@@ -13,6 +12,7 @@ import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
 import { LogSidecar } from './log-sidecar.js';
 import type { LineRef, MemoryTable } from './memory-table.js';
 import { crossing, lineNamespace, NamespacedEngine, withNamespace } from './namespace-view.js';
+import { startReadAhead } from './read-ahead.js';
 import {
   isTombstone,
   type MemoryRecord,
@@ -185,7 +185,8 @@ export class JsonlStore extends NamespacedEngine {
     await setImmediate();
     try {
       this.sidecar.restore();
-      const ahead = this.startReadAhead();
+      const ahead = startReadAhead(this.files.memories, this.live, this.readAheadMinBytes);
+      this.takeLine = ahead?.take;
       try {
         for (;;) {
           // The next slice is read once the work ahead is past it (a worker a little behind
@@ -198,6 +199,7 @@ export class JsonlStore extends NamespacedEngine {
           if (this.pendingCorrupt.length === 0) await this.sidecar.checkpoint();
         }
       } finally {
+        this.takeLine = undefined;
         ahead?.stop();
       }
       for (;;) {
@@ -245,32 +247,6 @@ export class JsonlStore extends NamespacedEngine {
           'Fix the permissions of its files, or choose another folder with --data-dir or MNEMO_DATA_DIR',
       );
     }
-  }
-
-  /**
-   * Lets the default namespace's listeners work ahead on the rest of memories.jsonl, when it is
-   * long: the file is opened here as the first read would open it, so that they read the same
-   * inode. Undefined when none does.
-   */
-  private startReadAhead(): ReadAhead | undefined {
-    const log = this.files.memories;
-    const listeners = this.live.space(DEFAULT_NAMESPACE).listeners.filter((l) => l.readAhead);
-    if (listeners.length === 0) return undefined;
-    if (log.inodeRead === -1 && !log.resumeAt(0, 0, () => true)) return undefined;
-    const from = log.size();
-    const { ino, size } = log.withFd((fd) => fs.fstatSync(fd));
-    if (size - from < this.readAheadMinBytes) return undefined;
-    const span = { path: log.path, ino, from, to: size };
-    const aheads = listeners.flatMap((l) => l.readAhead?.(span) ?? []);
-    if (aheads.length === 0) return undefined;
-    return {
-      reached: async (offset) => {
-        await Promise.all(aheads.map((a) => a.reached(offset)));
-      },
-      stop: () => {
-        for (const a of aheads) a.stop();
-      },
-    };
   }
 
   /** Picks up what other processes appended. Cheap when nothing changed (one stat a file). */
@@ -440,6 +416,9 @@ export class JsonlStore extends NamespacedEngine {
     });
   }
 
+  /** While a long load reads ahead: takes a memory line from what was read of it (read-ahead.ts). */
+  private takeLine: ((offset: number, length: number) => boolean) | undefined;
+
   /** Reads what was appended since the last call; true when `maxBytes` left some unread. */
   private catchUp(locked: boolean, maxBytes?: number): boolean {
     this.assertOpen();
@@ -449,6 +428,7 @@ export class JsonlStore extends NamespacedEngine {
       const file = this.files[kind];
       const read = file.readNew({
         maxBytes,
+        skip: kind === 'memories' ? this.takeLine : undefined,
         visit: (value, offset, length) => this.applyLine(kind, value, { offset, length }),
         onReset: () => {
           this.resetKind(kind);

@@ -130,14 +130,23 @@ describe('a load with a worker reading ahead', () => {
       if (prepared) served++;
       return prepared;
     };
+    // And the lines the store did not parse at all (new memories of the default namespace).
+    let unparsed = 0;
+    const upsertPrepared = Retriever.prototype.upsertPrepared;
+    Retriever.prototype.upsertPrepared = function (this: Retriever, record, line) {
+      unparsed++;
+      upsertPrepared.call(this, record, line);
+    };
     let ahead: Loaded;
     try {
       ahead = await load(two, true);
     } finally {
       LoadWords.prototype.take = take;
+      Retriever.prototype.upsertPrepared = upsertPrepared;
     }
     try {
       assert.ok(served > 2500, `the worker's words were taken for ${served} lines`);
+      assert.ok(unparsed > 2000 && unparsed < served, `${unparsed} lines were not parsed`);
       assert.equal(plain.spans.length, 1);
       assert.equal(ahead.spans.length, 1);
       assert.ok(plain.store.memories.size > 2000);
@@ -238,7 +247,7 @@ describe('LoadWords', () => {
         const expected = plain
           .termIds(doc)
           .map((id) => tokenizer.learn(plain.vocabulary()[id] as string));
-        assert.deepEqual(prepared.terms, expected);
+        assert.deepEqual([...prepared.terms], expected);
       }
       at = nl + 1;
     }
