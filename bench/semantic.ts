@@ -141,7 +141,7 @@ export async function semanticBench(options: {
  * recall@10 of vectors.ann (as the server left it) against the exact search, over the vectors
  * the server stored and the queries embedded by the same model.
  */
-async function annRecall(
+export async function annRecall(
   dir: string,
   queries: readonly string[],
   buildSeconds: number,
