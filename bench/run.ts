@@ -1,5 +1,5 @@
 // npm run bench [-- --sizes 1000,10000,100000,1000000 --text locomo|zipf --ops 200
-//   --parts stores,vault,semantic,import --servers mnemo,server-memory --json FILE
+//   --parts stores,vault,semantic,hybrid,import --keep DIR --servers mnemo,server-memory --json FILE
 //   --markdown FILE --profile DIR]
 // mnemo vs @modelcontextprotocol/server-memory as a user's client runs them: real text, the SDK
 // client's own close, the next start after it, and the disk's floor measured in the same run
@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { type HybridBenchResult, hybridBench, hybridReport } from './hybrid.js';
 import { type ImportBenchResult, importBench, importReport } from './import.js';
 import { SDK_SIGTERM_AFTER_MS } from './lib/client.js';
 import { buildVocabulary, ContentGenerator, type Vocabulary } from './lib/content.js';
@@ -74,14 +75,17 @@ function options() {
       json: { type: 'string' },
       markdown: { type: 'string' },
       profile: { type: 'string' },
+      keep: { type: 'string' },
       ops: { type: 'string', default: '200' },
       parts: { type: 'string', default: 'stores,vault,semantic,import' },
       servers: { type: 'string', default: 'mnemo,server-memory' },
     },
   });
   const parts = new Set(values.parts.split(',').map((s) => s.trim()));
-  if ([...parts].some((p) => !['stores', 'vault', 'semantic', 'import'].includes(p))) {
-    throw new Error('--parts takes stores, vault, semantic, import or several, e.g. --parts vault');
+  if ([...parts].some((p) => !['stores', 'vault', 'semantic', 'hybrid', 'import'].includes(p))) {
+    throw new Error(
+      '--parts takes stores, vault, semantic, hybrid, import or several, e.g. --parts vault',
+    );
   }
   const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
   const ops = Number(values.ops);
@@ -188,6 +192,19 @@ async function main(): Promise<void> {
     console.log(`\n${semanticReport(semantic)}`);
   }
 
+  // Not in the default parts: a million takes a quarter of an hour the first time (--keep DIR).
+  let hybrid: HybridBenchResult | undefined;
+  if (parts.has('hybrid')) {
+    const size = Math.max(...sizes);
+    hybrid = await hybridBench({
+      memories: size,
+      texts: text.texts(size),
+      queries: text.queries(ops + 1),
+      ...(opts.keep ? { keep: path.resolve(opts.keep) } : {}),
+    });
+    console.log(`\n${hybridReport(hybrid)}\nLoad average after it: ${loadAverage()}.`);
+  }
+
   let transfer: ImportBenchResult | undefined;
   if (parts.has('import')) {
     transfer = await importBench(vocabulary, IMPORT_OBSERVATIONS);
@@ -207,6 +224,7 @@ async function main(): Promise<void> {
       targets,
       vault,
       semantic,
+      hybrid,
       transfer,
       seconds,
     };

@@ -7,11 +7,14 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Index } from 'usearch';
+import { AnnClaim, type AnnClaimOptions } from './ann-claim.js';
 import { ANN_FILE } from './ann-file.js';
+import { annKey, KeyTable } from './ann-keys.js';
+import { type AnnFileIdentity, annFileIdentity, isSameAnnFile } from './ann-layout.js';
 import { type AnnShape, type FromWorker, newUsearchIndex, type ToWorker } from './ann-worker.js';
 import type { VectorHits } from './vector-index.js';
 
-export { ANN_FILE };
+export { ANN_FILE, annKey };
 
 /** Below this many vectors the exact search is fast enough (a few ms) and is all there is. */
 export const ANN_THRESHOLD = 50_000;
@@ -61,82 +64,14 @@ export interface AnnOptions {
   expansionSearch?: number;
   /** Vectors between two saves of a build (default 200,000). */
   checkpoint?: number;
+  /** vectors.ann.claim: who builds (ann-claim.ts; tests make a second process of this one). */
+  claim?: AnnClaimOptions;
+  /** Runs `check` in `ms`, to look for another process's file (default: an unref'd timer). */
+  schedule?: (check: () => void, ms: number) => void;
 }
 
-/**
- * A 52-bit key of a memory's vector in the graph: of its id, its text's hash and the model, so a
- * vector of an old text, of a memory gone or of another model is never taken for the current one
- * (the key of a graph's result is checked against the memory's key now).
- */
-export function annKey(model: string, id: string, hash: string): number {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 0x01000193);
-      h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-    }
-    h1 = Math.imul(h1 ^ 0xff, 0x01000193);
-    h2 = Math.imul(h2 ^ 0xff, 0x5bd1e995);
-  };
-  mix(model);
-  mix(id);
-  mix(hash);
-  return (h1 >>> 0) * 0x100000 + ((h2 >>> 0) & 0xfffff);
-}
-
-/** Keys of the graph to memory ids: open addressing over typed arrays, no object a key. */
-class KeyTable {
-  private keys: Float64Array;
-  private ids: (string | undefined)[];
-  private count = 0;
-
-  constructor(capacity = 1024) {
-    let size = 1024;
-    while (size < capacity * 2) size *= 2;
-    this.keys = new Float64Array(size).fill(-1);
-    this.ids = new Array(size);
-  }
-
-  get size(): number {
-    return this.count;
-  }
-
-  private slot(key: number): number {
-    const mask = this.keys.length - 1;
-    // The low bits of the key are hash bits already.
-    let at = (key % this.keys.length) & mask;
-    while (this.keys[at] !== -1 && this.keys[at] !== key) at = (at + 1) & mask;
-    return at;
-  }
-
-  get(key: number): string | undefined {
-    const at = this.slot(key);
-    return this.keys[at] === key ? this.ids[at] : undefined;
-  }
-
-  set(key: number, id: string): void {
-    if ((this.count + 1) * 2 > this.keys.length) this.grow();
-    const at = this.slot(key);
-    if (this.keys[at] !== key) this.count++;
-    this.keys[at] = key;
-    this.ids[at] = id;
-  }
-
-  private grow(): void {
-    const { keys, ids } = this;
-    this.keys = new Float64Array(keys.length * 2).fill(-1);
-    this.ids = new Array(keys.length * 2);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as number;
-      if (key === -1) continue;
-      const at = this.slot(key);
-      this.keys[at] = key;
-      this.ids[at] = ids[i];
-    }
-  }
-}
+/** How often a process waiting for another's build looks for its file (ms). */
+const WATCH_MS = 5_000;
 
 /** A graph in use: its keys, and the vectors it does not hold (searched exactly). */
 interface Live {
@@ -170,6 +105,10 @@ export class AnnIndex {
   private inbox: FromWorker[] = [];
   /** A build that failed is not tried again by this process (the exact search serves). */
   private failed = false;
+  private readonly claim: AnnClaim;
+  /** The file last checked (used or refused): another one on disk is checked again. */
+  private seen: AnnFileIdentity | undefined;
+  private watching = false;
 
   constructor(
     private readonly source: AnnSource,
@@ -178,6 +117,7 @@ export class AnnIndex {
     this.file = path.join(options.dataDir, ANN_FILE);
     this.threshold = options.threshold ?? ANN_THRESHOLD;
     this.checkpoint = options.checkpoint ?? CHECKPOINT;
+    this.claim = new AnnClaim(options.dataDir, options.claim);
     this.shape = {
       model: source.model,
       dimensions: source.dimensions,
@@ -228,8 +168,9 @@ export class AnnIndex {
     try {
       const answer = await this.ask({ type: 'verify', file: this.file, shape: this.shape });
       if (answer.type === 'verified' && answer.ok) {
-        await this.adopt();
+        await this.adopt(answer.identity);
       } else if (answer.type === 'verified' && !answer.missing) {
+        this.seen = annFileIdentity(this.file);
         this.options.logger.warn(
           { file: ANN_FILE, reason: answer.reason },
           `${ANN_FILE} is not used (${answer.reason}): it is built again`,
@@ -340,6 +281,7 @@ export class AnnIndex {
 
   close(): void {
     this.closed = true;
+    this.claim.release();
     this.live = undefined;
     void this.worker?.terminate();
     this.worker = undefined;
@@ -356,6 +298,11 @@ export class AnnIndex {
 
   private maybeBuild(): void {
     if (this.closed || !this.verified || this.building || !this.needsBuild()) return;
+    // Another process builds it: search stays exact here until its file appears.
+    if (!this.claim.take()) {
+      this.watch();
+      return;
+    }
     this.building = true;
     this.build()
       .catch((error: Error) => {
@@ -366,6 +313,7 @@ export class AnnIndex {
         );
       })
       .finally(() => {
+        this.claim.release();
         this.building = false;
         // What changed while it ran may call for the next one.
         this.maybeBuild();
@@ -397,7 +345,8 @@ export class AnnIndex {
     for (;;) {
       if (answer.type === 'failed') throw new Error(answer.reason);
       if (answer.type === 'saved') {
-        this.adopting = this.adopting.then(() => this.adopt());
+        const { identity } = answer;
+        this.adopting = this.adopting.then(() => this.adopt(identity));
         await this.adopting;
         if (answer.last) return;
         answer = await this.next();
@@ -412,6 +361,7 @@ export class AnnIndex {
         if (!this.source.copyVector(id, vectors, keys.length * dimensions)) continue;
         keys.push(BigInt(annKey(model, id, hash)));
       }
+      this.claim.refresh();
       const rows = vectors.subarray(0, keys.length * dimensions).slice();
       const packed = BigUint64Array.from(keys);
       answer = await this.ask(
@@ -476,13 +426,17 @@ export class AnnIndex {
    * touches them), and works out which vectors it holds in slices between yields; the graph in use
    * until then stays in use, with its own keys, so an answer never mixes the two.
    */
-  private async adopt(): Promise<void> {
+  private async adopt(identity: AnnFileIdentity): Promise<void> {
     if (this.closed) return;
     const graph = newUsearchIndex({
       ...this.shape,
       expansionSearch: this.beamFor(this.source.size),
     });
+    // usearch maps the file by its path: only if it is still the one checked (else look again).
+    if (!isSameAnnFile(this.file, identity)) return this.watch();
     graph.view(this.file);
+    if (!isSameAnnFile(this.file, identity)) return this.watch();
+    this.seen = identity;
     if (graph.dimensions() !== this.shape.dimensions) {
       throw new Error(`${ANN_FILE} changed under this process (of other dimensions)`);
     }
@@ -523,5 +477,22 @@ export class AnnIndex {
       else uncovered.delete(id);
     }
     this.live = { graph, table, uncovered };
+  }
+
+  /** Looks again in a while for a file another process writes (or for its claim to go). */
+  private watch(): void {
+    if (this.watching || this.closed) return;
+    this.watching = true;
+    const check = () => {
+      this.watching = false;
+      if (this.closed) return;
+      const now = annFileIdentity(this.file);
+      const fresh = now && (!this.seen || !isSameAnnFile(this.file, this.seen));
+      if (fresh) void this.verifyAndAdopt();
+      else this.maybeBuild();
+    };
+    const schedule =
+      this.options.schedule ?? ((run: () => void, ms: number) => setTimeout(run, ms).unref());
+    schedule(check, WATCH_MS);
   }
 }

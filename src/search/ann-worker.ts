@@ -4,7 +4,13 @@
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { Index } from 'usearch';
-import { AnnMismatch, verifyAnnFile, writeAnnFile } from './ann-file.js';
+import { AnnMismatch, writeAnnFile } from './ann-file.js';
+import {
+  type AnnFileIdentity,
+  annFileIdentity,
+  isSameAnnFile,
+  verifyAnnGraph,
+} from './ann-layout.js';
 
 /**
  * usearch's CommonJS build: its ES module finds its native file from the caller's stack, which in
@@ -29,12 +35,12 @@ export type ToWorker =
   | { type: 'add'; keys: BigUint64Array; vectors: Float32Array; last: boolean };
 
 export type FromWorker =
-  | { type: 'verified'; ok: true; count: number }
+  | { type: 'verified'; ok: true; count: number; identity: AnnFileIdentity }
   | { type: 'verified'; ok: false; reason: string; missing: boolean }
   /** Asks for the next batch. */
   | { type: 'next' }
   /** vectors.ann now holds every vector sent before the batch numbered `batches`. */
-  | { type: 'saved'; batches: number; count: number; last: boolean }
+  | { type: 'saved'; batches: number; count: number; last: boolean; identity: AnnFileIdentity }
   | { type: 'failed'; reason: string };
 
 export function newUsearchIndex(shape: AnnShape): Index {
@@ -78,6 +84,22 @@ function addNew(index: Index, keys: BigUint64Array, vectors: Float32Array, d: nu
   index.add(k, v, 1);
 }
 
+/**
+ * Loads the graph to extend from `file`, checked again here (it may have been replaced since this
+ * process checked it) and loaded only if it is still the file checked once loaded.
+ */
+function loadChecked(index: Index, file: string, shape: AnnShape): void {
+  const { identity } = verifyAnnGraph(file, shape);
+  index.load(file);
+  if (!isSameAnnFile(file, identity)) throw new AnnMismatch(`${file} was replaced while loaded`);
+}
+
+function identityAfterWrite(file: string): AnnFileIdentity {
+  const identity = annFileIdentity(file);
+  if (!identity) throw new Error(`${file} is gone right after it was written`);
+  return identity;
+}
+
 function run(port: NonNullable<typeof parentPort>): void {
   const post = (message: FromWorker) => port.postMessage(message);
   let index: Index | undefined;
@@ -95,19 +117,16 @@ function run(port: NonNullable<typeof parentPort>): void {
       count: built.size(),
     });
     sinceSave = 0;
-    post({ type: 'saved', batches, count: trailer.count, last });
+    const identity = identityAfterWrite(file);
+    post({ type: 'saved', batches, count: trailer.count, last, identity });
   };
 
   port.on('message', (message: ToWorker) => {
     try {
       if (message.type === 'verify') {
         try {
-          const trailer = verifyAnnFile(
-            message.file,
-            message.shape.model,
-            message.shape.dimensions,
-          );
-          post({ type: 'verified', ok: true, count: trailer.count });
+          const { trailer, identity } = verifyAnnGraph(message.file, message.shape);
+          post({ type: 'verified', ok: true, count: trailer.count, identity });
         } catch (error) {
           const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
           const reason = error instanceof AnnMismatch ? error.message : String(error);
@@ -118,7 +137,7 @@ function run(port: NonNullable<typeof parentPort>): void {
       if (message.type === 'start') {
         build = { file: message.file, shape: message.shape, checkpoint: message.checkpoint };
         index = newUsearchIndex(message.shape);
-        if (message.base) index.load(message.base);
+        if (message.base) loadChecked(index, message.base, message.shape);
         batches = 0;
         sinceSave = 0;
         post({ type: 'next' });
