@@ -2,7 +2,15 @@
 // new, to have ended, or to be history. What cannot be read with confidence is left out: a
 // fact the judge does not see cannot hide a memory.
 
-import { type Clause, clausesOf, endsAfter, hasChangeCue, isHypothetical } from './clauses.js';
+import { attributeMatches } from './attributes.js';
+import {
+  asciiLower,
+  type Clause,
+  clausesOf,
+  endsAfter,
+  hasChangeCue,
+  isHypothetical,
+} from './clauses.js';
 import {
   ATTRIBUTE_ALIASES,
   ATTRIBUTE_KINDS,
@@ -34,9 +42,16 @@ export interface Fact {
   multi: boolean;
 }
 
+/** Characters that end a value. */
+const VALUE_STOPS = new Set([',', ';', ':', '(', ')', '"']);
+/** How much text after a verb is read for its value: five words of a name fit. */
+const MAX_VALUE_TEXT = 120;
+
 interface Found {
   pattern: FactPattern;
-  match: RegExpExecArray;
+  index: number;
+  end: number;
+  groups: Record<string, string | undefined>;
 }
 
 /** The facts a memory states, in the order it states them. */
@@ -47,8 +62,8 @@ export function factsOf(content: string): Fact[] {
     context.lastNamed = leadingName(clause.text) ?? context.lastNamed;
     if (clause.question) continue;
     context.clauseSubject = null;
-    for (const { pattern, match } of matchesIn(clause)) {
-      const fact = readFact(pattern, match, clause.text, context);
+    for (const found of matchesIn(clause)) {
+      const fact = readFact(found, clause.text, context);
       if (!fact) continue;
       context.clauseSubject ??= fact.subject;
       if (fact.subject.startsWith('name:'))
@@ -61,11 +76,36 @@ export function factsOf(content: string): Fact[] {
 
 function matchesIn(clause: Clause): Found[] {
   const found: Found[] = [];
+  const lower = asciiLower(clause.text);
   for (const pattern of FACT_PATTERNS) {
-    const match = pattern.regex.exec(clause.text);
-    if (match) found.push({ pattern, match });
+    const match = pattern.regex.exec(lower);
+    if (!match) continue;
+    const end = match.index + match[0].length;
+    const groups: Record<string, string | undefined> = { ...match.groups };
+    const rest = valueAfter(clause.text, end);
+    if (pattern.from) groups.from = rest;
+    else groups.v ??= rest;
+    found.push({ pattern, index: match.index, end, groups: fromTo(groups) });
   }
-  return found.sort((a, b) => a.match.index - b.match.index);
+  found.push(...attributeMatches(clause.text));
+  return found.sort((a, b) => a.index - b.index);
+}
+
+/** The value after a pattern's verb: up to a comma, a colon or a bracket, in its own case. */
+function valueAfter(text: string, from: number): string | undefined {
+  let end = from;
+  const limit = Math.min(text.length, from + MAX_VALUE_TEXT);
+  while (end < limit && !VALUE_STOPS.has(text[end] as string)) end += 1;
+  const value = text.slice(from, end).trim();
+  return value === '' ? undefined : value;
+}
+
+/** "moved from Boston to Denver": `from` Boston (what ended), `v` Denver (what began). */
+function fromTo(groups: Record<string, string | undefined>): Record<string, string | undefined> {
+  if (groups.from === undefined) return groups;
+  const at = groups.from.indexOf(' to ');
+  if (at < 0) return { ...groups, v: undefined };
+  return { ...groups, from: groups.from.slice(0, at), v: groups.from.slice(at + 4) };
 }
 
 /** The part of a clause one fact is said in: from the last "and" or comma before it. */
@@ -75,16 +115,11 @@ function conjunct(text: string, start: number, end: number): string {
   return text.slice(from, next.length > 0 ? Math.min(...next) : text.length);
 }
 
-function readFact(
-  pattern: FactPattern,
-  match: RegExpExecArray,
-  text: string,
-  context: SubjectContext,
-): Fact | null {
-  const before = text.slice(0, match.index);
+function readFact(found: Found, text: string, context: SubjectContext): Fact | null {
+  const { pattern, groups, end } = found;
+  const before = text.slice(0, found.index);
   if (pattern.tense === 'future' || isHypothetical(before)) return null;
-  const groups = match.groups ?? {};
-  const end = match.index + match[0].length;
+  if (pattern.kind === 'residence' && groups.v === undefined) return null;
   const owner = groups.owner;
   const reading = subjectBefore(before, context);
   const subject = owner === undefined ? reading.subject : possessorKey(owner, context);
@@ -95,8 +130,8 @@ function readFact(
     subject,
     kind: pattern.kind,
     value: '',
-    negated: reading.negated || pattern.negates === true || ended,
-    change: pattern.change === true || ended || hasChangeCue(conjunct(text, match.index, end)),
+    negated: reading.negated || pattern.negates === true || ended || groups.neg !== undefined,
+    change: pattern.change === true || ended || hasChangeCue(conjunct(text, found.index, end)),
     past:
       reading.past ||
       (pattern.tense === 'past' && !reading.perfect) ||
@@ -128,13 +163,19 @@ function completeFact(
     }
     case 'relationship': {
       const status = pattern.status ?? groups.status ?? 'partner';
-      return { ...fact, value: `${status}|${valueKey(raw || partner)}` };
+      // A partner is a name: "married in June" names none.
+      const words = raw.split(' ');
+      const first = words[0] === 'to' || words[0] === 'from' ? words[1] : words[0];
+      const named = first && /^\p{Lu}/u.test(first) ? first : '';
+      if (!named && pattern.status !== undefined && status === 'dating') return null;
+      return { ...fact, value: `${status}|${valueKey(named || partner)}` };
     }
     case 'attribute':
     case 'favourite':
       return attributeFact(fact, groups);
     case 'any':
-      return endedFact(fact, raw);
+      // "switched from tea to coffee": what ended is the first.
+      return endedFact(fact, groups.from ?? raw);
     case 'born': {
       const value = valueKey(raw);
       return { ...fact, kind: /\d/.test(value) ? 'born' : 'birthplace', value };
@@ -153,7 +194,7 @@ function endedFact(fact: Fact, raw: string): Fact | null {
   const value = valueKey(raw.replace(GERUND_LEADS, ''));
   if (EMPTY_VALUES.has(value)) return null;
   if (JOB_WORDS.has(value)) return { ...fact, kind: 'employer', value: '', negated: true };
-  return { ...fact, negated: true };
+  return { ...fact, value, negated: true };
 }
 
 function attributeFact(fact: Fact, groups: Record<string, string | undefined>): Fact | null {

@@ -117,4 +117,4 @@ export const JOB_WORDS = new Set(['job', 'position', 'role', 'work', 'company', 
 
 /** Leading verbs of an ended value: "stopped working at Google" ended Google. */
 export const GERUND_LEADS =
-  /^(?:liking|loving|enjoying|eating|drinking|playing|doing|using|working|living|seeing|dating|going|watching|reading|practicing|practising|smoking|wearing|driving)(?: (?:at|for|in|with|to))? /i;
+  /^(?:liking|loving|enjoying|eating|drinking|playing|doing|using|working|living|seeing|dating|going|watching|reading|practicing|practising|smoking|wearing|driving)(?: (?:at|for|in|with|to))? /;

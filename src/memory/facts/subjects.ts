@@ -193,6 +193,11 @@ export function subjectBefore(before: string, context: SubjectContext): SubjectR
     reading.subject = context.clauseSubject;
   } else if (FIRST_PERSON.has(word) || word === 'user') {
     reading.subject = SELF;
+    const partner = tokens[i - 2];
+    if (tokens[i - 1] === 'and' && partner && CAPITALISED.test(partner)) {
+      // "Anna and I got engaged".
+      reading.partner = bare(partner);
+    }
   } else if (PRONOUNS.has(word)) {
     reading.subject = context.lastNamed;
   } else if (CAPITALISED.test(token)) {
@@ -206,10 +211,15 @@ export function subjectBefore(before: string, context: SubjectContext): SubjectR
     reading.subject = owner && run.length === 1 ? `${owner}:${word}` : nameKey(run);
     if (owner && run.length === 1 && owner === SELF) reading.subject = `name:${word}`;
     const first = tokens[i - run.length - 1];
-    if (run.length === 1 && tokens[i - 1] === 'and' && first && CAPITALISED.test(first)) {
-      // "Ben and Anna got engaged": about Ben, with Anna.
-      reading.subject = nameKey([first]) ?? reading.subject;
-      reading.partner = word;
+    if (run.length === 1 && tokens[i - 1] === 'and' && first) {
+      // "Ben and Anna got engaged": about Ben, with Anna; "the user and Anna", about the user.
+      const firstWord = bare(first);
+      const self = FIRST_PERSON.has(firstWord) || firstWord === 'user';
+      const named = CAPITALISED.test(first) ? nameKey([first]) : null;
+      if (self || named) {
+        reading.subject = self ? SELF : named;
+        reading.partner = word;
+      }
     }
   } else if (i > 0) {
     // "my sister", "my older sister", "Caroline's sister": a relation of a known person.

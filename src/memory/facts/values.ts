@@ -111,6 +111,27 @@ const MONTHS = new Map<string, number>([
 /** How many words a value keeps at most: place and company names are short. */
 const MAX_VALUE_WORDS = 5;
 
+/** How much of a value's text is read: five words of a place or a name fit. */
+const MAX_VALUE_CHARS = 120;
+
+const isKept = (char: string) => /[\p{L}\p{N}]/u.test(char);
+
+/** A word without the punctuation around it ("(Boston)," is "boston"); "+" and "@" may lead. */
+function trimPunctuation(token: string): string {
+  let start = 0;
+  let end = token.length;
+  while (
+    start < end &&
+    !isKept(token[start] as string) &&
+    token[start] !== '+' &&
+    token[start] !== '@'
+  ) {
+    start += 1;
+  }
+  while (end > start && !isKept(token[end - 1] as string)) end -= 1;
+  return token.slice(start, end);
+}
+
 /** A count in digits or small words ("two", "no"), or undefined. */
 export function countOf(word: string): number | undefined {
   const lower = word.toLowerCase();
@@ -130,7 +151,7 @@ function dateKey(words: readonly string[]): string | undefined {
   for (let i = 0; i < words.length; i += 1) {
     const month = monthOf(words[i] as string);
     if (month === undefined) continue;
-    const day = [words[i + 1], words[i - 1]]
+    const day = [words[i + 1], words[i - 1], words[i - 2]]
       .map((w) => (w ? /^(\d{1,2})(?:st|nd|rd|th)?$/.exec(w)?.[1] : undefined))
       .find((d) => d !== undefined);
     if (day !== undefined) return `${month}-${Number(day)}`;
@@ -150,8 +171,8 @@ function singular(word: string): string {
  */
 export function valueKey(raw: string): string {
   const words: string[] = [];
-  for (const token of raw.toLowerCase().split(' ')) {
-    const word = token.replace(/^[^\p{L}\p{N}+@]+|[^\p{L}\p{N}]+$/gu, '');
+  for (const token of raw.slice(0, MAX_VALUE_CHARS).toLowerCase().split(' ')) {
+    const word = trimPunctuation(token);
     if (word === '') continue;
     if (words.length > 0 && VALUE_ENDS.has(word)) break;
     if (words.length === 0 && VALUE_LEADS.has(word)) continue;
