@@ -3,6 +3,14 @@
 // candidates (live memories of the same namespace that share the new one's words) and acts on
 // the verdicts: a supersession links the two and hides the older one from search; a conflict
 // goes to the review queue for a person to settle.
+//
+// The judge reads each text as facts (extract.ts: subject, kind, value, negation, change) and
+// relates them pairwise (compare.ts). It leans to not hiding: a supersession needs the same
+// subject, the same kind, a newer save and a stated change, and must cover every fact the
+// older memory states; anything less certain is a conflict or nothing.
+
+import { type Relation, relate } from './compare.js';
+import { type Fact, factsOf } from './extract.js';
 
 /** A live memory the new one may change. */
 export interface FactCandidate {
@@ -36,5 +44,57 @@ export type FactJudge = (
   candidates: readonly FactCandidate[],
 ) => FactVerdict[];
 
-/** The judge until one is built: every candidate unrelated. */
-export const judgeFacts: FactJudge = () => [];
+/**
+ * Below this cosine the two memories are about different things in the static model's eyes:
+ * a contradiction read from their words alone is not worth a person's time.
+ */
+export const CONFLICT_MIN_SIMILARITY = 0.2;
+
+const RANK: Record<Relation, number> = { unrelated: 0, restates: 1, conflicts: 2, supersedes: 3 };
+
+/** The strongest bearing of any new fact on one old fact. */
+function strongest(next: readonly Fact[], old: Fact, elapsed: number): Relation {
+  let best: Relation = 'unrelated';
+  for (const fact of next) {
+    const relation = relate(fact, old, elapsed);
+    if (RANK[relation] > RANK[best]) best = relation;
+  }
+  return best;
+}
+
+function verdictFor(
+  next: readonly Fact[],
+  statement: FactStatement,
+  candidate: FactCandidate,
+): FactVerdict['kind'] | null {
+  const elapsed = statement.createdAt - candidate.createdAt;
+  const relations = factsOf(candidate.content)
+    .filter((fact) => !fact.past)
+    .map((fact) => strongest(next, fact, elapsed));
+  if (relations.includes('supersedes')) {
+    // Hiding the older memory hides all it says: only when all of it is replaced or repeated,
+    // and only by a memory saved after it.
+    const covered = relations.every((r) => r === 'supersedes' || r === 'restates');
+    if (covered && elapsed >= 0) return 'supersedes';
+  } else if (!relations.includes('conflicts')) {
+    return null;
+  }
+  const similar = candidate.similarity;
+  if (typeof similar === 'number' && similar < CONFLICT_MIN_SIMILARITY) return null;
+  return 'conflicts';
+}
+
+/** The judge: for each candidate, whether the statement supersedes it, conflicts with it, or neither. */
+export const judgeFacts: FactJudge = (statement, candidates) => {
+  const next = factsOf(statement.content);
+  if (next.length === 0) return [];
+  const verdicts: FactVerdict[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    if (seen.has(candidate.id)) continue;
+    seen.add(candidate.id);
+    const kind = verdictFor(next, statement, candidate);
+    if (kind) verdicts.push({ id: candidate.id, kind });
+  }
+  return verdicts;
+};
