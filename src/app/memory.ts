@@ -83,6 +83,11 @@ export interface OpenOptions {
   lockWaitMs?: number;
   /** Lines the log may have past the sidecar before it is written again (StoreOptions). */
   sidecarMinLines?: number;
+  /**
+   * The embedding model loads once the store has and this has settled too: stdio's first answer.
+   * Importing transformers.js and the ONNX runtime holds the event loop for a few hundred ms.
+   */
+  modelAfter?: Promise<void>;
 }
 
 /**
@@ -107,13 +112,14 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   // never wait for it, and search is by words until it is there.
   // Not at all when the store cannot be loaded: the command or the app is about to stop.
   const provider = store.loaded.then(
-    () =>
-      config.embeddings === 'off'
-        ? null
-        : loadEmbeddings(config.embeddings, {
-            cacheDir: path.join(config.dataDir, 'models'),
-            logger,
-          }),
+    async () => {
+      if (config.embeddings === 'off') return null;
+      await options.modelAfter;
+      return loadEmbeddings(config.embeddings, {
+        cacheDir: path.join(config.dataDir, 'models'),
+        logger,
+      });
+    },
     () => null,
   );
   const textsSettled = deferred();

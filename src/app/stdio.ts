@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { deferred } from '../platform/deferred.js';
 import { createServer } from '../server.js';
 import { connectStdio, type StdioConnection } from '../transport/stdio.js';
 import { type OpenedMemory, openMemory } from './memory.js';
@@ -39,7 +40,14 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
       const started = performance.now();
       // The store loads in the background: the handshake and tools/list are answered at once,
       // and tool calls wait for the load.
-      const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
+      // The model waits for the first answer: the handshake is never held up by its import.
+      const answered = deferred();
+      const memory = openMemory(config, {
+        logger,
+        clock: deps.clock,
+        watchVault: true,
+        modelAfter: answered.promise,
+      });
       opened = memory;
       // A database that cannot be used stops the start with its one line (the CLI exits 1).
       await memory.connected.catch(async (error: Error) => {
@@ -73,6 +81,7 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
       logger.info({ dataDir: config.dataDir, decay: config.decayModel }, 'mnemo stdio ready');
       connection = connectStdio(server, { stdin: deps.stdin, stdout: deps.stdout, logger });
       void connection.closed.then(clientClosed);
+      void connection.answered.then(answered.resolve);
     },
     stop() {
       stopping ??= (async () => {

@@ -2,6 +2,7 @@
 // Zod and the domain's constants only: the SDK stays in src/tools.
 import { z } from 'zod';
 import { jsonObjectProblem, MAX_META_CHARS, MAX_META_DEPTH } from '../memory/input-rules.js';
+import { groupDigits } from '../platform/digits.js';
 import { MEMORY_STATUSES } from '../storage/records.js';
 
 /** How a tool behaves, as MCP's ToolAnnotations say it. */
@@ -64,7 +65,7 @@ export const DEFAULT_TOP_K = 10;
 export const DEFAULT_PREVIEW = 300;
 
 /** Numbers as the descriptions and messages write them: 50,000. */
-export const count = (n: number) => n.toLocaleString('en-US');
+export const count = groupDigits;
 
 export const memoryId = (field = 'memory_id') =>
   z

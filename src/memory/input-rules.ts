@@ -4,6 +4,8 @@
  * the raw input with them and the use cases check again, for any other caller.
  */
 
+import { groupDigits } from '../platform/digits.js';
+
 /** Levels of objects and lists, meta itself being the first. */
 export const MAX_META_DEPTH = 8;
 /** Characters of meta written as JSON. */
@@ -49,7 +51,7 @@ export function jsonObjectProblem(value: unknown, field: string): string | undef
   }
   const chars = JSON.stringify(value).length;
   if (chars > MAX_META_CHARS) {
-    return `${field} is ${chars.toLocaleString('en-US')} characters as JSON, over ${MAX_META_CHARS.toLocaleString('en-US')}: keep it to a few fields, or save long text as the content of a memory`;
+    return `${field} is ${groupDigits(chars)} characters as JSON, over ${groupDigits(MAX_META_CHARS)}: keep it to a few fields, or save long text as the content of a memory`;
   }
   return undefined;
 }

@@ -1,5 +1,4 @@
 // The memory at a glance: counts, the spread of scores, what is due for review, gc or the vault.
-import { quantileSorted } from 'simple-statistics';
 import type { MemoryStatsOutput } from '../contract/memory-stats.js';
 import { promotionVerdict, reviewPriority, shouldForget } from '../decay/index.js';
 import type { MemoryStatus } from '../storage/records.js';
@@ -32,6 +31,8 @@ export class Stats {
       }
     });
     scores.sort((a, b) => a - b);
+    // Loaded here, not on every start: only this answer uses it.
+    const { quantileSorted } = await import('simple-statistics');
     const q = (p: number) => round(quantileSorted(scores, p));
     return {
       total: ctx.engine.memories.size,

@@ -12,12 +12,17 @@ import {
   verifyAnnGraph,
 } from './ann-layout.js';
 
+const requireHere = createRequire(import.meta.url);
+
 /**
  * usearch's CommonJS build: its ES module finds its native file from the caller's stack, which in
  * a worker started from source can be no path at all (a loop that never ends); the CommonJS one
- * goes from its own folder.
+ * goes from its own folder. Required at the first graph, not when this module is: ann-index.ts
+ * imports it on every start, and a store without vectors never needs the native library.
  */
-const usearch = createRequire(import.meta.url)('usearch') as typeof import('usearch').default;
+function usearchLib(): typeof import('usearch').default {
+  return requireHere('usearch') as typeof import('usearch').default;
+}
 
 export interface AnnShape {
   model: string;
@@ -44,6 +49,7 @@ export type FromWorker =
   | { type: 'failed'; reason: string };
 
 export function newUsearchIndex(shape: AnnShape): Index {
+  const usearch = usearchLib();
   return new usearch.Index({
     dimensions: shape.dimensions,
     // Vectors are unit length: the inner product is the cosine (a distance of 1 - cosine).

@@ -48,3 +48,15 @@ export function checkState(state: Bm25State): void {
       throw new Error('a posting names no document of the index');
   }
 }
+
+/**
+ * The array itself when it is the whole of its buffer (a sidecar's column is read into one of its
+ * own: keeping it saves a copy of the largest part of the index at every start), else a copy, so
+ * that the index never holds a view that keeps a larger buffer alive. Restore's arrays are given
+ * up to it: the index replaces its postings, never writes into them.
+ */
+export function adopt<T extends Int32Array>(column: T): T {
+  return column.byteOffset === 0 && column.byteLength === column.buffer.byteLength
+    ? column
+    : (column.slice() as T);
+}

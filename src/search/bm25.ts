@@ -1,5 +1,5 @@
 import { KeyIndex, stringHash } from '../platform/key-index.js';
-import { type Bm25State, checkState } from './bm25-state.js';
+import { adopt, type Bm25State, checkState } from './bm25-state.js';
 
 export interface Bm25Params {
   k1: number;
@@ -555,9 +555,9 @@ export class Bm25Index<D = unknown> {
     this.ordinalOf.rebuild(count);
     this.live = live;
     this.totalLength = totalLength;
-    // Copies: the sidecar's buffer (ids, offsets, ...) is let go once the start has read it.
-    this.base = state.postings.slice();
-    this.baseStarts = state.starts.slice();
+    // Never a view of a larger buffer, which would keep all of it alive.
+    this.base = adopt(state.postings);
+    this.baseStarts = adopt(state.starts);
     const terms = state.starts.length - 1;
     this.lastAdder = new Int32Array(Math.max(1024, terms));
     this.looseEnds = new Int32Array(Math.max(1024, terms));

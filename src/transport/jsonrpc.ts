@@ -2,6 +2,7 @@ import { ClientRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol
 import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { groupDigits as count } from '../platform/digits.js';
 import { claimedRevision, unsupportedRevision } from './revisions.js';
 
 /**
@@ -89,8 +90,6 @@ export function jsonShapeProblem(
   }
   return undefined;
 }
-
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** Up to this many messages, a refused batch is answered an error each, with its id. */
 const MAX_BATCH_ANSWERS = 100;

@@ -43,6 +43,9 @@ class StdioLineTransport implements Transport {
   /** Settles when the transport closes: stdin ended, stdout broke, or close() was called. */
   readonly ended: Promise<void>;
   private markEnded: () => void = () => {};
+  /** Settles once a first message was written to stdout. */
+  readonly answered: Promise<void>;
+  private markAnswered: () => void = () => {};
 
   constructor(options: StdioOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
@@ -51,6 +54,9 @@ class StdioLineTransport implements Transport {
     this.max = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.ended = new Promise((resolve) => {
       this.markEnded = resolve;
+    });
+    this.answered = new Promise((resolve) => {
+      this.markAnswered = resolve;
     });
   }
 
@@ -66,7 +72,9 @@ class StdioLineTransport implements Transport {
   send(message: JSONRPCMessage | JSONRPCErrorResponse[]): Promise<void> {
     return new Promise((resolve) => {
       if (this.closed || this.stdout.destroyed) return resolve();
-      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+      const flushed = this.stdout.write(`${JSON.stringify(message)}\n`);
+      this.markAnswered();
+      if (flushed) resolve();
       else this.stdout.once('drain', resolve);
     });
   }
@@ -148,6 +156,11 @@ class StdioLineTransport implements Transport {
 export interface StdioConnection {
   /** Settles when the client closes its end (stdin ends, or the transport closes). */
   closed: Promise<void>;
+  /**
+   * Settles once the first answer was written: the handshake's, or a 2026-07-28 client's first
+   * call (it sends no handshake). Never when the client leaves before one.
+   */
+  answered: Promise<void>;
   /** Disconnects the server: stdin is no longer read. */
   close(): Promise<void>;
 }
@@ -167,5 +180,5 @@ export function connectStdio(
     // What the SDK refuses is logged without the message, which may hold anything.
     onerror: (error) => options.logger?.warn({ err: error.message }, 'stdio: a message failed'),
   });
-  return { closed: transport.ended, close: () => handle.close() };
+  return { closed: transport.ended, answered: transport.answered, close: () => handle.close() };
 }

@@ -1,17 +1,26 @@
-import {
-  Composer,
-  type CreateNodeOptions,
-  type CST,
-  type DocumentOptions,
-  type ParseOptions,
-  Parser,
-  type SchemaOptions,
-  stringify,
-  type ToJSOptions,
-  type ToStringOptions,
+import { createRequire } from 'node:module';
+import type {
+  CreateNodeOptions,
+  CST,
+  DocumentOptions,
+  ParseOptions,
+  SchemaOptions,
+  ToJSOptions,
+  ToStringOptions,
 } from 'yaml';
 import { relatedSectionStart } from '../platform/related-section.js';
 import { firstLine } from './slug.js';
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The yaml package (its Node build is CommonJS: the same module an import loads), required at the
+ * first note read or written rather than on every start: 73 modules and about 10 MB that a
+ * server whose vault is empty, or which has none, never uses.
+ */
+function yamlLib(): typeof import('yaml') {
+  return requireHere('yaml') as typeof import('yaml');
+}
 
 /** What a note of a promoted memory says in its properties (Obsidian's name for frontmatter). */
 export interface NoteProperties {
@@ -145,7 +154,7 @@ export function renderNote(
   const data: Record<string, unknown> = { ...properties };
   if (data.source === undefined) delete data.source;
   if (data.promoted === undefined) delete data.promoted;
-  return `---\n${stringify(data, DUMP).trim()}\n---\n${body}\n`;
+  return `---\n${yamlLib().stringify(data, DUMP).trim()}\n---\n${body}\n`;
 }
 
 /**
@@ -170,6 +179,7 @@ export function parseNote(text: string): ParsedNote {
 
 /** The YAML text as a plain object (empty text: no properties); undefined when it is not one. */
 function yamlMapping(yaml: string): Record<string, unknown> | undefined {
+  const { Composer, Parser } = yamlLib();
   try {
     // First the syntax tree (built without recursion), its depth checked before the composer
     // (which recurses a level a nesting) sees it: `[[[...` 8,000 deep ran it out of stack, and a
@@ -363,7 +373,7 @@ export function replaceNoteBody(text: string, from: string, to: string): string 
 /** A YAML scalar for a string or number, quoted when plain style would change its meaning. */
 function yamlScalar(value: string | number): string {
   if (typeof value === 'number') return String(value);
-  const line = stringify({ v: value }, DUMP).trimEnd();
+  const line = yamlLib().stringify({ v: value }, DUMP).trimEnd();
   // A value that would take more than one line (a block scalar) is written as JSON, which is
   // YAML's double-quoted style.
   return line.includes('\n') ? JSON.stringify(value) : line.slice(3);

@@ -119,6 +119,12 @@ describe('the sidecar (memories.idx)', () => {
       /column/,
     ],
     [
+      // Each column is read into a buffer of its own: two may not claim the same bytes.
+      'columns that overlap',
+      (file: string) => withHeader(file, (h) => columnsOf(h, (c) => ({ ...c, offset: 0 }))),
+      /overlaps/,
+    ],
+    [
       'a column of a negative count',
       (file: string) => withHeader(file, (h) => columnsOf(h, (c) => ({ ...c, count: -1 }))),
       /column/,
