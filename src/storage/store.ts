@@ -56,8 +56,8 @@ export interface StoreOptions {
 
 const LOAD_SLICE_BYTES = 1 << 20;
 const READ_AHEAD_MIN_BYTES = 16 << 20;
-/** Longer than the gap between an agent's calls in a row, short enough not to hold others up. */
-const LOCK_KEEP_MS = 5;
+/** Past the gap between an agent's saves: one that asks gets it at once (DirLock watches). */
+const LOCK_KEEP_MS = 10_000;
 
 export const FILES = {
   memories: 'memories.jsonl',
