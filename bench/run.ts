@@ -1,6 +1,6 @@
 // npm run bench [-- --sizes 1000,10000,100000,1000000 --text locomo|zipf --ops 200
 //   --parts stores,vault,semantic,hybrid,import --keep DIR --servers mnemo,server-memory --json FILE
-//   --markdown FILE --profile DIR]
+//   --markdown FILE --profile DIR --mnemo-cli dist/cli.js]
 // mnemo vs @modelcontextprotocol/server-memory as a user's client runs them: real text, the SDK
 // client's own close, the next start after it, and the disk's floor measured in the same run
 // (README, Benchmarks; issue 24). The stores part prints Markdown tables to paste into the README.
@@ -26,6 +26,7 @@ import {
   measure,
   mnemoContender,
   type ServerResult,
+  SPACED_GAP_MS,
   serverMemory,
 } from './lib/stores-bench.js';
 import { type SemanticBenchResult, semanticBench, semanticReport } from './semantic.js';
@@ -79,6 +80,7 @@ function options() {
       ops: { type: 'string', default: '200' },
       parts: { type: 'string', default: 'stores,vault,semantic,import' },
       servers: { type: 'string', default: 'mnemo,server-memory' },
+      'mnemo-cli': { type: 'string' },
     },
   });
   const parts = new Set(values.parts.split(',').map((s) => s.trim()));
@@ -95,7 +97,9 @@ function options() {
   const profile = values.profile ? path.resolve(values.profile) : undefined;
   if (profile) fs.mkdirSync(profile, { recursive: true });
   const names = new Set(values.servers.split(',').map((s) => s.trim()));
-  const servers = [mnemoContender(profile), serverMemory].filter((c) => names.has(c.name));
+  const cli = values['mnemo-cli'] ? path.resolve(values['mnemo-cli']) : MNEMO_CLI;
+  if (!fs.existsSync(cli)) throw new Error(`--mnemo-cli ${cli} is missing: give a built cli.js`);
+  const servers = [mnemoContender(profile, cli), serverMemory].filter((c) => names.has(c.name));
   if (servers.length !== names.size) {
     throw new Error('--servers takes mnemo, server-memory or both, e.g. --servers mnemo');
   }
@@ -116,6 +120,7 @@ function notes(text: TextSource, ops: number, gentle: boolean): string[] {
     '- first start: spawn to the first search answer on the bare log (no sidecar); next start: the same after the close of the first, which is what a user gets on the next launch of their client.',
     close,
     `- search: ${ops} queries after the first; mnemo search_memory top_k 10 (MNEMO_EMBEDDINGS=off: words alone, as the peer), server-memory search_nodes (substring match of the whole query). save: ${ops} new texts; mnemo save_memory fdatasyncs each before answering, server-memory create_entities rewrites its whole file without fsync.`,
+    `- spaced saves: ${ops} more new texts after those, each after a pause of ${SPACED_GAP_MS} ms (not timed), as an agent's saves come apart; their floor is measured with the same pauses.`,
     '- floor: measured just before each server, in its store\'s filesystem: append + fdatasync of the same lines a save appends, and a `tools/call` round trip to a no-op MCP server (bench/lib/noop-server.ts) over the same SDK client; the floor is their sum at the same percentile, and "x floor" a save figure over it.',
     `- At ${slow} memories server-memory gets ${PEER_SLOW_OPS} searches and ${PEER_SLOW_OPS} saves only (its p99 is its maximum); it is not run past ${slow}.`,
     "- Percentiles are nearest-rank, in ms per MCP round trip; peak RSS is the child's VmHWM (first start / next start, the next one through all its calls). Targets check the next start's RSS.",
@@ -130,11 +135,13 @@ async function storesPart(
   gentle: boolean,
 ): Promise<ServerResult[]> {
   const corpus = text.texts(Math.max(...sizes));
-  const saves = text.saves(ops);
+  const allSaves = text.saves(2 * ops);
+  const saves = allSaves.slice(0, ops);
+  const spacedSaves = allSaves.slice(ops);
   const queries = text.queries(ops + 1);
   const results: ServerResult[] = [];
   for (const size of sizes) {
-    const work = { size, texts: corpus.slice(0, size), saves, queries };
+    const work = { size, texts: corpus.slice(0, size), saves, spacedSaves, queries };
     for (const contender of servers) {
       if (contender === serverMemory && size > PEER_MAX_SIZE) continue;
       const n = contender === serverMemory && size >= PEER_SLOW_SIZE ? PEER_SLOW_OPS : ops;

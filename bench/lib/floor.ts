@@ -20,13 +20,25 @@ export interface Floor {
   lineBytes: number;
 }
 
-/** Appends each line to a new file in `dir` and fdatasyncs it, timing each; the file is removed. */
-export function fsyncFloor(dir: string, lines: readonly string[]): Summary {
+/** A pause between two calls of a spaced run, not timed. */
+export const pause = (ms: number) =>
+  ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+
+/**
+ * Appends each line to a new file in `dir` and fdatasyncs it, timing each (after a pause of
+ * `gapMs` when given, as spaced saves come); the file is removed.
+ */
+export async function fsyncFloor(
+  dir: string,
+  lines: readonly string[],
+  gapMs = 0,
+): Promise<Summary> {
   const file = path.join(dir, 'floor.jsonl');
   const fd = fs.openSync(file, 'wx');
   try {
     const times: number[] = [];
     for (const line of lines) {
+      await pause(gapMs);
       const started = performance.now();
       fs.writeSync(fd, line);
       fs.fdatasyncSync(fd);
@@ -39,8 +51,8 @@ export function fsyncFloor(dir: string, lines: readonly string[]): Summary {
   }
 }
 
-/** `calls` round trips to the no-op fixture server, after a few to warm it up. */
-export async function noopFloor(calls: number): Promise<Summary> {
+/** `calls` round trips to the no-op fixture server, after a few to warm it up (`gapMs` apart). */
+export async function noopFloor(calls: number, gapMs = 0): Promise<Summary> {
   const session = await ServerSession.start({
     command: process.execPath,
     args: ['--import', 'tsx', NOOP_SERVER],
@@ -49,16 +61,25 @@ export async function noopFloor(calls: number): Promise<Summary> {
   try {
     for (let i = 0; i < 5; i++) await session.time('noop', {});
     const times: number[] = [];
-    for (let i = 0; i < calls; i++) times.push(await session.time('noop', {}));
+    for (let i = 0; i < calls; i++) {
+      await pause(gapMs);
+      times.push(await session.time('noop', {}));
+    }
     return summarize(times);
   } finally {
     await session.close();
   }
 }
 
-export async function measureFloor(dir: string, lines: readonly string[]): Promise<Floor> {
+/** The floor of saves that come `gapMs` apart (0: back to back), each part timed the same way. */
+export async function measureFloor(
+  dir: string,
+  lines: readonly string[],
+  gapMs = 0,
+): Promise<Floor> {
   const lineBytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0) / lines.length;
-  return { fsync: fsyncFloor(dir, lines), noop: await noopFloor(lines.length), lineBytes };
+  const fsync = await fsyncFloor(dir, lines, gapMs);
+  return { fsync, noop: await noopFloor(lines.length, gapMs), lineBytes };
 }
 
 /** The floor at a percentile: a no-op round trip plus an append + fdatasync. */

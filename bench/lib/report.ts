@@ -182,6 +182,45 @@ export function floorTable(results: readonly ServerResult[]): string {
   );
 }
 
+/**
+ * Saves that come apart (a pause before each, as an agent's do), beside the floor measured with
+ * the same pauses: after a pause a round trip and an fdatasync cost more than back to back.
+ */
+export function spacedTable(results: readonly ServerResult[]): string {
+  const rows = results.flatMap((r) => {
+    const s = r.spaced;
+    if (!s) return [];
+    const part = (k: 'fsync' | 'noop') => `${ms(s.floor[k].p50)} / ${ms(s.floor[k].p99)}`;
+    return [
+      [
+        count(r.size),
+        r.server,
+        `${count(s.gapMs)} ms`,
+        `${ms(s.save.p50)} (${times(timesFloor(s.save.p50, s.floor, 'p50'))})`,
+        `${ms(s.save.p99)} (${times(timesFloor(s.save.p99, s.floor, 'p99'))})`,
+        `${ms(floorAt(s.floor, 'p50'))} / ${ms(floorAt(s.floor, 'p99'))}`,
+        part('fsync'),
+        part('noop'),
+        String(s.save.n),
+      ],
+    ];
+  });
+  return markdownTable(
+    [
+      'memories',
+      'server',
+      'pause before each',
+      'save p50 ms (x floor)',
+      'save p99 ms (x floor)',
+      'floor p50 / p99 ms',
+      'append + fdatasync p50 / p99 ms',
+      'MCP no-op p50 / p99 ms',
+      'saves',
+    ],
+    rows,
+  );
+}
+
 export function targetsList(targets: readonly Target[]): string {
   return targets
     .map((t) => {
@@ -221,6 +260,14 @@ export function storesMarkdown(run: {
     'The floor, same run:',
     '',
     floorTable(run.results),
+    ...(run.results.some((r) => r.spaced)
+      ? [
+          '',
+          'Saves spaced out, beside the floor with the same pauses:',
+          '',
+          spacedTable(run.results),
+        ]
+      : []),
     ...(checked.length > 0 ? ['', "Issue 24's targets for mnemo:", '', targetsList(checked)] : []),
   ].join('\n');
 }

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CloseReport, ServerSession, type ServerSpec } from './client.js';
-import { type Floor, measureFloor } from './floor.js';
+import { type Floor, measureFloor, pause } from './floor.js';
 import { type Summary, summarize } from './percentile.js';
 import { mnemoRecords, writeMnemoStore, writeServerMemoryStore } from './stores.js';
 
@@ -26,14 +26,23 @@ export interface Contender {
   sidecar?: string;
 }
 
-/** mnemo, words alone as the peer; `profileDir` adds node's --cpu-prof into it. */
-export function mnemoContender(profileDir?: string): Contender {
+/**
+ * The pause before each spaced save (not timed): an agent's saves come seconds apart, each after
+ * the process has sat idle, which this stands for without making the run long.
+ */
+export const SPACED_GAP_MS = 20;
+
+/**
+ * mnemo, words alone as the peer; `profileDir` adds node's --cpu-prof into it; `cli` runs another
+ * build (an A/B run against the unchanged one).
+ */
+export function mnemoContender(profileDir?: string, cli = MNEMO_CLI): Contender {
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   return {
     name: 'mnemo',
     spec: (dir) => ({
       command: process.execPath,
-      args: [...profile, MNEMO_CLI, 'stdio', '--data-dir', dir],
+      args: [...profile, cli, 'stdio', '--data-dir', dir],
       env: { MNEMO_LOG_LEVEL: 'warn', MNEMO_EMBEDDINGS: 'off' },
     }),
     prefill: (dir, texts) =>
@@ -63,7 +72,16 @@ export interface Workload {
   size: number;
   texts: readonly string[];
   saves: readonly string[];
+  /** Other texts, saved one every SPACED_GAP_MS after the saves in a row. */
+  spacedSaves: readonly string[];
   queries: readonly string[];
+}
+
+/** Saves that come apart, beside the floor measured with the same pauses. */
+export interface SpacedSaves {
+  gapMs: number;
+  save: Summary;
+  floor: Floor;
 }
 
 export interface ServerResult {
@@ -87,11 +105,20 @@ export interface ServerResult {
   nextClose: CloseReport;
   /** Measured just before this server, in the same folder's filesystem. */
   floor: Floor;
+  /** Saves one every SPACED_GAP_MS, after the others (runs from before issue 24's saves: none). */
+  spaced?: SpacedSaves;
 }
 
-async function timeAll(session: ServerSession, calls: readonly ToolCall[]): Promise<number[]> {
+async function timeAll(
+  session: ServerSession,
+  calls: readonly ToolCall[],
+  gapMs = 0,
+): Promise<number[]> {
   const out: number[] = [];
-  for (const [tool, args] of calls) out.push(await session.time(tool, args));
+  for (const [tool, args] of calls) {
+    await pause(gapMs);
+    out.push(await session.time(tool, args));
+  }
   return out;
 }
 
@@ -112,10 +139,9 @@ export async function measure(
     contender.prefill(dir, work.texts);
     // All the save texts, not the `ops` this server gets: the floor is as steady for both.
     const saveLines = mnemoRecords(work.saves, Math.floor(Date.now() / 1000), 17);
-    const floor = await measureFloor(
-      dir,
-      saveLines.map((r) => `${JSON.stringify(r)}\n`),
-    );
+    const lines = saveLines.map((r) => `${JSON.stringify(r)}\n`);
+    const floor = await measureFloor(dir, lines);
+    const spacedFloor = await measureFloor(dir, lines.slice(0, ops), SPACED_GAP_MS);
     const [firstTool, firstArgs] = contender.search(work.queries[0] as string);
 
     const first = await ServerSession.start(contender.spec(dir));
@@ -141,6 +167,8 @@ export async function measure(
       const saves = work.saves.slice(0, ops).map((t, i) => contender.save(t, i));
       const search = summarize(await timeAll(next, searches));
       const save = summarize(await timeAll(next, saves));
+      const spacedCalls = work.spacedSaves.slice(0, ops).map((t, i) => contender.save(t, ops + i));
+      const spacedSave = summarize(await timeAll(next, spacedCalls, SPACED_GAP_MS));
       const peakRssMb = next.peakRssMb();
       const nextClose = await next.close({ gentle });
       nextClosed = true;
@@ -158,6 +186,7 @@ export async function measure(
         peakRssMb,
         nextClose,
         floor,
+        spaced: { gapMs: SPACED_GAP_MS, save: spacedSave, floor: spacedFloor },
       };
     } finally {
       if (!nextClosed) await next.close();

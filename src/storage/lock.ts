@@ -5,6 +5,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIR_MODE, FILE_MODE, NEW_FILE, readIfExists, writeAll } from '../platform/durable-file.js';
 import { TransientError } from '../platform/errors.js';
+import { LockAsk, type StopWatch } from './lock-ask.js';
+
+export type { StopWatch } from './lock-ask.js';
 
 /** Another process held the lock for all of `waitMs`: a busy folder, worth a retry. */
 export class LockTimeoutError extends TransientError {
@@ -38,12 +41,18 @@ export interface DirLockOptions {
   waitMs?: number;
   /**
    * Keeps the lock this long (ms) after a run, so that writes in a row take it once: it goes when
-   * no run came for that long, when another process asks for it, and on `release()`. 0 (the
-   * default) lets it go at the end of every run.
+   * no run came for that long, when another process asks for it (at once: the holder watches for
+   * requests), and on `release()`. Where requests cannot be watched (a remote filesystem) it is
+   * kept BRIEF_KEEP_MS at most. 0 (the default) lets it go at the end of every run.
    */
   keepMs?: number;
   /** Makes the timer that lets a kept lock go once idle (tests inject one they fire). */
   idleTimer?: (onIdle: () => void, ms: number) => IdleTimer;
+  /**
+   * Watches for another process's request while the lock is kept (LockAsk.watch; tests inject
+   * one they fire): undefined when it cannot, and the lock is then kept briefly.
+   */
+  askWatch?: (onAsk: (broken: boolean) => void) => StopWatch | undefined;
 }
 
 /** The idle timer of a kept lock: `refresh` restarts it, `cancel` stops it. */
@@ -70,10 +79,10 @@ interface Hold {
 
 const OWNER_FILE = 'owner';
 /**
- * A request to a holder that keeps the lock counts while it is this recent (ms): a waiter renews
- * it at every try (at most 50 ms apart), and one that gave up or died stops counting soon.
+ * The longest keep when the holder cannot watch for requests: a waiter is then told only by the
+ * end of a run or of the keep, so its wait grows by this much at most.
  */
-const ASK_FRESH_MS = 250;
+const BRIEF_KEEP_MS = 5;
 
 /**
  * The locks this process keeps between runs, by path. Another DirLock of the same folder in this
@@ -115,11 +124,13 @@ function unrefTimer(onIdle: () => void, ms: number): IdleTimer {
  * kept after a run, so writes in a row pay for it once: the next run of this DirLock goes on
  * under it after one `lstat` that proves the owner file is still the one made (`kept` tells `fn`
  * so: nobody else wrote meanwhile). A kept lock goes when idle for `keepMs` (an unref'd timer),
- * at exit, on `release()`, and at the end of the first run after another process asked for it: a
- * waiter asks by touching `<lock>.wait` at every try (one `lstat` a run reads it), and a holder
- * that let go for it leaves the free lock to the waiters until they have taken it (or stopped
- * asking), so writes in a row in one process cannot starve another. Another DirLock of the same
- * folder in this process has a kept lock let go at once.
+ * at exit, on `release()`, and as soon as another process asks for it: a waiter asks by touching
+ * `<lock>.wait` at every try (LockAsk), which the holder watches for while it keeps the lock (so
+ * it lets go at once when idle, at the end of the run under way otherwise), and a holder that let
+ * go for it leaves the free lock to the waiters until they have taken it (or stopped asking), so
+ * writes in a row in one process cannot starve another. Where it cannot watch (a remote
+ * filesystem), it keeps the lock BRIEF_KEEP_MS at most and reads the request after each run.
+ * Another DirLock of the same folder in this process has a kept lock let go at once.
  *
  * A lock is stale when its owner process is gone (kill -9 in the middle of a write, or while it
  * kept the lock), which is known at once on the same host; a pid given to a later process is told
@@ -137,8 +148,9 @@ export class DirLock {
   private readonly waitMs: number;
   private readonly keepMs: number;
   private readonly makeIdleTimer: (onIdle: () => void, ms: number) => IdleTimer;
+  private readonly askWatch: NonNullable<DirLockOptions['askWatch']>;
   private readonly takeoverPath: string;
-  private readonly askPath: string;
+  private readonly asks: LockAsk;
   private readonly ownerPath: string;
   private readonly key: string;
   /** This process's start time, signed into the lock with its pid. */
@@ -149,6 +161,8 @@ export class DirLock {
   /** Inside `fn`: the lock is not to be let go, nor taken again. */
   private inside = false;
   private idle: IdleTimer | undefined;
+  /** While the lock is kept: the watch that lets it go as soon as another process asks. */
+  private stopWatch: StopWatch | undefined;
   /** This process let the lock go for a waiter: it leaves it to them while they ask. */
   private yielded = false;
 
@@ -163,7 +177,8 @@ export class DirLock {
     this.keepMs = options.keepMs ?? 0;
     this.makeIdleTimer = options.idleTimer ?? unrefTimer;
     this.takeoverPath = `${lockPath}.takeover`;
-    this.askPath = `${lockPath}.wait`;
+    this.asks = new LockAsk(dir, lockPath);
+    this.askWatch = options.askWatch ?? ((onAsk) => this.asks.watch(onAsk));
     this.ownerPath = path.join(lockPath, OWNER_FILE);
     this.key = path.resolve(lockPath);
   }
@@ -181,7 +196,7 @@ export class DirLock {
       signal?.throwIfAborted();
       const kept = this.stillKept();
       if (kept || this.tryAcquire()) {
-        if (asked) this.unask();
+        if (asked) this.asks.withdraw();
         return this.critical(fn, kept);
       }
       const waited = performance.now() - started;
@@ -195,7 +210,7 @@ export class DirLock {
       }
       // A holder that let go for a waiter leaves it to them; anyone else asks the holder.
       if (!this.yielded) {
-        this.ask();
+        this.asks.ask();
         asked = true;
       }
       // Tried again soon at first (a kept lock goes within a few ms of asking), then more rarely:
@@ -257,6 +272,8 @@ export class DirLock {
     this.hold = undefined;
     this.idle?.cancel();
     this.idle = undefined;
+    this.stopWatch?.();
+    this.stopWatch = undefined;
     if (keptHere.get(this.key) === this) keptHere.delete(this.key);
     return hold;
   }
@@ -271,7 +288,7 @@ export class DirLock {
     } finally {
       this.inside = false;
       // A run that failed may leave lines to read again: the next one starts afresh.
-      if (done && this.keepMs > 0 && !this.asked()) this.keep();
+      if (done && this.keepMs > 0 && !this.asks.asked()) this.keep();
       else {
         this.yielded = done && this.keepMs > 0;
         this.release();
@@ -284,16 +301,32 @@ export class DirLock {
       this.idle.refresh();
       return;
     }
-    this.idle = this.makeIdleTimer(() => {
-      try {
-        this.release();
-      } catch {
-        // Not removed (the folder turned read-only?): a later run takes the lock again, and a
-        // stuck folder is named by the error of the process that waits for it.
-      }
-    }, this.keepMs);
+    // Kept long only while told of requests at once: a waiter then waits for the run under way.
+    this.stopWatch =
+      this.keepMs > BRIEF_KEEP_MS ? this.askWatch((broken) => this.onAsk(broken)) : undefined;
+    const keepMs = this.stopWatch ? this.keepMs : Math.min(this.keepMs, BRIEF_KEEP_MS);
+    this.idle = this.makeIdleTimer(() => this.letGo(), keepMs);
     keptHere.set(this.key, this);
     releaseKeptAtExit();
+  }
+
+  /** A request may have come while the lock is kept (`broken`: the watch can tell no more). */
+  private onAsk(broken: boolean): void {
+    if (this.inside || !this.hold) return;
+    if (broken) this.letGo();
+    else if (this.asks.asked()) {
+      this.yielded = true;
+      this.letGo();
+    }
+  }
+
+  private letGo(): void {
+    try {
+      this.release();
+    } catch {
+      // Not removed (the folder turned read-only?): a later run takes the lock again, and a
+      // stuck folder is named by the error of the process that waits for it.
+    }
   }
 
   /** A lock kept since the last run, still ours: proved by one lstat of its owner file. */
@@ -311,7 +344,7 @@ export class DirLock {
   private tryAcquire(): boolean {
     if (this.hold) return false; // held by this very lock, inside its run: not stale, not free
     // Let go for a waiter: left to the waiters while one asks.
-    if (this.yielded && this.asked()) return false;
+    if (this.yielded && this.asks.asked()) return false;
     this.yielded = false;
     const keeper = keptHere.get(this.key);
     if (keeper && keeper !== this) keeper.release();
@@ -325,35 +358,6 @@ export class DirLock {
   private isOurs(hold: Hold): boolean {
     const stat = fs.lstatSync(this.ownerPath, { throwIfNoEntry: false });
     return stat !== undefined && stat.ino === hold.ino && stat.dev === hold.dev;
-  }
-
-  /** Whether a waiter asks for the lock now. */
-  private asked(): boolean {
-    const stat = fs.lstatSync(this.askPath, { throwIfNoEntry: false });
-    // Against the wall clock, as file times are (see ageMs). Either way: a clock set back must
-    // not make an old request count for long.
-    return stat !== undefined && Math.abs(Date.now() - stat.mtimeMs) < ASK_FRESH_MS;
-  }
-
-  /** Asks the holder to let go: `<lock>.wait` made, or its time renewed. */
-  private ask(): void {
-    const now = new Date();
-    try {
-      fs.lutimesSync(this.askPath, now, now);
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return;
-    }
-    try {
-      fs.closeSync(fs.openSync(this.askPath, NEW_FILE, FILE_MODE));
-    } catch {
-      // Made meanwhile, or the folder cannot be written: a holder still lets go once idle.
-    }
-  }
-
-  /** The request this process made is granted. */
-  private unask(): void {
-    fs.rmSync(this.askPath, { force: true });
   }
 
   /** mkdir the lock and sign it; false when it exists already. */

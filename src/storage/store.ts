@@ -6,11 +6,12 @@ import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
 import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
-import { JsonlFile, RawLine } from './jsonl-file.js';
+import { JsonlFile } from './jsonl-file.js';
 import type { BadLine } from './jsonl-lines.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
+import { LogCompaction, type LogKind } from './log-compaction.js';
 import { LogSidecar } from './log-sidecar.js';
-import type { LineRef, MemoryTable } from './memory-table.js';
+import type { LineRef } from './memory-table.js';
 import { crossing, lineNamespace, NamespacedEngine, withNamespace } from './namespace-view.js';
 import { startReadAhead } from './read-ahead.js';
 import {
@@ -56,8 +57,8 @@ export interface StoreOptions {
 
 const LOAD_SLICE_BYTES = 1 << 20;
 const READ_AHEAD_MIN_BYTES = 16 << 20;
-/** Longer than the gap between an agent's calls in a row, short enough not to hold others up. */
-const LOCK_KEEP_MS = 5;
+/** Past the gap between an agent's saves: one that asks gets it at once (DirLock watches). */
+const LOCK_KEEP_MS = 10_000;
 
 export const FILES = {
   memories: 'memories.jsonl',
@@ -67,7 +68,7 @@ export const FILES = {
   lock: '.lock',
 } as const;
 
-type Kind = 'memories' | 'relations';
+type Kind = LogKind;
 
 const TORN = 'torn last line (a write cut short by a crash)';
 
@@ -91,7 +92,7 @@ export class JsonlStore extends NamespacedEngine {
   private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string }[] = [];
   private readonly logger: Logger;
   private readonly clock: () => number;
-  private readonly compactMinLines: number;
+  private readonly compaction: LogCompaction;
   private readonly sidecar: LogSidecar;
   private readonly readAheadMinBytes: number;
   private closed = false;
@@ -105,7 +106,6 @@ export class JsonlStore extends NamespacedEngine {
     this.dataDir = options.dataDir;
     this.logger = options.logger;
     this.clock = options.clock;
-    this.compactMinLines = options.compactMinLines ?? 200;
     this.readAheadMinBytes = options.readAheadMinBytes ?? READ_AHEAD_MIN_BYTES;
     // A torn tail is kept in quarantine before it is cut off, in every log but the quarantine.
     this.files = {
@@ -128,6 +128,13 @@ export class JsonlStore extends NamespacedEngine {
       waitMs: options.lockWaitMs,
       keepMs: options.lockKeepMs ?? LOCK_KEEP_MS,
     });
+    this.compaction = new LogCompaction(
+      this.files,
+      this.live,
+      () => this.lock.assertHeld(),
+      this.logger,
+      options.compactMinLines ?? 200,
+    );
   }
 
   /**
@@ -313,7 +320,7 @@ export class JsonlStore extends NamespacedEngine {
         offset += length + 1;
       }
       for (const line of relationLines) this.applyRelation(line);
-      this.compactIfStale();
+      this.compaction.ifStale();
       return m.result;
     });
   }
@@ -358,8 +365,8 @@ export class JsonlStore extends NamespacedEngine {
     return (
       this.lock.tryRun((kept) => {
         if (!kept) this.catchUp(true);
-        this.rewrite('memories');
-        this.rewrite('relations');
+        this.compaction.rewrite('memories');
+        this.compaction.rewrite('relations');
         return true;
       }) ?? false
     );
@@ -461,9 +468,9 @@ export class JsonlStore extends NamespacedEngine {
         kinds.add(kind);
       }
       // Rewrite without the bad lines so the next start does not quarantine them again.
-      for (const kind of kinds) this.tryRewrite(kind);
+      for (const kind of kinds) this.compaction.tryRewrite(kind);
     }
-    if (locked) this.compactIfStale();
+    if (locked) this.compaction.ifStale();
     return more;
   }
 
@@ -495,67 +502,6 @@ export class JsonlStore extends NamespacedEngine {
         line: line.text,
       },
     ]);
-  }
-
-  private compactIfStale(): void {
-    for (const kind of ['memories', 'relations'] as const) {
-      const live = kind === 'memories' ? this.live.memoryCount : this.live.relationCount;
-      const lines = this.files[kind].lineCount;
-      if (lines >= this.compactMinLines && lines - live > live) this.tryRewrite(kind);
-    }
-  }
-
-  /** A rewrite that only tidies: the log holds the same records without it, so it may fail. */
-  private tryRewrite(kind: Kind): void {
-    try {
-      this.rewrite(kind);
-    } catch (error) {
-      this.logger.warn(
-        { file: this.files[kind].name, err: (error as Error).message },
-        `could not compact ${this.files[kind].name}: it stays as it is, and is tried again later`,
-      );
-    }
-  }
-
-  private rewrite(kind: Kind): void {
-    this.lock.assertHeld();
-    if (kind === 'relations') {
-      this.files.relations.rewrite(this.storedRelations());
-    } else {
-      // A memory's line is copied as it is; then each table is told where its lines went.
-      const moved: { table: MemoryTable; id: string }[] = [];
-      const refs: LineRef[] = [];
-      this.files.memories.rewrite(this.storedMemories(moved), (offset, length) =>
-        refs.push({ offset, length }),
-      );
-      moved.forEach(({ table, id }, i) => {
-        table.move(id, refs[i] as LineRef);
-      });
-    }
-    this.logger.debug({ file: this.files[kind].name }, 'compacted');
-  }
-
-  private *storedMemories(moved: { table: MemoryTable; id: string }[]): Iterable<unknown> {
-    for (const space of this.live.spaces()) {
-      const table = space.memories;
-      for (const id of table.keys()) {
-        const ref = table.ref(id);
-        moved.push({ table, id });
-        if (ref) {
-          yield new RawLine(this.files.memories.readAt(ref.offset, ref.length).toString('utf8'));
-        } else {
-          yield withNamespace(storedShape(table.get(id)), space.name);
-        }
-      }
-    }
-  }
-
-  private *storedRelations(): Iterable<unknown> {
-    for (const space of this.live.spaces()) {
-      for (const record of space.relations.values()) {
-        yield withNamespace(storedShape(record), space.name);
-      }
-    }
   }
 
   private resetKind(kind: Kind): void {

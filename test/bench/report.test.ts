@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { closeKind } from '../../bench/lib/client.js';
 import { type Floor, floorAt, timesFloor } from '../../bench/lib/floor.js';
-import { checkTargets, targetsList } from '../../bench/lib/report.js';
+import { checkTargets, spacedTable, storesMarkdown, targetsList } from '../../bench/lib/report.js';
 import type { ServerResult } from '../../bench/lib/stores-bench.js';
 
 const floor: Floor = {
@@ -67,4 +67,26 @@ test('checkTargets checks mnemo against the issue 24 table, in ms, MB and multip
     '100,000: peak RSS',
   ]);
   assert.match(targetsList(missed), /save p50 <= 2 x floor: 2\.0 x floor, \*\*NOT met\*\*/);
+});
+
+test('spaced saves are shown beside the floor measured with the same pauses, and left out of old runs', () => {
+  const spacedFloor: Floor = {
+    fsync: { n: 200, p50: 0.5, p99: 2 },
+    noop: { n: 200, p50: 0.5, p99: 3 },
+    lineBytes: 600,
+  };
+  const spaced = result({
+    spaced: { gapMs: 20, save: { n: 200, p50: 1.5, p99: 10 }, floor: spacedFloor },
+  });
+  const table = spacedTable([spaced, result({ server: 'server-memory' })]);
+  assert.match(
+    table,
+    /\| 100,000 \| mnemo \| 20 ms \| 1\.50 \(1\.5x\) \| 10\.0 \(2\.0x\) \| 1\.00 \/ 5\.00 \|/,
+  );
+  assert.doesNotMatch(table, /server-memory/, 'a result without spaced saves has no row');
+  const machine = { cpu: 'x', cores: 2, ramGb: 1, node: 'v20', os: 'linux' };
+  const load = { start: '0', end: '0' };
+  const old = storesMarkdown({ machine, text: 'locomo', load, results: [result({})] });
+  assert.doesNotMatch(old, /spaced/);
+  assert.match(storesMarkdown({ machine, text: 'locomo', load, results: [spaced] }), /spaced out/);
 });

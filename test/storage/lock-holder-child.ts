@@ -17,5 +17,15 @@ await lock.run(() => {
 });
 fs.writeSync(1, 'held\n');
 if (mode === 'kept') process.kill(process.pid, 'SIGSTOP');
-// `idle`: alive and keeping the lock (its idle timer never holds the process up).
+// `idle`: alive and keeping the lock (its idle timer never holds the process up). Past the brief
+// keep of a holder that cannot watch for requests, it says whether the lock is still its own.
+setTimeout(() => {
+  let pid: unknown;
+  try {
+    pid = JSON.parse(fs.readFileSync(path.join(dir, '.lock', 'owner'), 'utf8')).pid;
+  } catch {
+    // Let go: no lock, or another's.
+  }
+  fs.writeSync(1, pid === process.pid ? 'kept\n' : 'lost\n');
+}, 50);
 setInterval(() => {}, 1_000);

@@ -61,6 +61,23 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
+/** What each holder child has written on stdout so far. */
+const said = new WeakMap<ChildProcess, () => string>();
+
+/** Resolves with the first line of `child`'s stdout that `pattern` matches. */
+function saying(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const line = (said.get(child)?.() ?? '').split('\n').find((l) => pattern.test(l));
+      if (line === undefined) return false;
+      child.stdout?.off('data', check);
+      resolve(line);
+      return true;
+    };
+    if (!check()) child.stdout?.on('data', check);
+  });
+}
+
 /**
  * A child process that takes the lock on `dir` and stops itself (SIGSTOP) while holding it:
  * inside its run, or (`kept`) after it, keeping the lock; `idle` keeps it and runs on.
@@ -78,6 +95,11 @@ async function stoppedHolder(
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
+  let stdout = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  said.set(child, () => stdout);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no lock held after 30 s: ${stderr}`)), 30_000);
     child.stdout?.on('data', (d: Buffer) => {
@@ -219,14 +241,19 @@ describe('DirLock: a holder whose lock was replaced', () => {
 function manualTimer(): {
   fire: () => void;
   armed: () => boolean;
+  /** The keep the timer was last made for (ms). */
+  ms: () => number | undefined;
   make: DirLockOptions['idleTimer'];
 } {
   let onIdle: (() => void) | undefined;
+  let keepMs: number | undefined;
   return {
     fire: () => onIdle?.(),
     armed: () => onIdle !== undefined,
-    make: (fn) => {
+    ms: () => keepMs,
+    make: (fn, ms) => {
       onIdle = fn;
+      keepMs = ms;
       return {
         refresh: () => {},
         cancel: () => {
@@ -342,8 +369,8 @@ describe('DirLock: kept across runs', () => {
     assert.equal(fs.existsSync(lockPath), false);
   });
 
-  it('kept by a live process, stopped or idle, is never taken over; once it is killed, at once', async (t) => {
-    for (const mode of ['kept', 'idle'] as const) {
+  it('kept by a live process that is stopped is never taken over; once it is killed, at once', async (t) => {
+    for (const mode of ['kept'] as const) {
       const dir = tempDir(t);
       const lockPath = path.join(dir, '.lock');
       const holder = await stoppedHolder(t, dir, mode);
@@ -366,5 +393,119 @@ describe('DirLock: kept across runs', () => {
       assert.ok(performance.now() - started < 1_000, `${mode}: taken over at once`);
       assert.equal(fs.existsSync(lockPath), false);
     }
+  });
+});
+
+/** A watch for requests that the test fires, as the folder's watch would. */
+function manualWatch(): {
+  fire: (broken?: boolean) => void;
+  watching: () => boolean;
+  make: DirLockOptions['askWatch'];
+} {
+  let onAsk: ((broken: boolean) => void) | undefined;
+  return {
+    fire: (broken = false) => onAsk?.(broken),
+    watching: () => onAsk !== undefined,
+    make: (fn) => {
+      onAsk = fn;
+      return () => {
+        onAsk = undefined;
+      };
+    },
+  };
+}
+
+describe('DirLock: kept long while it watches for requests', () => {
+  it('is kept across runs far apart while nobody asks, and let go between runs once one asks', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const timer = manualTimer();
+    const watch = manualWatch();
+    const lock = new DirLock(dir, lockPath, {
+      keepMs: 10_000,
+      idleTimer: timer.make,
+      askWatch: watch.make,
+    });
+    assert.equal(await lock.run((kept) => kept), false);
+    const { token } = owner(lockPath);
+    assert.equal(timer.ms(), 10_000, 'kept the whole keep: requests are watched for');
+    assert.equal(watch.watching(), true);
+    // Spaced runs: the timer has not fired, so each goes on under the same lock.
+    for (let i = 0; i < 3; i++) assert.equal(await lock.run((kept) => kept), true);
+    assert.equal(owner(lockPath).token, token);
+
+    // The folder changed, but nobody asks: still kept.
+    watch.fire();
+    assert.equal(owner(lockPath).token, token);
+    assert.equal(await lock.run((kept) => kept), true);
+
+    // A waiter asks: let go at once, with no run, and left to the waiter.
+    fs.writeFileSync(`${lockPath}.wait`, '');
+    watch.fire();
+    assert.equal(fs.existsSync(lockPath), false, 'let go when asked');
+    assert.equal(watch.watching(), false, 'no longer watching');
+    assert.equal(timer.armed(), false);
+    assert.equal(
+      lock.tryRun(() => 'again'),
+      undefined,
+      'left free for the waiter',
+    );
+    fs.rmSync(`${lockPath}.wait`);
+    assert.equal(
+      lock.tryRun((kept) => kept),
+      false,
+      'taken again afresh once nobody asks',
+    );
+    lock.release();
+  });
+
+  it('is let go when its watch breaks, and kept briefly where it cannot watch', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const watch = manualWatch();
+    const lock = new DirLock(dir, lockPath, {
+      keepMs: 10_000,
+      idleTimer: manualTimer().make,
+      askWatch: watch.make,
+    });
+    await lock.run(() => {});
+    watch.fire(true);
+    assert.equal(fs.existsSync(lockPath), false, 'a broken watch can tell no more: let go');
+    assert.equal(
+      lock.tryRun((kept) => kept),
+      false,
+      'not left to a waiter: none asked',
+    );
+    lock.release();
+
+    const timer = manualTimer();
+    const blind = new DirLock(dir, lockPath, {
+      keepMs: 10_000,
+      idleTimer: timer.make,
+      askWatch: () => undefined,
+    });
+    await blind.run(() => {});
+    assert.ok((timer.ms() ?? Infinity) <= 5, `kept ${timer.ms()} ms without a watch`);
+    fs.writeFileSync(`${lockPath}.wait`, '');
+    assert.equal(await blind.run((kept) => kept), true, 'the run under way ends');
+    assert.equal(fs.existsSync(lockPath), false, 'then, asked, it goes');
+    blind.release();
+  });
+
+  it('kept by an idle live process, is given up to another process that asks; the holder runs on', async (t) => {
+    const dir = tempDir(t);
+    const lockPath = path.join(dir, '.lock');
+    const holder = await stoppedHolder(t, dir, 'idle');
+    // Past a brief keep, the holder says it still owns the lock (the folder's own watch is on).
+    assert.equal(await saying(holder, /^(kept|lost)$/), 'kept');
+    assert.equal(owner(lockPath).pid, holder.pid);
+    // Its idle timer would keep it ten minutes: the waiter gets it because it asked.
+    const lock = new DirLock(dir, lockPath, { waitMs: 60_000 });
+    const inside = await lock.run(() => owner(lockPath).pid);
+    assert.equal(inside, process.pid, 'the waiter held it');
+    assert.equal(holder.exitCode, null, 'given up by the holder, which runs on');
+    assert.equal(holder.signalCode, null);
+    assert.equal(fs.existsSync(lockPath), false);
+    assert.equal(fs.existsSync(`${lockPath}.wait`), false, 'the request withdrawn');
   });
 });
