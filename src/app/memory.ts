@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createContext, type MemorySettings } from '../memory/context.js';
+import type { FactJudge } from '../memory/facts/judge.js';
 import { createMemory, type Memory } from '../memory/index.js';
 import { NoteSync } from '../memory/note-sync.js';
 import { createReadiness, type Readiness } from '../memory/readiness.js';
@@ -83,6 +84,8 @@ export interface OpenOptions {
   lockWaitMs?: number;
   /** Lines the log may have past the sidecar before it is written again (StoreOptions). */
   sidecarMinLines?: number;
+  /** The fact judge of the save path (tests give a deterministic one); the offline one unset. */
+  judgeFacts?: FactJudge;
 }
 
 /**
@@ -244,6 +247,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
               visible,
             },
       semantic,
+      judgeFacts: options.judgeFacts,
     });
     memory = createMemory(ctx);
     memories.set(name, memory);
