@@ -59,7 +59,10 @@ export interface TestMemory {
 
 export interface TestMemoryOptions
   extends Partial<
-    Pick<OpenOptions, 'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs' | 'sidecarMinLines'>
+    Pick<
+      OpenOptions,
+      'watchVault' | 'noteSettleMs' | 'logger' | 'lockWaitMs' | 'sidecarMinLines' | 'judgeFacts'
+    >
   > {
   /**
    * The storage engine (JSONL unless told). PostgreSQL: a fresh schema of the test database,
@@ -93,6 +96,7 @@ export async function openTestMemory(
     ...(options.noteSettleMs !== undefined ? { noteSettleMs: options.noteSettleMs } : {}),
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
     ...(options.sidecarMinLines !== undefined ? { sidecarMinLines: options.sidecarMinLines } : {}),
+    ...(options.judgeFacts !== undefined ? { judgeFacts: options.judgeFacts } : {}),
   });
   return {
     dir,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createContext, type MemorySettings } from '../memory/context.js';
+import type { FactJudge } from '../memory/facts/judge.js';
 import { createMemory, type Memory } from '../memory/index.js';
 import { NoteSync } from '../memory/note-sync.js';
 import { createReadiness, type Readiness } from '../memory/readiness.js';
@@ -88,6 +89,8 @@ export interface OpenOptions {
    * Importing transformers.js and the ONNX runtime holds the event loop for a few hundred ms.
    */
   modelAfter?: Promise<void>;
+  /** The fact judge of the save path (tests give a deterministic one); the offline one unset. */
+  judgeFacts?: FactJudge;
 }
 
 /**
@@ -250,6 +253,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
               visible,
             },
       semantic,
+      judgeFacts: options.judgeFacts,
     });
     memory = createMemory(ctx);
     memories.set(name, memory);

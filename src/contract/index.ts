@@ -15,6 +15,7 @@ import { restoreMemory } from './restore-memory.js';
 import { saveMemory } from './save-memory.js';
 import { searchMemory } from './search-memory.js';
 import { searchUnified } from './search-unified.js';
+import { settleConflict } from './settle-conflict.js';
 import type { ToolContract } from './shared.js';
 import { touchMemory } from './touch-memory.js';
 import { updateMemory } from './update-memory.js';
@@ -38,4 +39,5 @@ export const TOOL_CONTRACTS: readonly ToolContract[] = [
   searchUnified,
   clusterMemories,
   consolidateMemories,
+  settleConflict,
 ];

@@ -5,7 +5,12 @@ export const memoryStatsInput = z.object({});
 
 export const memoryStatsOutput = z.object({
   total: z.number(),
-  by_status: z.object({ active: z.number(), promoted: z.number(), archived: z.number() }),
+  by_status: z.object({
+    active: z.number(),
+    promoted: z.number(),
+    archived: z.number(),
+    superseded: z.number(),
+  }),
   score_quantiles: z
     .object({
       p10: z.number(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MEMORY_STATUSES } from '../storage/records.js';
+import { linkedMemory } from './save-memory.js';
 import { MAX_IDS, memoryIds, READS, type ToolContract } from './shared.js';
 
 export const openMemoriesInput = z.object({
@@ -48,6 +49,10 @@ export const fullMemory = z.object({
   score: z.number(),
   review_priority: z.number(),
   relations: z.array(memoryRelation),
+  superseded_by: linkedMemory
+    .nullable()
+    .describe('The newer memory that superseded this one (content empty once it is gone).'),
+  supersedes: z.array(linkedMemory).describe('The memories this one superseded.'),
   version: z.number().describe('The number of the current state: 1 until it is first updated.'),
   versions: z
     .array(memoryVersion)
@@ -69,7 +74,7 @@ export const openMemories: ToolContract<typeof openMemoriesInput, typeof openMem
     'Whole memories by id, with their relations and earlier versions. Opening does not reinforce.',
   guide:
     `Returns whole memories by id (memory_ids: 1 to ${MAX_IDS} ids): full content, metadata, current score and review priority, ` +
-    'their relations, and their earlier versions (update_memory keeps them; restore_memory with a version brings one back). ' +
+    'their relations, the supersession chain both ways (superseded_by, supersedes), and their earlier versions (update_memory keeps them; restore_memory with a version brings one back). ' +
     'Ids that are not found are listed in not_found. Opening does not reinforce.',
   input: openMemoriesInput,
   output: openMemoriesOutput,

@@ -79,6 +79,18 @@ export const similarMemory = z.object({
   preview: z.string(),
 });
 
+/** Another memory a save, an open or the review queue names, with the start of its text. */
+export const linkedMemory = z.object({
+  memory_id: z.string(),
+  content: z.string().describe('Its text, cut at 200 characters.'),
+});
+
+/** What restore_memory and update_memory answer when they undid a supersession. */
+export const supersededUndone = z
+  .array(linkedMemory)
+  .optional()
+  .describe('A supersession undone: these memories are current again (in search).');
+
 export const saveMemoryOutput = z.object({
   memory_id: z.string().describe('The id of the memory (the existing one when deduplicated).'),
   deduplicated: z
@@ -88,6 +100,16 @@ export const saveMemoryOutput = z.object({
     .array(similarMemory)
     .describe(
       'Other memories that say nearly the same (by meaning, embeddings on); empty otherwise. Nothing was merged.',
+    ),
+  supersedes: z
+    .array(linkedMemory)
+    .describe(
+      'Memories this one states a newer value of: now superseded, out of search (restore_memory undoes it).',
+    ),
+  conflicts: z
+    .array(linkedMemory)
+    .describe(
+      'Memories it seems to contradict, not clearly as an update: both kept, in the review queue until settle_conflict.',
     ),
 });
 
@@ -107,6 +129,11 @@ export const saveMemory: ToolContract<typeof saveMemoryInput, typeof saveMemoryO
     'Memories close in meaning (with embeddings on) are listed under similar_to and both are kept: ' +
     'open_memories shows them whole, and cluster_memories then consolidate_memories merge them if they say the same. ' +
     'Memories fade unless used: touch_memory or observe_memory_usage when one helps.\n\n' +
+    'When the new memory states a newer value of a fact a live memory states (where someone lives or works, a preference, a number, a date), ' +
+    'the older one becomes superseded: listed under supersedes, kept, but out of search_memory unless include_superseded is true; ' +
+    'open_memories shows the chain both ways, and restore_memory (or update_memory of either) undoes it. ' +
+    'When they seem to contradict but the new one is not clearly newer, nothing is hidden: they are listed under conflicts and wait in the review queue (mnemo://review) until settle_conflict. ' +
+    'Saving the same content again is never a supersession.\n\n' +
     `- content: 1 to ${count(MAX_CONTENT)} characters, not only white space or invisible characters; split longer text into several memories.\n` +
     `- tags: up to ${MAX_TAGS}, each 1 to 64 of A-Z a-z 0-9 _ / - (no spaces), e.g. "project/mnemo"; they filter searches, and observe_memory_usage compares them with its context_tags to find use in a new domain.\n` +
     '- entities: up to 100 names (people, projects, places, things) of at most 200 characters; searchable.\n' +

@@ -3,6 +3,7 @@ import {
   count,
   DEFAULT_PREVIEW,
   DEFAULT_TOP_K,
+  includeSuperseded,
   MAX_PAGE,
   MAX_QUERY,
   pageNumber,
@@ -22,6 +23,7 @@ export const searchMemoryInput = z.object({
     .describe('Leave it out to list by decay score.'),
   tags: tags().optional().describe('Any of these.'),
   status: statusList.optional().meta({ default: ['active', 'promoted'] }),
+  include_superseded: includeSuperseded,
   top_k: pageNumber('top_k', MAX_PAGE).optional().meta({ default: DEFAULT_TOP_K }),
   window_days: z
     .number({ error: 'window_days must be a number of days' })
@@ -69,6 +71,7 @@ export const searchHit = z.object({
   review_candidate: z
     .boolean()
     .describe('True when blended in for review: about to be forgotten, still relevant.'),
+  superseded_by: z.string().optional().describe('The newer memory, when this one is superseded.'),
 });
 
 export const searchMemoryOutput = z.object({
@@ -95,7 +98,8 @@ export const searchMemory: ToolContract<typeof searchMemoryInput, typeof searchM
     'if one helped, call observe_memory_usage so it stays.\n\n' +
     `- top_k: 1 to ${MAX_PAGE} results (default ${DEFAULT_TOP_K}); page (from 1) and page_size (default top_k) page through them; total counts every match.\n` +
     '- tags: only memories with at least one of them (case aside).\n' +
-    '- status: which of active, promoted and archived to include (default active and promoted).\n' +
+    '- status: which of active, promoted, archived and superseded to include (default active and promoted).\n' +
+    '- include_superseded: true adds memories a newer one superseded (save_memory lists them under supersedes).\n' +
     '- window_days: only memories used within that many days; min_score: only memories whose decay score is at least that.\n' +
     '- include_review_candidates: false leaves the review candidates out (default true).\n' +
     `- preview_length: 20 to ${count(50_000)} characters of content per result (default ${DEFAULT_PREVIEW}); open_memories has the whole memory.\n\n` +

@@ -3,6 +3,7 @@ import {
   count,
   DEFAULT_PREVIEW,
   DEFAULT_TOP_K,
+  includeSuperseded,
   MAX_PAGE,
   MAX_QUERY,
   READS,
@@ -37,6 +38,7 @@ export const searchUnifiedInput = z.object({
     .meta({ default: DEFAULT_TOP_K }),
   stm_weight: weight('stm_weight', DEFAULT_STM_WEIGHT),
   ltm_weight: weight('ltm_weight', DEFAULT_LTM_WEIGHT),
+  include_superseded: includeSuperseded,
 });
 
 export const unifiedHit = z.object({
@@ -72,6 +74,7 @@ export const searchUnified: ToolContract<typeof searchUnifiedInput, typeof searc
     'Use it when the answer may be in long-term notes; search_memory covers memories only.\n\n' +
     `- top_k: 1 to ${MAX_PAGE} results (default ${DEFAULT_TOP_K}).\n` +
     `- stm_weight (default ${DEFAULT_STM_WEIGHT}) and ltm_weight (default ${DEFAULT_LTM_WEIGHT}): 0 to 10, how much memories and notes count; 0 leaves that side out.\n` +
+    '- include_superseded: true adds memories a newer one superseded (left out by default).\n' +
     `- Contents are cut to ${DEFAULT_PREVIEW} characters: open_memories or the resource mnemo://vault/{path} has the whole text.`,
   input: searchUnifiedInput,
   output: searchUnifiedOutput,

@@ -97,12 +97,21 @@ export const tags = (field = 'tags') =>
       error: `${field} has more than ${MAX_TAGS} tags: keep the ${MAX_TAGS} that matter most`,
     });
 
+const STATUS_NAMES = MEMORY_STATUSES.join(', ');
+
 export const statusList = z
-  .array(z.enum(MEMORY_STATUSES, { error: 'status must list active, promoted or archived' }))
-  .min(1, { error: 'status is empty: list at least one of active, promoted, archived' })
+  .array(z.enum(MEMORY_STATUSES, { error: `status must list any of ${STATUS_NAMES}` }))
+  .min(1, { error: `status is empty: list at least one of ${STATUS_NAMES}` })
   .max(MEMORY_STATUSES.length, {
-    error: 'status lists more than 3 statuses: name each of active, promoted, archived once',
+    error: `status lists more than ${MEMORY_STATUSES.length} statuses: name each of ${STATUS_NAMES} once`,
   });
+
+/** search_memory's and search_unified's way to see superseded memories too. */
+export const includeSuperseded = z
+  .boolean({ error: 'include_superseded must be true or false' })
+  .optional()
+  .describe('Also memories a newer one superseded.')
+  .meta({ default: false });
 
 /** A whole number of results, 1 to `max`. */
 export const pageNumber = (field: string, max: number) =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_VERSIONS } from '../memory/versions.js';
-import { memoryFields } from './save-memory.js';
+import { memoryFields, supersededUndone } from './save-memory.js';
 import { memoryId, type ToolContract, writes } from './shared.js';
 
 /** The fields an update may change: at least one of them is given. */
@@ -32,6 +32,7 @@ export const updateMemoryOutput = z.object({
     })
     .optional()
     .describe("Present when the memory is promoted and its note is in this mnemo's vault."),
+  superseded_undone: supersededUndone,
 });
 
 export type UpdateMemoryInput = z.infer<typeof updateMemoryInput>;
@@ -48,7 +49,8 @@ export const updateMemory: ToolContract<typeof updateMemoryInput, typeof updateM
     `The state it replaces is kept as a version (the last ${MAX_VERSIONS}): open_memories lists them and restore_memory with a version brings one back. ` +
     'An update is not a use: it does not reinforce. Content equal to another memory is allowed (both stay).\n\n' +
     "A promoted memory's note gets the new text only while its text is still the memory's; a person's edit is never overwritten " +
-    '(note.body_updated: false).',
+    '(note.body_updated: false). ' +
+    'Updating either side of a supersession undoes it (the older memory is current again; superseded_undone names it).',
   input: updateMemoryInput,
   output: updateMemoryOutput,
   annotations: writes({ idempotent: true }),

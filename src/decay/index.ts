@@ -169,7 +169,8 @@ export function reinforce(
 }
 
 export function shouldForget(score: number, status: string, threshold: number): boolean {
-  return status === 'active' && score < threshold;
+  // A superseded memory fades and goes as an active one does; promoted and archived ones stay.
+  return (status === 'active' || status === 'superseded') && score < threshold;
 }
 
 export interface PromotionVerdict {

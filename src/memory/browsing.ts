@@ -92,7 +92,7 @@ export class Browsing {
       if (memory.use_count > 0 && used >= 0 && used < days) {
         lastUses[used] = (lastUses[used] as number) + 1;
       }
-      if (status !== 'archived') scores.push(ctx.score(memory, now));
+      if (status !== 'archived' && status !== 'superseded') scores.push(ctx.score(memory, now));
     });
     // The top is a round number over the best score, so the bins read well: 0.05 wide for 1.
     let max = 0;

@@ -8,15 +8,10 @@ import type {
 } from '../contract/consolidate-memories.js';
 import { type Cluster, clusterVectors, DEFAULT_CLUSTER_OPTIONS } from '../search/clustering.js';
 import { dot } from '../search/vector-index.js';
-import {
-  type MemoryRecord,
-  newMemoryRecord,
-  type RelationRecord,
-  type RelationType,
-} from '../storage/records.js';
+import type { MemoryRecord, RelationRecord, RelationType } from '../storage/records.js';
 import type { MemoryContext, Progress } from './context.js';
 import { MemoryError } from './errors.js';
-import { mergeMemories } from './merge.js';
+import { mergedRecord, mergeMemories } from './merge.js';
 
 export class Consolidation {
   constructor(private readonly ctx: MemoryContext) {}
@@ -110,20 +105,7 @@ export class Consolidation {
           const hub = this.medoid(plan.cluster.memory_ids);
           for (const id of plan.cluster.memory_ids) if (id !== hub) relate(hub, id, 'related');
         } else {
-          const m = plan.merged;
-          const merged = newMemoryRecord(randomUUID(), m.content, now, {
-            meta: {
-              tags: m.tags,
-              source: m.source,
-              context: m.context,
-              extra: { consolidated_from: plan.cluster.memory_ids },
-            },
-            entities: m.entities,
-            created_at: m.created_at,
-            last_used: m.last_used,
-            use_count: m.use_count,
-            strength: m.strength,
-          });
+          const merged = mergedRecord(randomUUID(), plan.merged, plan.cluster.memory_ids, now);
           memories.push(merged);
           result.memory_id = merged.id;
           for (const member of live as MemoryRecord[]) {

@@ -15,6 +15,7 @@ import type { MemoryRecord } from '../storage/records.js';
 import type { VaultIndex } from '../vault/note-index.js';
 import type { VaultWriter } from '../vault/writer.js';
 import { notFound } from './errors.js';
+import { type FactJudge, judgeFacts } from './facts/judge.js';
 import type { NoteSync } from './note-sync.js';
 import type { Readiness } from './readiness.js';
 
@@ -50,9 +51,12 @@ export interface ContextDeps {
   vault?: VaultParts | undefined;
   /** Embeddings of the memories, for what compares meanings directly (clusters, stats). */
   semantic?: SemanticIndex | undefined;
+  /** Whether a new memory supersedes or contradicts older ones; the offline judge by default. */
+  judgeFacts?: FactJudge | undefined;
 }
 
 export interface MemoryContext extends ContextDeps {
+  judgeFacts: FactJudge;
   /** A memory's decay score at `now`: of the few numbers it depends on. */
   score(record: MemoryDynamics, now: number): number;
   /** Waits for the store's load, then picks up other processes' writes: a read starts here. */
@@ -64,6 +68,7 @@ export interface MemoryContext extends ContextDeps {
 export function createContext(deps: ContextDeps): MemoryContext {
   return {
     ...deps,
+    judgeFacts: deps.judgeFacts ?? judgeFacts,
     score: decayScorer(deps.settings.decay),
     async sync() {
       await deps.readiness.wait('store');

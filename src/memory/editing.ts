@@ -11,6 +11,7 @@ import type { MemoryRecord } from '../storage/records.js';
 import type { ChangedNote } from '../vault/writer.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
+import { type LinkedMemory, unlinkSupersession } from './facts/links.js';
 import { contentProblem, jsonObjectProblem, storableProblem } from './input-rules.js';
 import {
   currentFields,
@@ -24,6 +25,7 @@ type Changed = {
   memory_id: string;
   version: number;
   note?: { path: string; body_updated: boolean };
+  superseded_undone?: LinkedMemory[];
 };
 
 export class Editing {
@@ -104,17 +106,21 @@ export class Editing {
       if (JSON.stringify(fields) === JSON.stringify(currentFields(record))) {
         return { result: { memory_id: record.id, version: currentVersion(record) } };
       }
-      const changed = withNewVersion(record, fields, this.ctx.clock());
+      // A changed fact is no longer the one judged: a supersession it is part of is undone.
+      const unlinked = unlinkSupersession(this.ctx, record);
+      const changed = withNewVersion(unlinked?.record ?? record, fields, this.ctx.clock());
       // The note is written under the store's lock, before the record: a failure to write it
       // leaves both as they were.
       if (vault && record.status === 'promoted') note = vault.writer.change(record, changed);
+      const undone = unlinked?.reinstated ?? [];
       return {
         result: {
           memory_id: record.id,
           version: currentVersion(changed),
           ...(note ? { note: { path: note.path, body_updated: note.bodyUpdated } } : {}),
+          ...(undone.length > 0 ? { superseded_undone: undone } : {}),
         },
-        memories: [changed],
+        memories: [changed, ...(unlinked?.others ?? [])],
       };
     });
     if (vault && note) {

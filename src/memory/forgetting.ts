@@ -5,9 +5,11 @@ import type { GcCandidate, GcInput, GcOutput } from '../contract/gc.js';
 import type { RestoreMemoryInput, RestoreMemoryOutput } from '../contract/restore-memory.js';
 import { reviewPriority, shouldForget } from '../decay/index.js';
 import { normalizeContent } from '../search/lexical-index.js';
+import type { Mutation } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
+import { unlinkSupersession } from './facts/links.js';
 import { ageDays, oneLine, round } from './present.js';
 import { mergedFrom, mergeRestored } from './restore.js';
 
@@ -83,6 +85,7 @@ export class Forgetting {
       : await engine.findForgotten(memoryId);
     const result = await engine.transact<RestoreMemoryOutput>(() => {
       const live = engine.memories.get(memoryId);
+      if (live?.status === 'superseded') return this.unsupersede(live);
       if (live && live.status !== 'archived') {
         return { result: { memory_id: memoryId, status: live.status } };
       }
@@ -119,11 +122,31 @@ export class Forgetting {
         // again at once.
         last_used: live ? source.last_used : now,
       };
-      return { result: { memory_id: memoryId, status: restored.status }, memories: [restored] };
+      // Superseded, then archived or forgotten: it comes back current, so the link goes too.
+      const unlinked =
+        restored.superseded_by !== undefined ? unlinkSupersession(this.ctx, restored) : undefined;
+      return {
+        result: { memory_id: memoryId, status: restored.status },
+        memories: [unlinked?.record ?? restored, ...(unlinked?.others ?? [])],
+      };
     });
     // What it is searched by: its note's text again, or its own.
     if (vault && result.status !== 'merged') await vault.sync.recheck(memoryId);
     return result;
+  }
+
+  /** A superseded memory made current again: the supersession undone, both sides. */
+  private unsupersede(record: MemoryRecord): Mutation<RestoreMemoryOutput> {
+    const unlinked = unlinkSupersession(this.ctx, record);
+    if (!unlinked) return { result: { memory_id: record.id, status: record.status } };
+    return {
+      result: {
+        memory_id: record.id,
+        status: unlinked.record.status,
+        superseded_undone: unlinked.reinstated,
+      },
+      memories: [unlinked.record, ...unlinked.others],
+    };
   }
 
   private collectGcCandidates(limit: number | undefined, archive: boolean): GcCandidate[] {

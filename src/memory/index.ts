@@ -1,5 +1,6 @@
 // The memory: its use cases over one shared context. What the MCP tools and the CLI call.
 import { Browsing } from './browsing.js';
+import { Conflicts } from './conflicts.js';
 import { Consolidation } from './consolidation.js';
 import type { MemoryContext } from './context.js';
 import { Editing } from './editing.js';
@@ -19,6 +20,8 @@ export interface Memory {
   forgetting: Forgetting;
   promotion: Promotion;
   consolidation: Consolidation;
+  /** Pairs of memories that contradict, until a person settles them. */
+  conflicts: Conflicts;
   stats: Stats;
   /** What resources and prompts browse: memories by score, the review queue, notes, the anchor. */
   overview: Overview;
@@ -42,6 +45,7 @@ export function createMemory(ctx: MemoryContext): Memory {
     forgetting: new Forgetting(ctx),
     promotion: new Promotion(ctx),
     consolidation: new Consolidation(ctx),
+    conflicts: new Conflicts(ctx),
     stats: new Stats(ctx),
     overview: new Overview(ctx),
     browsing: new Browsing(ctx),

@@ -2,7 +2,7 @@
 // writes the merged memory, the consolidated_from relations and the archived members.
 
 import { MIN_STRENGTH, STRENGTH_STEP } from '../decay/index.js';
-import type { MemoryRecord } from '../storage/records.js';
+import { type MemoryRecord, newMemoryRecord } from '../storage/records.js';
 
 export interface MergePlan {
   content: string;
@@ -17,6 +17,31 @@ export interface MergePlan {
 }
 
 export const MERGED_STRENGTH_CAP = 2.0;
+
+/**
+ * The memory `plan` makes of the members `memberIds`, made at `now`: what consolidation and a
+ * conflict settled by merging write (with consolidated_from relations, the members archived).
+ */
+export function mergedRecord(
+  id: string,
+  plan: MergePlan,
+  memberIds: readonly string[],
+  now: number,
+): MemoryRecord {
+  return newMemoryRecord(id, plan.content, now, {
+    meta: {
+      tags: plan.tags,
+      source: plan.source,
+      context: plan.context,
+      extra: { consolidated_from: [...memberIds] },
+    },
+    entities: plan.entities,
+    created_at: plan.created_at,
+    last_used: plan.last_used,
+    use_count: plan.use_count,
+    strength: plan.strength,
+  });
+}
 
 /**
  * The merged memory of `members`, taken oldest first (created_at, then id):

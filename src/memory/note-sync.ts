@@ -192,7 +192,8 @@ export class NoteSync {
       return undefined;
     }
     const notes = this.notesOf(id);
-    if (record.status === 'archived') {
+    // A superseded memory's note stays as it is: the status says it is out of date, not the note.
+    if (record.status === 'archived' || record.status === 'superseded') {
       this.overlay(id, undefined);
       return undefined;
     }

@@ -45,7 +45,7 @@ export class Overview {
     const ids: string[] = [];
     const scores: number[] = [];
     ctx.retriever.eachMemory((id, status, memory) => {
-      if (status === 'archived') return;
+      if (status === 'archived' || status === 'superseded') return;
       ids.push(id);
       scores.push(ctx.score(memory, now));
     });
@@ -61,7 +61,8 @@ export class Overview {
     const priorities: number[] = [];
     const scores: number[] = [];
     ctx.retriever.eachMemory((id, status, memory) => {
-      if (status === 'archived') return;
+      // A superseded memory is out of date: nothing to keep alive.
+      if (status === 'archived' || status === 'superseded') return;
       const score = ctx.score(memory, now);
       const priority = reviewPriority(score, ctx.settings.dangerZone);
       if (priority <= 0) return;

@@ -60,9 +60,9 @@ export class Promotion {
     let candidates: PromotionCandidate[];
     if (input.memory_id) {
       const record = ctx.require(input.memory_id);
-      if (record.status === 'archived') {
+      if (record.status === 'archived' || record.status === 'superseded') {
         throw new MemoryError(
-          `memory_id "${record.id}" is archived: restore_memory it first, then promote it`,
+          `memory_id "${record.id}" is ${record.status}: restore_memory it first, then promote it`,
           'memory_id',
         );
       }
@@ -112,7 +112,7 @@ export class Promotion {
       const updates: MemoryRecord[] = [];
       for (const candidate of candidates) {
         const record = ctx.engine.memories.get(candidate.memory_id);
-        if (!record || record.status === 'archived') continue;
+        if (!record || record.status === 'archived' || record.status === 'superseded') continue;
         // Picked while active, promoted since by another process (a replica running the same
         // promotion): it has its note already, so it is not promoted twice. A memory asked for
         // by id while promoted is written again, as asked.

@@ -21,6 +21,7 @@ import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storag
 import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
+import { supersessionOf } from './facts/chain.js';
 import { ageDays, preview, round } from './present.js';
 import { currentVersion, versionsOf } from './versions.js';
 
@@ -39,7 +40,10 @@ export class Recall {
     const s = this.ctx.settings;
     const pageSize = input.page_size ?? input.top_k ?? DEFAULT_TOP_K;
     const page = input.page ?? 1;
-    const statuses: MemoryStatus[] = input.status ?? ['active', 'promoted'];
+    const statuses: MemoryStatus[] = withSuperseded(
+      input.status ?? ['active', 'promoted'],
+      input.include_superseded,
+    );
     const tagFilter = input.tags && input.tags.length > 0 ? new Set(input.tags.map(lower)) : null;
     const since = input.window_days !== undefined ? now - input.window_days * DAY : null;
     const minScore = input.min_score ?? null;
@@ -125,6 +129,9 @@ export class Recall {
         age_days: ageDays(record, now, 2),
         review_priority: round(reviewPriority(score, s.dangerZone)),
         review_candidate: reviewSet.has(i),
+        ...(record.superseded_by !== undefined && record.status === 'superseded'
+          ? { superseded_by: record.superseded_by }
+          : {}),
       };
     });
     return { results, total: rows.matched, page };
@@ -175,6 +182,7 @@ export class Recall {
           created_at: relation.created_at,
           metadata: relation.metadata,
         })),
+        ...supersessionOf(this.ctx.engine.memories, record),
         version: currentVersion(record),
         versions: versionsOf(record).map((v) => ({
           version: v.version,
@@ -219,7 +227,11 @@ export class Recall {
     const stm =
       stmWeight > 0
         ? await this.ctx.retriever.rank(query, MEANING_CANDIDATES, {
-            statuses: MEMORY_STATUSES.filter((status) => status !== 'archived'),
+            statuses: MEMORY_STATUSES.filter(
+              (status) =>
+                status !== 'archived' &&
+                (status !== 'superseded' || input.include_superseded === true),
+            ),
             score: (record) => this.ctx.score(record, now),
             minScore: null,
           })
@@ -293,6 +305,13 @@ export class Recall {
 }
 
 const lower = (s: string) => s.toLowerCase();
+
+/** The statuses asked for, with `superseded` when `include` says so. */
+function withSuperseded(statuses: MemoryStatus[], include: boolean | undefined): MemoryStatus[] {
+  return include === true && !statuses.includes('superseded')
+    ? [...statuses, 'superseded']
+    : statuses;
+}
 
 function maxOf(values: readonly number[]): number {
   let best = 0;

@@ -13,7 +13,12 @@ export class Stats {
     await ctx.sync();
     const now = ctx.clock();
     const s = ctx.settings;
-    const byStatus: Record<MemoryStatus, number> = { active: 0, promoted: 0, archived: 0 };
+    const byStatus: Record<MemoryStatus, number> = {
+      active: 0,
+      promoted: 0,
+      archived: 0,
+      superseded: 0,
+    };
     const scores: number[] = [];
     let danger = 0;
     let gc = 0;
@@ -22,7 +27,8 @@ export class Stats {
     ctx.retriever.eachMemory((_id, status, memory) => {
       byStatus[status]++;
       const score = ctx.score(memory, now);
-      if (status === 'archived') return;
+      // Out of date or out of search: not among what the spread and the queues count.
+      if (status === 'archived' || status === 'superseded') return;
       scores.push(score);
       if (reviewPriority(score, ctx.settings.dangerZone) > 0) danger++;
       if (shouldForget(score, status, ctx.settings.forgetThreshold)) gc++;

@@ -12,6 +12,7 @@ import { clampStrength, isCrossDomain, reinforce, reviewPriority } from '../deca
 import { type MemoryRecord, newMemoryRecord, type RelationRecord } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
+import { factCandidates, factLinks, type LinkedMemory } from './facts/links.js';
 import { contentProblem, jsonObjectProblem, storableProblem } from './input-rules.js';
 import { preview, round } from './present.js';
 
@@ -32,7 +33,21 @@ export class Writing {
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
     const vector = await retriever.embed(input.content);
-    const saved = await engine.transact<{ memory_id: string; deduplicated: boolean }>(() => {
+    // The facts it may change, judged before the lock (the judge is pure); a repeat reinforces.
+    const candidates = this.isRepeat(input.content)
+      ? []
+      : await factCandidates(this.ctx, input.content, vector);
+    const verdicts =
+      candidates.length === 0
+        ? []
+        : this.ctx.judgeFacts({ content: input.content, createdAt: this.ctx.clock() }, candidates);
+    type Saved = {
+      memory_id: string;
+      deduplicated: boolean;
+      supersedes: LinkedMemory[];
+      conflicts: LinkedMemory[];
+    };
+    const saved = await engine.transact<Saved>(() => {
       const now = this.ctx.clock();
       const duplicateId = retriever.duplicateOf(input.content);
       const duplicate = duplicateId ? engine.memories.get(duplicateId) : undefined;
@@ -61,9 +76,14 @@ export class Writing {
           },
           entities: union(duplicate.entities, input.entities ?? []),
         };
-        return { result: { memory_id: duplicate.id, deduplicated: true }, memories: [updated] };
+        return {
+          result: { memory_id: duplicate.id, deduplicated: true, supersedes: [], conflicts: [] },
+          memories: [updated],
+        };
       }
-      const record = newMemoryRecord(randomUUID(), input.content, now, {
+      const id = randomUUID();
+      const links = factLinks(this.ctx, id, now, candidates, verdicts);
+      const record = newMemoryRecord(id, input.content, now, {
         meta: {
           tags: dedupe(input.tags ?? []),
           source: input.source ?? null,
@@ -73,7 +93,17 @@ export class Writing {
         entities: dedupe(input.entities ?? []),
         strength: clampStrength(input.strength ?? 1),
       });
-      return { result: { memory_id: record.id, deduplicated: false }, memories: [record] };
+      if (links.superseded.length > 0) record.supersedes = links.superseded.map((m) => m.id);
+      return {
+        result: {
+          memory_id: record.id,
+          deduplicated: false,
+          supersedes: links.supersedes,
+          conflicts: links.conflictsWith,
+        },
+        memories: [record, ...links.superseded],
+        ...(links.conflicts.length > 0 ? { relations: links.conflicts } : {}),
+      };
     });
     if (!vector) return { ...saved, similar_to: [] };
     if (!saved.deduplicated) retriever.adopt(saved.memory_id, input.content, vector);
@@ -81,7 +111,10 @@ export class Writing {
     const similar = await retriever.nearDuplicates(
       vector,
       SIMILAR_SHOWN + 1,
-      (record) => record.id !== saved.memory_id && record.status !== 'archived',
+      (record) =>
+        record.id !== saved.memory_id &&
+        record.status !== 'archived' &&
+        record.status !== 'superseded',
     );
     return {
       ...saved,
@@ -91,6 +124,12 @@ export class Writing {
         preview: preview(record.content, 120),
       })),
     };
+  }
+
+  /** Whether saving `content` reinforces a memory that holds it already (no fact changes). */
+  private isRepeat(content: string): boolean {
+    const id = this.ctx.retriever.duplicateOf(content);
+    return id !== undefined && this.ctx.engine.memories.get(id)?.status !== 'archived';
   }
 
   async touch({ memory_id, boost_strength }: TouchMemoryInput): Promise<TouchMemoryOutput> {

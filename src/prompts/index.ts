@@ -2,6 +2,7 @@
 // memories about to be forgotten that asks the agent to reinforce what is still true.
 import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { OpenConflict } from '../memory/conflicts.js';
 import {
   buildContextPack,
   DEFAULT_PACK_TOKENS,
@@ -76,26 +77,29 @@ export function registerPrompts(server: McpServer, deps: ReadDeps): void {
     },
     async ({ limit }): Promise<GetPromptResult> => {
       try {
-        const items = await memory.overview.reviewQueue(
-          limit === undefined ? DEFAULT_REVIEW : Number(limit),
-        );
-        const lines =
-          items.length === 0
-            ? [
-                'Nothing is due for review: no memory is in the danger zone. There is nothing to do.',
-              ]
-            : [
-                `These ${items.length} memories are fading and will be forgotten unless they are used. For each, decide whether it is still true and useful:`,
-                '',
-                ...items.map(
-                  (item, i) =>
-                    `${i + 1}. ${preview(oneLine(item.record.content), 400)}\n   (id ${oneLine(item.record.id)}; score ${item.score}; review priority ${item.review_priority}; used ${item.record.use_count} times)`,
-                ),
-                '',
-                'Call observe_memory_usage with the ids of those still true (one call, memory_ids: [...]), or touch_memory for one. Leave the others: they fade and gc forgets them. Say which you kept and why, in a line each.',
-              ];
+        const count = limit === undefined ? DEFAULT_REVIEW : Number(limit);
+        const items = await memory.overview.reviewQueue(count);
+        const conflicts = await memory.conflicts.open(count);
+        const fading =
+          items.length === 0 && conflicts.length > 0
+            ? []
+            : items.length === 0
+              ? [
+                  'Nothing is due for review: no memory is in the danger zone. There is nothing to do.',
+                ]
+              : [
+                  `These ${items.length} memories are fading and will be forgotten unless they are used. For each, decide whether it is still true and useful:`,
+                  '',
+                  ...items.map(
+                    (item, i) =>
+                      `${i + 1}. ${preview(oneLine(item.record.content), 400)}\n   (id ${oneLine(item.record.id)}; score ${item.score}; review priority ${item.review_priority}; used ${item.record.use_count} times)`,
+                  ),
+                  '',
+                  'Call observe_memory_usage with the ids of those still true (one call, memory_ids: [...]), or touch_memory for one. Leave the others: they fade and gc forgets them. Say which you kept and why, in a line each.',
+                ];
+        const lines = [...fading, ...conflictLines(conflicts)];
         return {
-          description: `Review ${items.length} fading memories`,
+          description: `Review ${items.length} fading memories and ${conflicts.length} conflicts`,
           messages: [{ role: 'user', content: { type: 'text', text: lines.join('\n') } }],
         };
       } catch (error) {
@@ -103,4 +107,18 @@ export function registerPrompts(server: McpServer, deps: ReadDeps): void {
       }
     },
   );
+}
+
+/** The open conflicts, as the review prompt asks a person to settle them (none: nothing). */
+function conflictLines(conflicts: readonly OpenConflict[]): string[] {
+  if (conflicts.length === 0) return [];
+  return [
+    '',
+    `These ${conflicts.length} pairs of memories seem to contradict each other. Ask the person which holds, then call settle_conflict with both ids and keep: first, second, both or merge:`,
+    '',
+    ...conflicts.map(
+      (c, i) =>
+        `${i + 1}. first (id ${oneLine(c.first.memory_id)}): ${oneLine(c.first.content)}\n   second (id ${oneLine(c.second.memory_id)}): ${oneLine(c.second.content)}`,
+    ),
+  ];
 }

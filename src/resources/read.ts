@@ -125,10 +125,13 @@ export async function readResource(uri: string, deps: ReadDeps): Promise<ReadRes
         return json(uri, await memory.stats.summary());
       case 'review': {
         const items = await memory.overview.reviewQueue(REVIEW_LIMIT);
+        const conflicts = await memory.conflicts.open(REVIEW_LIMIT);
         return json(uri, {
           count: items.length,
           limit: REVIEW_LIMIT,
           memories: items.map(reviewEntry),
+          // Pairs that contradict, until settle_conflict: `first` is the newer.
+          conflicts,
         });
       }
       case 'anchor': {

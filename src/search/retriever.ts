@@ -103,7 +103,7 @@ const HASH_SLICE = 100_000;
 const ownWords = (record: MemoryRecord) => documentOf(record, undefined).words;
 
 export class Retriever implements StoreListener {
-  private readonly lexical: LexicalIndex;
+  readonly lexical: LexicalIndex;
   /** The notes promoted memories are searched by, once the vault says what they are. */
   private readonly notes = new Map<string, NoteText>();
   private readonly engine: Pick<StorageEngine, 'memories'>;

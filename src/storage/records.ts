@@ -1,6 +1,11 @@
 // The on-disk shapes (mnemex/cortexgraph compatible). Times are integer epoch seconds.
 
-export const MEMORY_STATUSES = ['active', 'promoted', 'archived'] as const;
+/**
+ * `superseded`: a newer memory states a newer value of the same fact (its `superseded_by`); kept,
+ * fading as any other, but out of search unless asked for. Last, so the codes the sidecar keeps
+ * for the first three (1 + the index) did not change.
+ */
+export const MEMORY_STATUSES = ['active', 'promoted', 'archived', 'superseded'] as const;
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 
 export const RELATION_TYPES = [
@@ -10,6 +15,7 @@ export const RELATION_TYPES = [
   'contradicts',
   'has_decision',
   'consolidated_from',
+  'conflicts_with',
 ] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
 
@@ -67,8 +73,15 @@ export interface MemoryRecord {
    * in the `other` column, so neither format changed for it.
    */
   versions?: MemoryVersion[];
+  /** The newer memory that made this one superseded (with that status); absent otherwise. */
+  superseded_by?: string;
+  /** The memories this one superseded when it was saved; absent when none. */
+  supersedes?: string[];
   [OTHER_FIELDS]?: OtherFields;
 }
+
+/** The most ids a memory's `supersedes` keeps from disk. */
+export const MAX_SUPERSEDES = 100;
 
 export interface RelationRecord {
   id: string;
@@ -185,7 +198,15 @@ export const RELATION_FIELDS = [
 // itself), `versions` (optional, so not a column of its own on PostgreSQL) and `_deleted`, which
 // would make the stored line a tombstone: a record an import or a hand edit brings with it is
 // a record, never the deletion of its id.
-const MEMORY_KEYS = new Set<string>([...MEMORY_FIELDS, 'namespace', 'versions', '_deleted']);
+// `superseded_by` and `supersedes` are optional too, kept like `versions`.
+const MEMORY_KEYS = new Set<string>([
+  ...MEMORY_FIELDS,
+  'namespace',
+  'versions',
+  'superseded_by',
+  'supersedes',
+  '_deleted',
+]);
 const META_KEYS = new Set<string>(['tags', 'source', 'context', 'extra']);
 const RELATION_KEYS = new Set<string>([...RELATION_FIELDS, 'namespace', '_deleted']);
 
@@ -268,6 +289,14 @@ export function toMemoryRecord(raw: unknown): MemoryRecord {
   };
   const versions = toVersions(raw.versions);
   if (versions.length > 0) record.versions = versions;
+  const supersededBy = raw.superseded_by;
+  if (typeof supersededBy === 'string' && supersededBy !== '' && supersededBy !== id) {
+    record.superseded_by = supersededBy;
+  }
+  const supersedes = [...new Set(strings(raw.supersedes))]
+    .filter((other) => other !== '' && other !== id)
+    .slice(0, MAX_SUPERSEDES);
+  if (supersedes.length > 0) record.supersedes = supersedes;
   withOther(record.meta, otherFields(meta, META_KEYS));
   return withOther(record, otherFields(raw, MEMORY_KEYS));
 }

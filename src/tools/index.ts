@@ -16,6 +16,7 @@ import { registerRestoreMemory } from './restore-memory.js';
 import { registerSaveMemory } from './save-memory.js';
 import { registerSearchMemory } from './search-memory.js';
 import { registerSearchUnified } from './search-unified.js';
+import { registerSettleConflict } from './settle-conflict.js';
 import { registerTouchMemory } from './touch-memory.js';
 import { registerUpdateMemory } from './update-memory.js';
 
@@ -47,6 +48,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
   registerSearchUnified(server, deps);
   registerClusterMemories(server, deps);
   registerConsolidateMemories(server, deps);
+  registerSettleConflict(server, deps);
   // The SDK's own answer, made once: its handler is not public, so it is read as the SDK keeps it.
   const sdk = server.server as unknown as {
     _getRequestHandler(

@@ -9,12 +9,19 @@ export function registerRestoreMemory(server: McpServer, { memory, logger }: Too
         ? memory.forgetting.restore({ memory_id })
         : memory.editing.restoreVersion({ memory_id, version }),
     text: (done) =>
-      done.version !== undefined
+      (done.version !== undefined
         ? `${done.memory_id} is at version ${done.version} now.${noteLine(done.note)}`
         : done.merged_into
           ? `${done.memory_id} has the same content as the live memory ${done.merged_into}: merged into it.`
-          : `${done.memory_id} is ${done.status}.`,
+          : `${done.memory_id} is ${done.status}.`) + undoneLine(done.superseded_undone),
   });
+}
+
+/** A supersession undone, in a sentence (empty without one). */
+export function undoneLine(undone: { memory_id: string }[] | undefined): string {
+  if (!undone || undone.length === 0) return '';
+  const ids = undone.map((m) => m.memory_id).join(', ');
+  return ` Supersession undone: ${ids} current again (in search).`;
 }
 
 /** What became of a promoted memory's note, in a sentence (empty without one). */

@@ -7,10 +7,19 @@ export function registerSaveMemory(server: McpServer, { memory, logger }: ToolDe
     run: (input) => memory.writing.save(input),
     text: (saved) => {
       const similar = saved.similar_to.map((m) => `${m.memory_id} (${m.similarity})`).join(', ');
+      const named = (list: { memory_id: string; content: string }[]) =>
+        list.map((m) => `${m.memory_id} ("${m.content}")`).join(', ');
       return (
         (saved.deduplicated
           ? `Already remembered as ${saved.memory_id}; reinforced it.`
-          : `Saved as ${saved.memory_id}.`) + (similar ? ` Close in meaning: ${similar}.` : '')
+          : `Saved as ${saved.memory_id}.`) +
+        (saved.supersedes.length > 0
+          ? ` It supersedes ${named(saved.supersedes)}: out of search now.`
+          : '') +
+        (saved.conflicts.length > 0
+          ? ` It may contradict ${named(saved.conflicts)}: both kept, in the review queue (settle_conflict).`
+          : '') +
+        (similar ? ` Close in meaning: ${similar}.` : '')
       );
     },
   });

@@ -1,5 +1,6 @@
 // What moves data in and out of mnemo (mnemo import / mnemo export): a source reads another
 // store's format into import items; the import writes them (idempotently) into a namespace.
+import type { MemoryStatus, RelationType } from '../storage/records.js';
 
 /** The formats `mnemo import --from` reads. */
 export const IMPORT_FORMATS = ['server-memory', 'markdown', 'cortexgraph', 'mnemo'] as const;
@@ -32,7 +33,7 @@ export interface ImportItem {
   last_used?: number;
   use_count?: number;
   strength?: number;
-  status?: 'active' | 'promoted' | 'archived';
+  status?: MemoryStatus;
   promoted_to?: string | null;
   promoted_at?: number | null;
   /**
@@ -49,13 +50,7 @@ export interface ImportRelation {
   where?: string;
   fromKey: string;
   toKey: string;
-  relation_type:
-    | 'related'
-    | 'causes'
-    | 'supports'
-    | 'contradicts'
-    | 'has_decision'
-    | 'consolidated_from';
+  relation_type: RelationType;
   strength?: number;
   metadata?: Record<string, unknown>;
   /** A whole stored relation to keep as it is (mnemo and cortexgraph sources). */

@@ -3,6 +3,7 @@
 // (src/transport/http.ts), and errors go to the one HTTP error mapper there.
 import path from 'node:path';
 import express, { type Request, type Response } from 'express';
+import { settleConflictInput } from '../contract/settle-conflict.js';
 import { BROWSE_SORTS, type BrowseSort } from '../memory/browsing.js';
 import type { Memory } from '../memory/index.js';
 import { oneLine, preview } from '../memory/present.js';
@@ -125,14 +126,26 @@ export function uiApi(deps: UiApiDeps): express.Router {
   });
 
   api.get('/review', async (_req, res) => {
-    const queue = await memoryOf(res).overview.reviewQueue(SHOWN);
+    const memory = memoryOf(res);
+    const queue = await memory.overview.reviewQueue(SHOWN);
     res.json({
       rows: queue.map((item) => ({
         ...row(item.record, item.score),
         preview: oneLine(item.record.content),
         review_priority: item.review_priority,
       })),
+      conflicts: await memory.conflicts.open(SHOWN),
     });
+  });
+
+  // A conflict settled from the review list: the body is settle_conflict's input, checked as it.
+  api.post('/conflicts/settle', async (req, res) => {
+    const parsed = settleConflictInput.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UserError(issue ? issue.message : "the body must be settle_conflict's input");
+    }
+    res.json(await memoryOf(res).conflicts.settle(parsed.data));
   });
 
   // What gc would forget at the instant asked for (`--at`); nothing changes.

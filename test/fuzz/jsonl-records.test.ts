@@ -7,6 +7,7 @@ import pino from 'pino';
 import { isNamespace } from '../../src/storage/engine.js';
 import {
   isTombstone,
+  MAX_SUPERSEDES,
   MEMORY_STATUSES,
   newMemoryRecord,
   RELATION_TYPES,
@@ -51,6 +52,8 @@ const memoryish = fc
       status: fc.oneof(fc.constantFrom(...MEMORY_STATUSES), hostileText),
       promoted_at: fc.oneof(hostileNumber, hostileText, fc.constant(null)),
       versions: hostileJson,
+      superseded_by: fc.oneof(hostileText, hostileJson),
+      supersedes: fc.oneof(hostileJson, fc.array(hostileText, { maxLength: 120 })),
       namespace: fc.oneof(fc.constantFrom('default', 'bob', 'Bob', '../x', ''), hostileText),
       embed: hostileJson,
     },
@@ -121,6 +124,16 @@ describe('fuzz: a log line to a record (src/storage/records.ts)', () => {
           assert.ok(MEMORY_STATUSES.includes(record.status));
           assert.ok(record.meta.tags.every((t) => typeof t === 'string'));
           assert.ok(record.entities.every((t) => typeof t === 'string'));
+          // The supersession links: ids other than its own, or absent; a bounded, unique list.
+          if (record.superseded_by !== undefined) {
+            assert.equal(typeof record.superseded_by, 'string');
+            assert.ok(record.superseded_by !== '' && record.superseded_by !== record.id);
+          }
+          if (record.supersedes !== undefined) {
+            assert.ok(record.supersedes.length > 0 && record.supersedes.length <= MAX_SUPERSEDES);
+            assert.equal(new Set(record.supersedes).size, record.supersedes.length);
+            assert.ok(record.supersedes.every((s) => typeof s === 'string' && s !== record.id));
+          }
           // What is written back is read back as the same record: unknown fields survive.
           assert.deepEqual(reread(toMemoryRecord(reread(record))), reread(record));
           assertNoPollution();

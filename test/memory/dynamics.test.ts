@@ -202,7 +202,13 @@ describe('memory dynamics through the use cases', () => {
       meta: { mood: 'calm' },
       strength: 1.5,
     });
-    assert.deepEqual(again, { memory_id: first.memory_id, deduplicated: true, similar_to: [] });
+    assert.deepEqual(again, {
+      memory_id: first.memory_id,
+      deduplicated: true,
+      supersedes: [],
+      conflicts: [],
+      similar_to: [],
+    });
     const record = t.store.memories.get(first.memory_id);
     assert.deepEqual(record?.meta.tags, ['habits', 'home']);
     assert.equal(record?.meta.source, 'diary');

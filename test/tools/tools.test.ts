@@ -28,6 +28,7 @@ const TOOLS = [
   'delete_relation',
   'memory_stats',
   'search_unified',
+  'settle_conflict',
   'cluster_memories',
   'consolidate_memories',
 ];
@@ -99,7 +100,13 @@ for (const engine of ENGINES) {
       const again = await t.ok<{ memory_id: string; deduplicated: boolean }>('save_memory', {
         content: '  ralph is the family cat; he sleeps on the red rug in the hall. ',
       });
-      assert.deepEqual(again, { memory_id: saved.memory_id, deduplicated: true, similar_to: [] });
+      assert.deepEqual(again, {
+        memory_id: saved.memory_id,
+        deduplicated: true,
+        supersedes: [],
+        conflicts: [],
+        similar_to: [],
+      });
 
       const other = await t.ok<{ memory_id: string }>('save_memory', {
         content: 'The deploy pipeline runs on Fridays at noon.',
@@ -366,14 +373,14 @@ for (const engine of ENGINES) {
         [
           'a status list longer than the statuses',
           'search_memory',
-          { query: 'x', status: ['active', 'active', 'promoted', 'archived'] },
-          /status lists more than 3 statuses: name each of active, promoted, archived once/,
+          { query: 'x', status: ['active', 'active', 'promoted', 'archived', 'superseded'] },
+          /status lists more than 4 statuses: name each of active, promoted, archived, superseded once/,
         ],
         [
           'a relation_types list longer than the types',
           'read_graph',
-          { relation_types: Array(7).fill('related') },
-          /relation_types lists more than 6 types: name each once/,
+          { relation_types: Array(8).fill('related') },
+          /relation_types lists more than 7 types: name each once/,
         ],
         [
           'unknown memory_id',

@@ -51,6 +51,16 @@ export interface FullMemory {
     strength: number;
   }[];
   version: number;
+  superseded_by?: { memory_id: string; content: string } | null;
+  supersedes?: { memory_id: string; content: string }[];
+}
+
+/** An open conflict of the review list: two memories that contradict, the newer first. */
+export interface Conflict {
+  relation_id: string;
+  created_at: number;
+  first: { memory_id: string; content: string };
+  second: { memory_id: string; content: string };
 }
 
 export interface GcRow {

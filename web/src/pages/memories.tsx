@@ -75,6 +75,7 @@ export function MemoriesPage({ session }: { session: Session }) {
               <option value="active">active</option>
               <option value="promoted">promoted</option>
               <option value="archived">archived</option>
+              <option value="superseded">superseded</option>
             </select>
           </label>
           <label>

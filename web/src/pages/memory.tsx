@@ -123,7 +123,7 @@ function Details(props: {
       <fieldset class="actions" aria-label="actions">
         {ACTIONS.filter(([name]) =>
           name === 'restore'
-            ? m.status === 'archived'
+            ? m.status === 'archived' || m.status === 'superseded'
             : name !== 'archive' || m.status !== 'archived',
         ).map(([name, label, question]) => (
           <button
@@ -192,6 +192,28 @@ function Details(props: {
             <tr>
               <th scope="row">Entities</th>
               <td>{m.entities.join(', ')}</td>
+            </tr>
+          ) : null}
+          {m.superseded_by ? (
+            <tr>
+              <th scope="row">Superseded by</th>
+              <td id="superseded-by">
+                <MemoryLink id={m.superseded_by.memory_id}>
+                  {m.superseded_by.content || m.superseded_by.memory_id}
+                </MemoryLink>
+              </td>
+            </tr>
+          ) : null}
+          {m.supersedes && m.supersedes.length > 0 ? (
+            <tr>
+              <th scope="row">Supersedes</th>
+              <td>
+                {m.supersedes.map((s) => (
+                  <div key={s.memory_id}>
+                    <MemoryLink id={s.memory_id}>{s.content}</MemoryLink>
+                  </div>
+                ))}
+              </td>
             </tr>
           ) : null}
           <tr>

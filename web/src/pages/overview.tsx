@@ -48,6 +48,7 @@ export function OverviewPage(_props: { session: Session }) {
     ['active', s.by_status.active ?? 0],
     ['promoted', s.by_status.promoted ?? 0],
     ['archived', s.by_status.archived ?? 0],
+    ['superseded', s.by_status.superseded ?? 0],
     ['to review', s.danger_zone_count],
     ['gc would forget', s.gc_candidates],
     ['to promote', s.promotion_candidates],
