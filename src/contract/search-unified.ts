@@ -8,6 +8,7 @@ import {
   READS,
   type ToolContract,
 } from './shared.js';
+import { neighboursInput, whenWhere } from './when-where.js';
 
 /** How much each side counts unless told otherwise: memories fully, the vault's notes less. */
 export const DEFAULT_STM_WEIGHT = 1;
@@ -37,6 +38,7 @@ export const searchUnifiedInput = z.object({
     .meta({ default: DEFAULT_TOP_K }),
   stm_weight: weight('stm_weight', DEFAULT_STM_WEIGHT),
   ltm_weight: weight('ltm_weight', DEFAULT_LTM_WEIGHT),
+  neighbours: neighboursInput(),
 });
 
 export const unifiedHit = z.object({
@@ -50,6 +52,11 @@ export const unifiedHit = z.object({
     .string()
     .describe(`The text, as a person left it for a note; cut to ${DEFAULT_PREVIEW} characters.`),
   score: z.number().describe('Relevance on one scale for both sides, times the weight.'),
+  date: whenWhere.date.optional().describe('For a memory: the day it was saved.'),
+  ago: whenWhere.ago.optional(),
+  meta_source: whenWhere.source.describe("A memory's meta.source (source above says stm or ltm)."),
+  meta_context: whenWhere.context,
+  neighbours: whenWhere.neighbours,
 });
 
 export const searchUnifiedOutput = z.object({
@@ -72,7 +79,9 @@ export const searchUnified: ToolContract<typeof searchUnifiedInput, typeof searc
     'Use it when the answer may be in long-term notes; search_memory covers memories only.\n\n' +
     `- top_k: 1 to ${MAX_PAGE} results (default ${DEFAULT_TOP_K}).\n` +
     `- stm_weight (default ${DEFAULT_STM_WEIGHT}) and ltm_weight (default ${DEFAULT_LTM_WEIGHT}): 0 to 10, how much memories and notes count; 0 leaves that side out.\n` +
-    `- Contents are cut to ${DEFAULT_PREVIEW} characters: open_memories or the resource mnemo://vault/{path} has the whole text.`,
+    `- Contents are cut to ${DEFAULT_PREVIEW} characters: open_memories or the resource mnemo://vault/{path} has the whole text.\n` +
+    "- A memory (stm, or a note that is a memory's) says when it was saved (date, ago), its meta_source and meta_context; " +
+    'neighbours (0 to 10) lists the memories saved next to it with the same source and context, as in search_memory.',
   input: searchUnifiedInput,
   output: searchUnifiedOutput,
   annotations: READS,
