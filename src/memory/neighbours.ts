@@ -73,9 +73,9 @@ function fit(group: readonly Entry[], at: number, n: number, budget: number): Ne
   }
   let left = budget;
   for (let k = 0; k < wanted.length; k++) {
-    const share = Math.floor(left / (wanted.length - k));
-    const room = Math.max(Math.min(share, left), 0);
-    if (room < MIN_TEXT) break;
+    // An even share of what is left, but never a sliver: then fewer neighbours, the nearest.
+    if (left < MIN_TEXT) break;
+    const room = Math.min(Math.max(Math.floor(left / (wanted.length - k)), MIN_TEXT), left);
     const offset = wanted[k] as number;
     const entry = group[at + offset] as Entry;
     const content = preview(entry.content, room);
