@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_NEIGHBOURS, NEIGHBOUR_BUDGET } from '../memory/neighbours.js';
 import {
   count,
   DEFAULT_PREVIEW,
@@ -11,7 +12,6 @@ import {
   type ToolContract,
   tags,
 } from './shared.js';
-import { MAX_NEIGHBOURS, NEIGHBOUR_BUDGET } from '../memory/neighbours.js';
 import { neighboursInput, TIME_GUIDE, whenWhere } from './when-where.js';
 
 export const searchMemoryInput = z.object({

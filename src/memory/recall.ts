@@ -16,8 +16,8 @@ import {
 import { DEFAULT_PREVIEW, DEFAULT_TOP_K } from '../contract/shared.js';
 import { CONTEXT_PREVIEW, type Neighbours } from '../contract/when-where.js';
 import { DAY, reviewPriority } from '../decay/index.js';
-import { combinedRank, interleave, topN } from '../search/ranking.js';
 import type { Dynamics } from '../search/lexical-index.js';
+import { combinedRank, interleave, topN } from '../search/ranking.js';
 import type { Top } from '../search/retriever.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { noteTitle } from '../vault/note.js';

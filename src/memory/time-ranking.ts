@@ -1,10 +1,11 @@
 // Time in a search: a query that names a time ("last summer", "in May 2023") lifts the memories
 // of that time; one that asks "when" lifts the memories that say a date. With time_filter, only
 // the memories saved in that time are kept.
-import type { MemoryRecord } from '../storage/records.js';
-import { parseTime, type TimeQuery, type TimeRange, within } from '../search/time-query.js';
-import { topN } from '../search/ranking.js';
+
 import type { Dynamics } from '../search/lexical-index.js';
+import { topN } from '../search/ranking.js';
+import { parseTime, type TimeQuery, type TimeRange, within } from '../search/time-query.js';
+import type { MemoryRecord } from '../storage/records.js';
 
 /**
  * The best matches a time lifts: the rest rank as they are. A lift is at most

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { neighboursOf } from '../../src/memory/neighbours.js';
-import { agoInWords, dayInWords } from '../../src/memory/when.js';
 import { RANGE_LIFT, timeLift, timeOf, WHEN_LIFT } from '../../src/memory/time-ranking.js';
+import { agoInWords, dayInWords } from '../../src/memory/when.js';
 import type { MemoryRecord } from '../../src/storage/records.js';
 
 const DAY = 86_400;
