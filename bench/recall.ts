@@ -1,6 +1,7 @@
 // LoCoMo retrieval recall through the real MCP stdio server.
 //
 //   npm run build && npm run bench:recall -- [DATASET] [--json FILE] [--now EPOCH] [--grid]
+//                                            [--mode today|dated|both] [--only NAME]
 //
 // Each method is a configuration of the same server: lexical (MNEMO_EMBEDDINGS=off), vector
 // (MNEMO_HYBRID_WEIGHT=1: meaning alone) and hybrid (the defaults), with each embedding provider
@@ -13,6 +14,12 @@
 // question of categories 1-4 asked with search_memory (top_k 10, no review candidates). A
 // question is a hit at k when one of the top k results is an evidence turn (turn recall_any@k)
 // or lies in an evidence session (session recall_any@k).
+//
+// Two modes (--mode, both by default): today's saves every turn and asks every question at one
+// instant (--now), so decay is equal for all; the dated mode saves each session's turns with the
+// server's clock at that session's date (a `mnemo stdio` a session, on one data dir) and asks
+// the questions a day after the last session, so decay and dates act as they do for a user.
+// --only keeps the methods whose name holds NAME (e.g. lexical: the cheapest).
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,13 +29,11 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { MINILM_MODEL, STATIC_MODEL } from '../src/search/embeddings.js';
+import { datedPlan, type Plan, type Turn, todayPlan } from './lib/locomo-sessions.js';
+import { type Figures, report } from './lib/recall-report.js';
 
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
+type Mode = 'today' | 'dated';
+const MODES: readonly Mode[] = ['today', 'dated'];
 
 interface Qa {
   question: string;
@@ -47,12 +52,6 @@ interface Tally {
   turn5: number;
   turn10: number;
   session5: number;
-}
-
-interface Figures {
-  turn_any_at_5: number;
-  turn_any_at_10: number;
-  session_any_at_5: number;
 }
 
 const CATEGORIES: Record<number, string> = {
@@ -93,11 +92,17 @@ function parseCli() {
   if (positionals.length > 1) usage(`one dataset path at most (got ${positionals.length})`);
   const now = values.now === undefined ? DEFAULT_NOW : Number(values.now);
   if (!Number.isInteger(now) || now <= 0) usage(`--now must be epoch seconds (got ${values.now})`);
+  const mode = values.mode;
+  if (mode !== 'both' && !MODES.includes(mode as Mode)) {
+    usage(`--mode must be today, dated or both (got ${mode})`);
+  }
   return {
     dataset: path.resolve(positionals[0] ?? path.join(root, 'bench/data/locomo-dev.json')),
     json: values.json,
     now,
     grid: values.grid,
+    modes: mode === 'both' ? MODES : [mode as Mode],
+    only: values.only,
   };
 }
 
@@ -109,17 +114,10 @@ function parse() {
       json: { type: 'string' },
       now: { type: 'string' },
       grid: { type: 'boolean', default: false },
+      mode: { type: 'string', default: 'both' },
+      only: { type: 'string' },
     },
   });
-}
-
-/** The turns of a conversation in order: session_1, session_2, ... */
-function turnsOf(conversation: Record<string, unknown>): Turn[] {
-  return Object.keys(conversation)
-    .map((key) => ({ key, m: /^session_(\d+)$/.exec(key) }))
-    .filter((x): x is { key: string; m: RegExpExecArray } => x.m !== null)
-    .sort((a, b) => Number(a.m[1]) - Number(b.m[1]))
-    .flatMap(({ key }) => conversation[key] as Turn[]);
 }
 
 export function memoryContent(turn: Turn): string {
@@ -197,15 +195,8 @@ async function modelOf(client: Client): Promise<string | null> {
 
 class WrongModel extends Error {}
 
-async function runConversation(
-  cli: string,
-  sample: Sample,
-  now: number,
-  method: Method,
-  tallies: Map<number, Tally>,
-  repairs: { count: number },
-): Promise<ConversationResult> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-recall-'));
+/** A `mnemo stdio` on `dataDir` whose clock stands at `now`, connected. */
+async function connect(cli: string, dataDir: string, now: number, method: Method): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cli, 'stdio', '--data-dir', dataDir],
@@ -218,31 +209,61 @@ async function runConversation(
     stderr: 'inherit',
   });
   const client = new Client({ name: 'mnemo-bench-recall', version: '0.1.0' });
+  await client.connect(transport);
   try {
-    await client.connect(transport);
     const model = await modelOf(client);
     if (method.model && !model?.startsWith(method.model)) {
       throw new WrongModel(`${method.model} did not load (got ${model ?? 'none'})`);
     }
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return client;
+}
 
+async function runConversation(
+  cli: string,
+  sample: Sample,
+  plan: Plan,
+  method: Method,
+  tallies: Map<number, Tally>,
+  repairs: { count: number },
+): Promise<ConversationResult> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-recall-'));
+  // One server a clock: a new one for each instant the plan saves or asks at.
+  let open: { at: number; client: Client } | null = null;
+  const clientAt = async (at: number) => {
+    if (open?.at === at) return open.client;
+    await open?.client.close();
+    open = null;
+    open = { at, client: await connect(cli, dataDir, at, method) };
+    return open.client;
+  };
+  try {
     // memory id -> the dia_ids it stands for (several when turns deduplicate).
     const diaIds = new Map<string, string[]>();
-    const turns = turnsOf(sample.conversation);
     let deduplicated = 0;
+    let turns = 0;
     const saveStart = performance.now();
-    for (const turn of turns) {
-      const saved = await call(client, 'save_memory', {
-        content: memoryContent(turn),
-        meta: { dia_id: turn.dia_id, sample_id: sample.sample_id },
-      });
-      const id = saved.memory_id as string;
-      if (saved.deduplicated) deduplicated++;
-      const list = diaIds.get(id);
-      if (list) list.push(turn.dia_id);
-      else diaIds.set(id, [turn.dia_id]);
+    for (const step of plan.saves) {
+      const client = await clientAt(step.at);
+      for (const turn of step.turns) {
+        const saved = await call(client, 'save_memory', {
+          content: memoryContent(turn),
+          meta: { dia_id: turn.dia_id, sample_id: sample.sample_id },
+        });
+        const id = saved.memory_id as string;
+        turns++;
+        if (saved.deduplicated) deduplicated++;
+        const list = diaIds.get(id);
+        if (list) list.push(turn.dia_id);
+        else diaIds.set(id, [turn.dia_id]);
+      }
     }
     const saveMs = performance.now() - saveStart;
 
+    const client = await clientAt(plan.askAt);
     const scores = new Set<number>();
     const searchStart = performance.now();
     for (const qa of sample.qa) {
@@ -275,9 +296,9 @@ async function runConversation(
       }
     }
     const searchMs = performance.now() - searchStart;
-    return { memories: diaIds.size, turns: turns.length, deduplicated, saveMs, searchMs, scores };
+    return { memories: diaIds.size, turns, deduplicated, saveMs, searchMs, scores };
   } finally {
-    await client.close();
+    await (open as { client: Client } | null)?.client.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -290,8 +311,6 @@ function figures(t: Tally): Figures {
     session_any_at_5: r(t.session5),
   };
 }
-
-const f3 = (x: number) => x.toFixed(3);
 
 /** Warns when a source file is newer than the build the benchmark is about to run. */
 function warnIfStale(cli: string): void {
@@ -346,6 +365,7 @@ function methods(grid: boolean): Method[] {
 
 interface MethodResult {
   method: string;
+  mode: Mode;
   skipped?: string;
   figures?: Figures;
   by_category?: ({ category: number; name: string; n: number } & Figures)[];
@@ -359,6 +379,7 @@ interface MethodResult {
 async function runMethod(
   cli: string,
   samples: Sample[],
+  mode: Mode,
   now: number,
   method: Method,
 ): Promise<MethodResult> {
@@ -370,12 +391,16 @@ async function runMethod(
   let deduplicated = 0;
   for (const sample of samples) {
     try {
-      const r = await runConversation(cli, sample, now, method, tallies, repairs);
+      const plan =
+        mode === 'dated' ? datedPlan(sample.conversation) : todayPlan(sample.conversation, now);
+      const r = await runConversation(cli, sample, plan, method, tallies, repairs);
       memories += r.memories;
       turns += r.turns;
       deduplicated += r.deduplicated;
     } catch (error) {
-      if (error instanceof WrongModel) return { method: method.name, skipped: error.message };
+      if (error instanceof WrongModel) {
+        return { method: method.name, mode, skipped: error.message };
+      }
       throw error;
     }
   }
@@ -385,9 +410,12 @@ async function runMethod(
     return { category: Number(c), name, n: t.n, ...figures(t) };
   });
   const seconds = Math.round((performance.now() - start) / 100) / 10;
-  process.stderr.write(`${method.name}: ${JSON.stringify(figures(tallies.get(0) ?? empty))}\n`);
+  process.stderr.write(
+    `${mode}, ${method.name}: ${JSON.stringify(figures(tallies.get(0) ?? empty))}\n`,
+  );
   return {
     method: method.name,
+    mode,
     figures: figures(tallies.get(0) ?? empty),
     by_category: byCategory,
     memories,
@@ -406,34 +434,17 @@ async function main(): Promise<void> {
   const samples = JSON.parse(fs.readFileSync(options.dataset, 'utf8')) as Sample[];
 
   const results: MethodResult[] = [];
-  for (const method of methods(options.grid)) {
-    results.push(await runMethod(cli, samples, options.now, method));
+  const chosen = methods(options.grid).filter(
+    (m) => !options.only || m.name.includes(options.only),
+  );
+  for (const mode of options.modes) {
+    for (const method of chosen) {
+      results.push(await runMethod(cli, samples, mode, options.now, method));
+    }
   }
   const first = results.find((r) => r.figures);
-  const row = (name: string, f: Figures) =>
-    `| ${name} | ${f3(f.turn_any_at_5)} | ${f3(f.turn_any_at_10)} | ${f3(f.session_any_at_5)} |`;
-  const lines = [
-    `LoCoMo recall, ${path.basename(options.dataset)}: ${samples.length} conversations, ${first?.turns} turns -> ${first?.memories} memories, ${first?.questions} questions (categories 1-4)`,
-    '',
-    '| method | turn any@5 | turn any@10 | session any@5 |',
-    '|---|---|---|---|',
-    ...results.map((r) =>
-      r.figures ? row(r.method, r.figures) : `| ${r.method} | not run: ${r.skipped} | | |`,
-    ),
-    row(REFERENCE.method, REFERENCE.figures),
-    '',
-    '| method | multi-hop | temporal | open-domain | single-hop | seconds |',
-    '|---|---|---|---|---|---|',
-    ...results
-      .filter((r) => r.by_category)
-      .map(
-        (r) =>
-          `| ${r.method} | ${r.by_category?.map((c) => f3(c.turn_any_at_5)).join(' | ')} | ${r.seconds} |`,
-      ),
-    '',
-    '(by category: turn any@5)',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const title = `LoCoMo recall, ${path.basename(options.dataset)}: ${samples.length} conversations, ${first?.turns} turns -> ${first?.memories} memories, ${first?.questions} questions (categories 1-4)`;
+  process.stdout.write(`${report(title, results, REFERENCE)}\n`);
   if (options.json) {
     const out = { dataset: options.dataset, now: options.now, results, reference: REFERENCE };
     fs.writeFileSync(options.json, `${JSON.stringify(out, null, 2)}\n`);

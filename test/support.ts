@@ -192,7 +192,9 @@ export const INITIALIZE_REQUEST = {
 /** The fields of a search_memory result, as the README's tool table lists them (sorted). */
 export const SEARCH_HIT_KEYS = [
   'age_days',
+  'ago',
   'content',
+  'date',
   'last_used',
   'memory_id',
   'relevance',

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { MEMORY_STATUSES } from '../storage/records.js';
 import { linkedMemory } from './save-memory.js';
 import { MAX_IDS, memoryIds, READS, type ToolContract } from './shared.js';
+import { neighbour, neighboursInput, whenWhere } from './when-where.js';
 
 export const openMemoriesInput = z.object({
   memory_ids: memoryIds(),
+  neighbours: neighboursInput(),
 });
 
 export const memoryRelation = z.object({
@@ -37,6 +39,12 @@ export const fullMemory = z.object({
   }),
   entities: z.array(z.string()),
   created_at: z.number(),
+  date: whenWhere.date,
+  ago: whenWhere.ago,
+  neighbours: z
+    .array(neighbour)
+    .optional()
+    .describe(whenWhere.neighbours.description ?? ''),
   last_used: z.number(),
   use_count: z.number(),
   strength: z.number(),
@@ -75,7 +83,10 @@ export const openMemories: ToolContract<typeof openMemoriesInput, typeof openMem
   guide:
     `Returns whole memories by id (memory_ids: 1 to ${MAX_IDS} ids): full content, metadata, current score and review priority, ` +
     'their relations, the supersession chain both ways (superseded_by, supersedes), and their earlier versions (update_memory keeps them; restore_memory with a version brings one back). ' +
-    'Ids that are not found are listed in not_found. Opening does not reinforce.',
+    'Ids that are not found are listed in not_found. Opening does not reinforce. ' +
+    "Each says when it was saved (date: the UTC day and weekday; ago: at the server's clock); neighbours (0 to 10) " +
+    'lists the memories saved just before and after it with the same meta.source and meta.context, nearest first, ' +
+    '2,000 characters of their content in all.',
   input: openMemoriesInput,
   output: openMemoriesOutput,
   annotations: READS,

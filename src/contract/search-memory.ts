@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_NEIGHBOURS, NEIGHBOUR_BUDGET } from '../memory/neighbours.js';
 import {
   count,
   DEFAULT_PREVIEW,
@@ -12,6 +13,7 @@ import {
   type ToolContract,
   tags,
 } from './shared.js';
+import { neighboursInput, TIME_GUIDE, whenWhere } from './when-where.js';
 
 export const searchMemoryInput = z.object({
   query: z
@@ -52,6 +54,11 @@ export const searchMemoryInput = z.object({
     .max(50_000, { error: 'preview_length must be at most 50,000 (the longest content)' })
     .optional()
     .meta({ default: DEFAULT_PREVIEW }),
+  neighbours: neighboursInput(),
+  time_filter: z
+    .boolean({ error: 'time_filter must be true or false' })
+    .optional()
+    .describe('Only memories saved in the time the query names.'),
 });
 
 export const searchHit = z.object({
@@ -72,6 +79,7 @@ export const searchHit = z.object({
     .boolean()
     .describe('True when blended in for review: about to be forgotten, still relevant.'),
   superseded_by: z.string().optional().describe('The newer memory, when this one is superseded.'),
+  ...whenWhere,
 });
 
 export const searchMemoryOutput = z.object({
@@ -102,7 +110,10 @@ export const searchMemory: ToolContract<typeof searchMemoryInput, typeof searchM
     '- include_superseded: true adds memories a newer one superseded (save_memory lists them under supersedes).\n' +
     '- window_days: only memories used within that many days; min_score: only memories whose decay score is at least that.\n' +
     '- include_review_candidates: false leaves the review candidates out (default true).\n' +
-    `- preview_length: 20 to ${count(50_000)} characters of content per result (default ${DEFAULT_PREVIEW}); open_memories has the whole memory.\n\n` +
+    `- preview_length: 20 to ${count(50_000)} characters of content per result (default ${DEFAULT_PREVIEW}); open_memories has the whole memory.\n` +
+    `- neighbours: 0 to ${MAX_NEIGHBOURS}: each result also lists the memories saved just before and after it with the same source and context (nearest first), ${count(NEIGHBOUR_BUDGET)} characters of their content in all, a cut marked by …\n\n` +
+    TIME_GUIDE +
+    '\n\n' +
     'Example: {"query": "where is the cabin key", "tags": ["home"], "top_k": 5}',
   input: searchMemoryInput,
   output: searchMemoryOutput,

@@ -9,6 +9,7 @@ import {
   READS,
   type ToolContract,
 } from './shared.js';
+import { neighboursInput, whenWhere } from './when-where.js';
 
 /** How much each side counts unless told otherwise: memories fully, the vault's notes less. */
 export const DEFAULT_STM_WEIGHT = 1;
@@ -39,6 +40,7 @@ export const searchUnifiedInput = z.object({
   stm_weight: weight('stm_weight', DEFAULT_STM_WEIGHT),
   ltm_weight: weight('ltm_weight', DEFAULT_LTM_WEIGHT),
   include_superseded: includeSuperseded,
+  neighbours: neighboursInput(),
 });
 
 export const unifiedHit = z.object({
@@ -52,6 +54,11 @@ export const unifiedHit = z.object({
     .string()
     .describe(`The text, as a person left it for a note; cut to ${DEFAULT_PREVIEW} characters.`),
   score: z.number().describe('Relevance on one scale for both sides, times the weight.'),
+  date: whenWhere.date.optional().describe('For a memory: the day it was saved.'),
+  ago: whenWhere.ago.optional(),
+  meta_source: whenWhere.source.describe("A memory's meta.source (source above says stm or ltm)."),
+  meta_context: whenWhere.context,
+  neighbours: whenWhere.neighbours,
 });
 
 export const searchUnifiedOutput = z.object({
@@ -75,7 +82,9 @@ export const searchUnified: ToolContract<typeof searchUnifiedInput, typeof searc
     `- top_k: 1 to ${MAX_PAGE} results (default ${DEFAULT_TOP_K}).\n` +
     `- stm_weight (default ${DEFAULT_STM_WEIGHT}) and ltm_weight (default ${DEFAULT_LTM_WEIGHT}): 0 to 10, how much memories and notes count; 0 leaves that side out.\n` +
     '- include_superseded: true adds memories a newer one superseded (left out by default).\n' +
-    `- Contents are cut to ${DEFAULT_PREVIEW} characters: open_memories or the resource mnemo://vault/{path} has the whole text.`,
+    `- Contents are cut to ${DEFAULT_PREVIEW} characters: open_memories or the resource mnemo://vault/{path} has the whole text.\n` +
+    "- A memory (stm, or a note that is a memory's) says when it was saved (date, ago), its meta_source and meta_context; " +
+    'neighbours (0 to 10) lists the memories saved next to it with the same source and context, as in search_memory.',
   input: searchUnifiedInput,
   output: searchUnifiedOutput,
   annotations: READS,

@@ -14,7 +14,9 @@ import {
   type UnifiedHit,
 } from '../contract/search-unified.js';
 import { DEFAULT_PREVIEW, DEFAULT_TOP_K } from '../contract/shared.js';
+import { CONTEXT_PREVIEW, type Neighbours } from '../contract/when-where.js';
 import { DAY, reviewPriority } from '../decay/index.js';
+import type { Dynamics } from '../search/lexical-index.js';
 import { combinedRank, interleave, topN } from '../search/ranking.js';
 import type { Top } from '../search/retriever.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
@@ -22,8 +24,11 @@ import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
 import { supersessionOf } from './facts/chain.js';
+import { neighboursOf } from './neighbours.js';
 import { ageDays, preview, round } from './present.js';
+import { liftRanks, scoreWithin, TIME_POOL, timeLift, timeOf } from './time-ranking.js';
 import { currentVersion, versionsOf } from './versions.js';
+import { agoInWords, dayInWords, whenWhereOf } from './when.js';
 
 /**
  * Matches by meaning that a search ranks at least: the closest ones above the threshold. Past a
@@ -48,6 +53,14 @@ export class Recall {
     const since = input.window_days !== undefined ? now - input.window_days * DAY : null;
     const minScore = input.min_score ?? null;
     const query = input.query?.trim() ?? '';
+    const time = timeOf(query, now);
+    if (input.time_filter && !time?.ranges.length) {
+      throw new MemoryError(
+        'time_filter is true but the query names no time (e.g. "in May 2023", "last week"): name one, or leave time_filter out',
+        'time_filter',
+      );
+    }
+    const score = (record: Dynamics) => this.ctx.score(record, now);
 
     // The meaning side brings its closest matches, enough for this page four times over.
     const limit = Math.max(MEANING_CANDIDATES, 4 * page * pageSize);
@@ -58,7 +71,8 @@ export class Recall {
     // and the review candidates, drawn from the best by urgency past page 1's primaries.
     const tops: Top[] = [
       {
-        count: page * pageSize + slots,
+        // A time in the query lifts the best TIME_POOL matches: all of them are needed.
+        count: Math.max(page * pageSize + slots, time ? TIME_POOL : 0),
         value: (relevance, score) => combinedRank(relevance, score, decayWeight),
         ceiling: combinedRank(1, 1, decayWeight),
       },
@@ -78,8 +92,9 @@ export class Recall {
         statuses,
         since,
         tags: tagFilter,
-        score: (record) => this.ctx.score(record, now),
-        minScore,
+        // time_filter: a memory saved outside the time named scores below any minimum.
+        score: input.time_filter && time ? scoreWithin(time.ranges, score) : score,
+        minScore: input.time_filter ? (minScore ?? -Number.MAX_VALUE) : minScore,
       },
       tops,
     );
@@ -88,6 +103,7 @@ export class Recall {
     for (let i = 0; i < rows.length; i++) {
       ranks[i] = combinedRank(rows.relevance[i] as number, rows.score[i] as number, decayWeight);
     }
+    if (time) liftRanks(ranks, TIME_POOL, (i) => timeLift(rows.record(i), time));
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.
     let review: number[] = [];
@@ -116,8 +132,14 @@ export class Recall {
     const order = page <= 1 ? interleave(primary, review) : primary;
 
     const previewLength = input.preview_length ?? DEFAULT_PREVIEW;
-    const results = order.map((i): SearchHit => {
-      const { record, score, relevance } = rows.row(i);
+    const shown = order.map((i) => rows.row(i));
+    const neighbours = this.neighboursOf(
+      shown.map((row) => row.record),
+      input.neighbours,
+    );
+    const results = order.map((i, k): SearchHit => {
+      const { record, score, relevance } = shown[k] as (typeof shown)[number];
+      const around = neighbours.get(record.id);
       return {
         memory_id: record.id,
         content: preview(this.textOf(record), previewLength),
@@ -132,23 +154,29 @@ export class Recall {
         ...(record.superseded_by !== undefined && record.status === 'superseded'
           ? { superseded_by: record.superseded_by }
           : {}),
+        ...whenWhereOf(record, now, CONTEXT_PREVIEW),
+        ...(around ? { neighbours: around } : {}),
       };
     });
     return { results, total: rows.matched, page };
   }
 
   /** Whole memories with their score, review priority and relations; opening is not a use. */
-  async open({ memory_ids }: OpenMemoriesInput): Promise<OpenMemoriesOutput> {
+  async open({ memory_ids, neighbours: n }: OpenMemoriesInput): Promise<OpenMemoriesOutput> {
     await this.ctx.sync();
     const now = this.ctx.clock();
     const memories: OpenMemoriesOutput['memories'] = [];
     const missing: string[] = [];
+    const found: MemoryRecord[] = [];
     for (const id of new Set(memory_ids)) {
       const record = this.ctx.engine.memories.get(id);
-      if (!record) {
-        missing.push(id);
-        continue;
-      }
+      if (record) found.push(record);
+      else missing.push(id);
+    }
+    const neighbours = this.neighboursOf(found, n);
+    for (const record of found) {
+      const id = record.id;
+      const around = neighbours.get(id);
       const score = this.ctx.score(record, now);
       // The stored record is not the answer: only the fields the contract names go out.
       memories.push({
@@ -162,6 +190,9 @@ export class Recall {
         },
         entities: record.entities,
         created_at: record.created_at,
+        date: dayInWords(record.created_at),
+        ago: agoInWords(record.created_at, now),
+        ...(around ? { neighbours: around } : {}),
         last_used: record.last_used,
         use_count: record.use_count,
         strength: record.strength,
@@ -279,10 +310,25 @@ export class Recall {
       else if (!other.path) other.path = note.path;
     });
     const ranks = Float64Array.from(hits, (h) => h.score);
-    const results = topN(ranks, topK).map(({ index }) => {
+    const best = topN(ranks, topK).map(({ index }) => {
       const { row, ...hit } = hits[index] as Hit;
-      if (row === undefined || !stm) return { ...hit, score: round(hit.score) };
-      const record = stm.record(row);
+      const record =
+        row !== undefined && stm
+          ? stm.record(row)
+          : hit.memory_id !== undefined
+            ? this.ctx.engine.memories.get(hit.memory_id)
+            : undefined;
+      return { row, hit, record };
+    });
+    const neighbours = this.neighboursOf(
+      best.flatMap(({ record }) => (record ? [record] : [])),
+      input.neighbours,
+    );
+    const results = best.map(({ row, hit, record }): UnifiedHit => {
+      const dated = record ? this.unifiedWhen(record, now, neighbours.get(record.id)) : {};
+      if (row === undefined || !stm || !record) {
+        return { ...hit, score: round(hit.score), ...dated };
+      }
       const note = vault?.sync.noteOf(record);
       const path =
         record.status === 'promoted' && record.promoted_to ? record.promoted_to : hit.path;
@@ -293,9 +339,32 @@ export class Recall {
         title: note?.title ?? noteTitle(record.content),
         content: preview(note?.body ?? record.content, DEFAULT_PREVIEW),
         score: round(hit.score),
+        ...dated,
       };
     });
     return { results, total: hits.length };
+  }
+
+  /** A unified hit's when and where (its `source` says stm or ltm: these are meta_*). */
+  private unifiedWhen(
+    record: MemoryRecord,
+    now: number,
+    around: Neighbours | undefined,
+  ): Partial<UnifiedHit> {
+    const { date, ago, source, context } = whenWhereOf(record, now, CONTEXT_PREVIEW);
+    return {
+      date,
+      ago,
+      ...(source !== undefined ? { meta_source: source } : {}),
+      ...(context !== undefined ? { meta_context: context } : {}),
+      ...(around ? { neighbours: around } : {}),
+    };
+  }
+
+  /** The neighbours of each record when `n` asks for some (none is an empty map). */
+  private neighboursOf(records: readonly MemoryRecord[], n: number | undefined) {
+    if (!n) return new Map<string, Neighbours>();
+    return neighboursOf(records, this.ctx.engine.memories.values(), n);
   }
 
   /** A memory's text: its note's as a person left it once promoted, else its own. */

@@ -185,6 +185,14 @@ function inputFor(query: string, random: () => number): SearchMemoryInput {
   if (random() < 0.15) input.window_days = 30 + Math.floor(random() * 100);
   if (random() < 0.15) input.min_score = random() * 0.3;
   if (random() < 0.15) input.include_review_candidates = false;
+  // Time in the query: its lift and its filter leave the pruned pages the same too.
+  const time = random();
+  if (time < 0.1) input.query = `when did ${query}`;
+  else if (time < 0.2) input.query = `${query} last month`;
+  else if (time < 0.25) {
+    input.query = `${query} in the past month`;
+    input.time_filter = true;
+  }
   return input;
 }
 

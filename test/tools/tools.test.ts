@@ -121,8 +121,12 @@ for (const engine of ENGINES) {
       assert.equal(found.page, 1);
       const hit = found.results[0];
       assert.ok(hit);
-      assert.deepEqual(Object.keys(hit).sort(), SEARCH_HIT_KEYS);
+      assert.deepEqual(Object.keys(hit).sort(), [...SEARCH_HIT_KEYS, 'source'].sort());
       assert.equal(hit.memory_id, saved.memory_id);
+      // Its when and where, at the injected clock.
+      assert.match(String(hit.date), /^\d{4}-\d{2}-\d{2}, a [A-Z][a-z]+day$/);
+      assert.equal(hit.ago, 'today');
+      assert.equal(hit.source, 'chat');
       assert.equal(hit.review_candidate, false);
 
       t.clock.advanceDays(1);

@@ -1,0 +1,62 @@
+// Time in a search: a query that names a time ("last summer", "in May 2023") lifts the memories
+// of that time; one that asks "when" lifts the memories that say a date. With time_filter, only
+// the memories saved in that time are kept.
+
+import type { Dynamics } from '../search/lexical-index.js';
+import { topN } from '../search/ranking.js';
+import { parseTime, type TimeQuery, type TimeRange, within } from '../search/time-query.js';
+import type { MemoryRecord } from '../storage/records.js';
+
+/**
+ * The best matches a time lifts: the rest rank as they are. A lift is at most
+ * 1 + RANGE_LIFT + WHEN_LIFT, so a memory far down by its words stays down.
+ */
+export const TIME_POOL = 100;
+/** For a memory of the time the query names: saved then, or saying a date then. */
+export const RANGE_LIFT = 0.5;
+/** For a memory that says a date, when the query asks "when". */
+export const WHEN_LIFT = 0.2;
+
+/** The time a query names, or null when it names none and does not ask "when". */
+export function timeOf(query: string, now: number): TimeQuery | null {
+  if (!query) return null;
+  const time = parseTime(query, now);
+  return time.ranges.length > 0 || time.asksWhen ? time : null;
+}
+
+const overlaps = (a: TimeRange, b: TimeRange) => a.from < b.to && b.from < a.to;
+
+/** How much a memory is lifted for `time`: 1 when not at all. */
+export function timeLift(record: MemoryRecord, time: TimeQuery): number {
+  let lift = 1;
+  const savedThen = time.ranges.some((range) => within(range, record.created_at));
+  // Dates the content says, "yesterday" read at the day it was saved.
+  const stated =
+    savedThen && !time.asksWhen ? [] : parseTime(record.content, record.created_at).ranges;
+  if (savedThen || stated.some((s) => time.ranges.some((range) => overlaps(s, range)))) {
+    lift += RANGE_LIFT;
+  }
+  if (time.asksWhen && stated.length > 0) lift += WHEN_LIFT;
+  return lift;
+}
+
+/** Lifts the ranks of the best `pool` rows in place, by what `liftOf(row)` answers. */
+export function liftRanks(ranks: Float64Array, pool: number, liftOf: (row: number) => number) {
+  for (const { index } of topN(ranks, pool)) {
+    ranks[index] = (ranks[index] as number) * liftOf(index);
+  }
+}
+
+/**
+ * A decay score that keeps only the memories saved in one of `ranges`: the others score
+ * -Infinity, below any minimum score.
+ */
+export function scoreWithin(
+  ranges: readonly TimeRange[],
+  score: (memory: Dynamics) => number,
+): (memory: Dynamics) => number {
+  return (memory) =>
+    ranges.some((range) => within(range, memory.created_at))
+      ? score(memory)
+      : Number.NEGATIVE_INFINITY;
+}

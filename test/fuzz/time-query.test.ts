@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import fc from 'fast-check';
+import { MAX_TIME_TEXT, parseTime } from '../../src/search/time-query.js';
+
+// Words the parser looks for, so that arbitrary text often holds a near-miss of an expression.
+const WORDS = [
+  'in',
+  'the',
+  'of',
+  'last',
+  'this',
+  'next',
+  'past',
+  'week',
+  'weekend',
+  'month',
+  'year',
+  'day',
+  'days',
+  'ago',
+  'a',
+  'few',
+  'two',
+  'before',
+  'after',
+  'since',
+  'until',
+  'may',
+  'May',
+  'june',
+  'summer',
+  'yesterday',
+  'when',
+  'did',
+  '8th',
+  '31',
+  '2023',
+  '1999',
+  '2023-02-31',
+  '0',
+  '99999',
+  ',',
+  'what',
+  'date',
+];
+const text = fc.oneof(
+  fc.string({ maxLength: 300 }),
+  fc.array(fc.constantFrom(...WORDS), { maxLength: 60 }).map((w) => w.join(' ')),
+);
+const clock = fc.oneof(
+  fc.integer({ min: 0, max: 4_102_444_800 }),
+  fc.constantFrom(Number.NaN, -1e12, 8.64e12),
+);
+
+it('never throws on any text at any clock, and every range is well formed', () => {
+  fc.assert(
+    fc.property(text, clock, (t, now) => {
+      const { ranges, asksWhen } = parseTime(t, now);
+      assert.equal(typeof asksWhen, 'boolean');
+      for (const r of ranges) {
+        assert.ok(!Number.isNaN(r.from) && !Number.isNaN(r.to), JSON.stringify(r));
+        assert.ok(r.from < r.to, JSON.stringify(r));
+        assert.equal(typeof r.said, 'string');
+      }
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+it('reads a text of any length in time linear in the bound (it reads the first part only)', () => {
+  const long = 'in the week before the day after '.repeat(100_000);
+  const { ranges } = parseTime(long, 1_700_000_000);
+  assert.ok(ranges.length <= 16);
+  assert.ok(MAX_TIME_TEXT < long.length);
+});
