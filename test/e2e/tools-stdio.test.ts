@@ -32,13 +32,19 @@ for (const engine of ENGINES) {
 
     it('answers each with structuredContent of the documented shape', async () => {
       const { tools } = await c.client.listTools();
-      assert.equal(tools.length, 18);
+      assert.equal(tools.length, 19);
 
       const a = await c.ok<{ memory_id: string }>('save_memory', {
         content: 'Ralph the cat sleeps on the rug',
         tags: ['pets'],
       });
-      assert.deepEqual(keys(a), ['deduplicated', 'memory_id', 'similar_to']);
+      assert.deepEqual(keys(a), [
+        'conflicts',
+        'deduplicated',
+        'memory_id',
+        'similar_to',
+        'supersedes',
+      ]);
       const b = await c.ok<{ memory_id: string }>('save_memory', {
         content: 'The rug came from Lisbon',
         tags: ['home'],
@@ -75,6 +81,21 @@ for (const engine of ENGINES) {
           }),
         ),
         ['relation_id'],
+      );
+      await c.ok('create_relation', {
+        from_memory_id: b.memory_id,
+        to_memory_id: a.memory_id,
+        relation_type: 'conflicts_with',
+      });
+      assert.deepEqual(
+        keys(
+          await c.ok('settle_conflict', {
+            memory_id: a.memory_id,
+            other_id: b.memory_id,
+            keep: 'both',
+          }),
+        ),
+        ['archived', 'keep', 'kept', 'memory_id', 'relation_id', 'superseded'],
       );
       const opened = await c.ok<{ memories: unknown[] }>('open_memories', {
         memory_ids: [a.memory_id],
