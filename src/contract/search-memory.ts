@@ -58,7 +58,7 @@ export const searchMemoryInput = z.object({
   time_filter: z
     .boolean({ error: 'time_filter must be true or false' })
     .optional()
-    .describe('Only memories saved in the time the query names.'),
+    .describe('Only those saved when the query says.'),
 });
 
 export const searchHit = z.object({

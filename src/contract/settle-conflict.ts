@@ -29,8 +29,7 @@ export const settleConflict: ToolContract<typeof settleConflictInput, typeof set
   {
     name: 'settle_conflict',
     title: 'Settle a conflict',
-    description:
-      'Settles two memories that contradict (save_memory conflicts, mnemo://review): keep one, both, or merge.',
+    description: 'Settles two contradicting memories (mnemo://review): keep one, both, or merge.',
     guide:
       'save_memory lists under conflicts the memories a new one seems to contradict without being clearly newer; ' +
       'both stay current and the pair waits in the review queue (mnemo://review, the review prompt) until settled here.\n\n' +

@@ -110,7 +110,7 @@ export const statusList = z
 export const includeSuperseded = z
   .boolean({ error: 'include_superseded must be true or false' })
   .optional()
-  .describe('Also memories a newer one superseded.')
+  .describe('Also superseded ones.')
   .meta({ default: false });
 
 /** A whole number of results, 1 to `max`. */

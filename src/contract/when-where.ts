@@ -14,7 +14,7 @@ export const neighboursInput = () =>
     .min(0, { error: 'neighbours must be 0 or more' })
     .max(MAX_NEIGHBOURS, { error: `neighbours must be at most ${MAX_NEIGHBOURS} a side` })
     .optional()
-    .describe('Memories saved next to each, same source and context, per side.');
+    .describe('Same-session neighbours per side.');
 
 export const neighbour = z.object({
   memory_id: z.string(),

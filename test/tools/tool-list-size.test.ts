@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { openTestClient, type TestClient } from '../support.js';
 
 /** Characters of name, title, description, input schema and annotations, all tools together. */
-const MAX_TOOL_LIST = 12_000;
+const MAX_TOOL_LIST = 12_500;
 /** Characters of one tool's description: details are at mnemo://help/<tool>. */
 const MAX_DESCRIPTION = 200;
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
