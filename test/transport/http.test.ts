@@ -80,7 +80,7 @@ describe('POST /mcp over streamable HTTP', () => {
     });
     await client.connect(transport);
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 18);
+    assert.equal(tools.length, 19);
     const saved = await client.callTool({
       name: 'save_memory',
       arguments: { content: 'Ralph sleeps on the rug' },

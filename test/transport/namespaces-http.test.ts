@@ -252,7 +252,7 @@ for (const engine of ENGINES) {
       assert.equal(stats.relations, 0);
       assert.equal(stats.gc_candidates, 0);
       assert.equal(stats.promotion_candidates, 0);
-      assert.deepEqual(stats.by_status, { active: 0, promoted: 0, archived: 0 });
+      assert.deepEqual(stats.by_status, { active: 0, promoted: 0, archived: 0, superseded: 0 });
       assert.equal(stats.danger_zone_count, 0);
       const { vectors, backlog } = stats.embeddings as { vectors: number; backlog: number };
       assert.deepEqual([vectors, backlog], [0, 0]);
@@ -332,6 +332,8 @@ for (const engine of ENGINES) {
       for (const id of bIds) {
         await sameAsUnknown('create_relation', (x) => relate(copy.memory_id, x), id);
         await sameAsUnknown('create_relation', (x) => relate(x, copy.memory_id), id);
+        const settle = (x: string) => ({ memory_id: copy.memory_id, other_id: x, keep: 'both' });
+        await sameAsUnknown('settle_conflict', settle, id);
       }
       const found = await ok<{ results: { memory_id: string }[] }>('search_memory', {
         query: 'lighthouse gulls',
