@@ -10,24 +10,14 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { seededRandom } from '../bench/lib/content.js';
 import { HOME_AND_WORK } from './facts-eval/families-home-work.js';
 import { PERSONAL } from './facts-eval/families-personal.js';
 import { type Person, POOLS, type Split, type Values } from './facts-eval/pools.js';
 
 const FAMILIES = [...HOME_AND_WORK, ...PERSONAL];
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = seeded(25);
+const random = seededRandom(25);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
 function two(xs: readonly string[]): [string, string] {
   const a = pick(xs);

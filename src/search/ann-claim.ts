@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NEW_FILE, readIfExists } from '../platform/durable-file.js';
+import { startTime } from '../platform/process-start.js';
 import { isAlive } from '../storage/lock.js';
 
 export const ANN_CLAIM_FILE = 'vectors.ann.claim';
@@ -152,17 +153,5 @@ export class AnnClaim {
       return start !== undefined && start !== owner.start;
     }
     return this.now() - stat.mtimeMs > (this.options.staleMs ?? CLAIM_STALE_MS);
-  }
-}
-
-/** When a process started, in clock ticks after boot (Linux; field 22 of /proc/<pid>/stat). */
-function startTime(pid: number): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    return Number.isFinite(start) ? start : undefined;
-  } catch {
-    return undefined;
   }
 }

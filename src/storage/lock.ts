@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIR_MODE, FILE_MODE, NEW_FILE, readIfExists, writeAll } from '../platform/durable-file.js';
 import { TransientError } from '../platform/errors.js';
+import { startTime } from '../platform/process-start.js';
 import { LockAsk, type StopWatch } from './lock-ask.js';
 
 export type { StopWatch } from './lock-ask.js';
@@ -451,21 +452,6 @@ function ageMs(file: string): number | undefined {
 function describeOwner(owner: Owner | undefined): string {
   if (!owner) return 'another mnemo process';
   return `mnemo process pid ${owner.pid}${owner.host === os.hostname() ? '' : ` on ${owner.host}`}`;
-}
-
-/**
- * When a process started, in clock ticks after boot: field 22 of /proc/<pid>/stat (after the
- * command name, which may hold spaces and parentheses). Undefined where there is no /proc.
- */
-function startTime(pid: number): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    return Number.isFinite(start) ? start : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Whether a process with this pid runs on this host (as any user). */
