@@ -59,9 +59,10 @@ describe('supersession and conflicts through the tools, resources and prompts', 
     const old = await c.ok<Saved>('save_memory', { content: 'Lena lives in Graz.' });
     const newer = await c.ok<Saved>('save_memory', { content: 'Lena lives in Linz.' });
     const deleted = await c.call('delete_memory', { memory_id: newer.memory_id });
-    assert.deepEqual(deleted.structuredContent?.superseded_undone, [
-      { memory_id: old.memory_id, content: 'Lena lives in Graz.' },
-    ]);
+    assert.deepEqual(
+      (deleted.structuredContent as { superseded_undone?: unknown })?.superseded_undone,
+      [{ memory_id: old.memory_id, content: 'Lena lives in Graz.' }],
+    );
     assert.match(
       textOf(deleted),
       new RegExp(`Supersession undone: ${old.memory_id} current again`),
