@@ -159,9 +159,9 @@ function Details(props: {
             </td>
           </tr>
           <tr>
-            <th scope="row">Created</th>
-            <td>
-              {date(m.created_at)} UTC ({ago(m.created_at, session.now)})
+            <th scope="row">Saved</th>
+            <td id="when">
+              {m.date}, {m.ago} ({date(m.created_at)} UTC)
             </td>
           </tr>
           <tr>
@@ -186,6 +186,12 @@ function Details(props: {
             <tr>
               <th scope="row">Source</th>
               <td>{m.meta.source}</td>
+            </tr>
+          ) : null}
+          {m.meta.context ? (
+            <tr>
+              <th scope="row">Context</th>
+              <td>{m.meta.context}</td>
             </tr>
           ) : null}
           {m.entities.length > 0 ? (
@@ -224,6 +230,7 @@ function Details(props: {
           </tr>
         </tbody>
       </table>
+      <Neighbours memory={m} />
       <h2>Relations</h2>
       {m.relations.length === 0 ? (
         <p>None.</p>
@@ -239,6 +246,37 @@ function Details(props: {
             );
           })}
         </ul>
+      )}
+    </>
+  );
+}
+
+/** What was saved around it: the same source and context (or, with neither, within 6 hours). */
+function Neighbours({ memory: m }: { memory: FullMemory }) {
+  const around = m.neighbours ?? [];
+  const before = around.filter((n) => n.offset < 0);
+  const after = around.filter((n) => n.offset > 0);
+  const item = (n: (typeof around)[number]) => (
+    <li key={n.memory_id}>
+      <small>{n.date}</small> <MemoryLink id={n.memory_id}>{n.content}</MemoryLink>
+    </li>
+  );
+  return (
+    <>
+      <h2>Saved around it</h2>
+      {around.length === 0 ? (
+        <p id="neighbours">
+          Nothing else was saved in its session
+          {m.meta.source || m.meta.context ? '' : ' (no source or context: within 6 hours)'}.
+        </p>
+      ) : (
+        <ol id="neighbours">
+          {before.map(item)}
+          <li aria-current="true">
+            <small>{m.date}</small> <strong>this memory</strong>
+          </li>
+          {after.map(item)}
+        </ol>
       )}
     </>
   );
