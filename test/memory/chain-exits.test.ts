@@ -3,11 +3,22 @@
 // superseded the one that went.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { FactJudge } from '../../src/memory/facts/judge.js';
 import type { Memory } from '../../src/memory/index.js';
 import { ENGINES, type Engine, engineAbsent, openTestMemory, type TestMemory } from '../support.js';
 import { ruleJudge } from './fact-rules.js';
 
-const open = (engine: Engine) => openTestMemory({}, undefined, { engine, judgeFacts: ruleJudge });
+const open = (engine: Engine, judgeFacts: FactJudge = ruleJudge) =>
+  openTestMemory({}, undefined, { engine, judgeFacts });
+
+/** A judge by a table of exact contents: newer -> older -> verdict. */
+const tableJudge =
+  (table: Record<string, Record<string, 'supersedes' | 'conflicts'>>): FactJudge =>
+  (statement, candidates) =>
+    candidates.flatMap((c) => {
+      const kind = table[statement.content]?.[c.content];
+      return kind ? [{ id: c.id, kind }] : [];
+    });
 
 /** Two memories, the second superseding the first; their ids. */
 async function pair(memory: Memory, name: string): Promise<[string, string]> {
@@ -132,6 +143,46 @@ for (const engine of ENGINES) {
       assert.equal(m.store.memories.has(newer), false);
     });
 
+    it('a conflict merged: the merged memory supersedes what its side had superseded', async (t) => {
+      const A = 'Gus lives in Oslo.';
+      const B = 'Gus lives in Rome.';
+      const C = 'Gus never lived in Rome.';
+      const m = await open(
+        engine,
+        tableJudge({ [B]: { [A]: 'supersedes' }, [C]: { [B]: 'conflicts' } }),
+      );
+      t.after(() => m.close());
+      const a = await m.memory.writing.save({ content: A });
+      const b = await m.memory.writing.save({ content: B });
+      const c = await m.memory.writing.save({ content: C });
+      assert.deepEqual(
+        b.supersedes.map((s) => s.memory_id),
+        [a.memory_id],
+      );
+      assert.deepEqual(
+        c.conflicts.map((s) => s.memory_id),
+        [b.memory_id],
+      );
+      const settled = await m.memory.conflicts.settle({
+        memory_id: c.memory_id,
+        other_id: b.memory_id,
+        keep: 'merge',
+        content: 'Gus lived in Rome for a while, or says he never did.',
+      });
+      const merged = settled.memory_id as string;
+      assert.deepEqual(linkOf(m, a.memory_id), {
+        status: 'superseded',
+        by: merged,
+        supersedes: undefined,
+      });
+      assert.deepEqual(linkOf(m, merged).supersedes, [a.memory_id]);
+      assert.deepEqual(linkOf(m, b.memory_id), {
+        status: 'archived',
+        by: undefined,
+        supersedes: undefined,
+      });
+    });
+
     it('gc archiving instead, in another namespace: the same, kept to that namespace', async (t) => {
       const m = await open(engine);
       t.after(() => m.close());
@@ -152,3 +203,33 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('a supersession chain through consolidation', () => {
+  it('the merged memory supersedes what a member had superseded', async (t) => {
+    const A = 'The staging database password rotates every week.';
+    const B = 'The staging database password rotates every thirty days. Ask Dana for it.';
+    const C = 'The staging database password rotates every thirty days! Ask Dana for it.';
+    const m = await openTestMemory({ MNEMO_EMBEDDINGS: 'static' }, undefined, {
+      judgeFacts: tableJudge({ [B]: { [A]: 'supersedes' } }),
+    });
+    t.after(() => m.close());
+    await m.opened.readiness.wait('embeddings');
+    const a = await m.memory.writing.save({ content: A });
+    const b = await m.memory.writing.save({ content: B });
+    assert.deepEqual(
+      b.supersedes.map((s) => s.memory_id),
+      [a.memory_id],
+    );
+    await m.memory.writing.save({ content: C });
+    const applied = await m.memory.consolidation.consolidate({ auto_detect: true, mode: 'apply' });
+    const merged = applied.consolidations[0]?.memory_id as string;
+    assert.ok(merged, 'the two close ones merged');
+    assert.deepEqual(linkOf(m, a.memory_id), {
+      status: 'superseded',
+      by: merged,
+      supersedes: undefined,
+    });
+    assert.deepEqual(linkOf(m, merged).supersedes, [a.memory_id]);
+    assert.equal(linkOf(m, b.memory_id).supersedes, undefined);
+  });
+});

@@ -8,6 +8,8 @@
 // - It was itself superseded by a newer memory still in the chain: what it superseded is now
 //   superseded by that newer one (the chain closes over the gap), nothing is reinstated.
 // - It was superseded: the newer one lets go of it.
+// - It leaves for a memory that holds it (consolidation, a conflict merged): that one supersedes
+//   what it superseded (`handed`, for the caller to write into the new record).
 // The memory that leaves keeps its own `superseded_by` (restore undoes that link), but no longer
 // names what it superseded: restoring it later does not hide those again.
 import type { MemoryRecord, MemoryStatus } from '../../storage/records.js';
@@ -33,6 +35,7 @@ export class ChainExits {
   private readonly changed = new Map<string, MemoryRecord>();
   private readonly gone = new Set<string>();
   private readonly current = new Map<string, LinkedMemory>();
+  private readonly handedOver: string[] = [];
 
   constructor(private readonly memories: ReadonlyMap<string, MemoryRecord>) {}
 
@@ -46,12 +49,22 @@ export class ChainExits {
     return [...this.current.values()];
   }
 
-  /** `record` leaves the chain: answers it as it leaves (what it superseded no longer listed). */
-  leave(record: MemoryRecord): MemoryRecord {
+  /** The memories now superseded by the `successor` given to `leave`: its `supersedes`. */
+  get handed(): string[] {
+    return [...this.handedOver];
+  }
+
+  /**
+   * `record` leaves the chain: answers it as it leaves (what it superseded no longer listed).
+   * With `successor`, the id of a new memory that holds it, what it superseded goes to that one.
+   */
+  leave(record: MemoryRecord, successor?: string): MemoryRecord {
     const self = this.read(record.id) ?? record;
     this.gone.add(self.id);
     this.changed.delete(self.id);
     this.current.delete(self.id);
+    const handed = this.handedOver.indexOf(self.id);
+    if (handed >= 0) this.handedOver.splice(handed, 1);
     const newer = self.superseded_by !== undefined ? this.read(self.superseded_by) : undefined;
     // The newer memory takes over what this one superseded only while it is in search itself.
     const heir = newer && newer.status !== 'archived' ? newer : undefined;
@@ -59,6 +72,11 @@ export class ChainExits {
       .map((id) => this.read(id))
       .filter((m): m is MemoryRecord => m?.superseded_by === self.id);
     for (const old of older) {
+      if (successor !== undefined) {
+        this.put({ ...old, superseded_by: successor });
+        if (!this.handedOver.includes(old.id)) this.handedOver.push(old.id);
+        continue;
+      }
       if (heir) {
         this.put({ ...old, superseded_by: heir.id });
         continue;
@@ -71,9 +89,10 @@ export class ChainExits {
         this.put(rest);
       }
     }
-    if (newer?.supersedes?.includes(self.id) || (heir && older.length > 0)) {
+    const inherits = heir !== undefined && successor === undefined && older.length > 0;
+    if (newer?.supersedes?.includes(self.id) || inherits) {
       const kept = (newer?.supersedes ?? []).filter((id) => id !== self.id);
-      if (heir) for (const old of older) if (!kept.includes(old.id)) kept.push(old.id);
+      if (inherits) for (const old of older) if (!kept.includes(old.id)) kept.push(old.id);
       const base = withoutSupersedesList(newer as MemoryRecord);
       this.put(kept.length > 0 ? { ...base, supersedes: kept } : base);
     }
