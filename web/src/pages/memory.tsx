@@ -59,13 +59,22 @@ export function MemoryPage({ id, session }: { id: string; session: Session }) {
   const act = async (name: string, question: string) => {
     setNotice(null);
     setFailed(null);
+    let undone = '';
     const done = await confirmed(
       question,
-      () => api(`/memories/${encodeURIComponent(id)}/${name}`, {}),
+      async () => {
+        const answer = await api<{ superseded_undone?: { memory_id: string }[] }>(
+          `/memories/${encodeURIComponent(id)}/${name}`,
+          {},
+        );
+        const ids = answer.superseded_undone?.map((m) => m.memory_id) ?? [];
+        // Archive, delete or restore of either side of a supersession: say what is current again.
+        if (ids.length > 0) undone = ` (current again: ${ids.join(', ')})`;
+      },
       (message) => setFailed(message),
     );
     if (done) {
-      setNotice(`${name}: done`);
+      setNotice(`${name}: done${undone}`);
       reload();
     }
   };
