@@ -3,11 +3,22 @@
 // namespace's neighbours its own.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pino from 'pino';
+import { openMemory } from '../../src/app/memory.js';
+import { loadConfig } from '../../src/config.js';
 import { NeighbourIndex } from '../../src/memory/neighbour-index.js';
 import { NO_SESSION_WINDOW, neighboursOf } from '../../src/memory/neighbours.js';
 import type { ChangeWatcher, StorageEngine } from '../../src/storage/engine.js';
 import type { MemoryRecord } from '../../src/storage/records.js';
-import { ENGINES, engineAbsent, openTestMemory } from '../support.js';
+import {
+  ENGINES,
+  engineAbsent,
+  eventually,
+  openTestMemory,
+  TestClock,
+  testDir,
+} from '../support.js';
+import { pgSchema } from '../support-pg.js';
 
 const NOW = Date.UTC(2025, 10, 15, 12) / 1000;
 const HOUR = 3600;
@@ -190,3 +201,40 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('neighbours on two replicas of one database (PostgreSQL)', () => {
+  it("a replica's index follows what the other one saves", async (t) => {
+    const db = await pgSchema(t);
+    if (!db) return;
+    const clock = new TestClock();
+    const open = () => {
+      const dir = testDir(t);
+      const config = loadConfig({
+        env: { MNEMO_EMBEDDINGS: 'off', MNEMO_DATA_DIR: dir, MNEMO_DATABASE_URL: db.url },
+        home: dir,
+      });
+      const opened = openMemory(config, { logger: pino({ level: 'silent' }), clock: clock.read });
+      t.after(() => opened.close());
+      return opened;
+    };
+    const a = open();
+    const b = open();
+    await Promise.all([a.connected, b.connected]);
+    await Promise.all([a.readiness.wait('store'), b.readiness.wait('store')]);
+    const meta = { source: 'chat', context: 'moving house' };
+    const first = await a.memory.writing.save({ content: 'Boxes are in the garage.', ...meta });
+    clock.now += 60;
+    const second = await a.memory.writing.save({ content: 'The van comes at nine.', ...meta });
+    const around = async (id: string) => {
+      const opened = await b.memory.recall.open({ memory_ids: [id], neighbours: 1 });
+      return offsets(opened.memories[0]?.neighbours);
+    };
+    await eventually(() => b.store.memories.has(second.memory_id), 'b hears of both');
+    assert.deepEqual(await around(first.memory_id), [[second.memory_id, 1]]);
+    // Saved on a after b built its index: b hears of it and places it.
+    clock.now -= 30;
+    const between = await a.memory.writing.save({ content: 'Keys go to Sam.', ...meta });
+    await eventually(() => b.store.memories.has(between.memory_id), 'b hears of the third');
+    assert.deepEqual(await around(first.memory_id), [[between.memory_id, 1]]);
+  });
+});
