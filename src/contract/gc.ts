@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { supersededUndone } from './save-memory.js';
 import { type ToolContract, writes } from './shared.js';
 
 export const gcInput = z.object({
@@ -33,6 +34,9 @@ export const gcOutput = z.object({
   total_affected: z.number(),
   memory_ids: z.array(z.string()),
   candidates: z.array(gcCandidate).describe('Each affected memory, weakest first.'),
+  superseded_undone: supersededUndone.describe(
+    'Memories a forgotten or archived one had superseded: current again (a dry run: would be).',
+  ),
 });
 
 export type GcInput = z.infer<typeof gcInput>;
@@ -48,6 +52,7 @@ export const gc: ToolContract<typeof gcInput, typeof gcOutput> = {
     'Finds active memories whose decay score fell below the forget threshold, weakest first. ' +
     'A dry run (dry_run true, the default) only lists them. With dry_run false they are forgotten recoverably ' +
     '(a copy is kept among the forgotten; restore_memory brings one back), or archived with archive_instead: true.\n\n' +
+    'A memory that superseded others (save_memory saw a newer value) leaves them current again, named in superseded_undone (a dry run names what would be).\n\n' +
     '- limit: at most this many memories, 1 to 100,000 (the weakest); run gc again for more.',
   input: gcInput,
   output: gcOutput,

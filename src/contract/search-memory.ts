@@ -111,7 +111,7 @@ export const searchMemory: ToolContract<typeof searchMemoryInput, typeof searchM
     '- window_days: only memories used within that many days; min_score: only memories whose decay score is at least that.\n' +
     '- include_review_candidates: false leaves the review candidates out (default true).\n' +
     `- preview_length: 20 to ${count(50_000)} characters of content per result (default ${DEFAULT_PREVIEW}); open_memories has the whole memory.\n` +
-    `- neighbours: 0 to ${MAX_NEIGHBOURS}: each result also lists the memories saved just before and after it with the same source and context (nearest first), ${count(NEIGHBOUR_BUDGET)} characters of their content in all, a cut marked by …\n\n` +
+    `- neighbours: 0 to ${MAX_NEIGHBOURS}: each result also lists the memories saved just before and after it with the same source and context (nearest first; without either, those also without either saved within 6 hours), ${count(NEIGHBOUR_BUDGET)} characters of their content in all, a cut marked by …\n\n` +
     TIME_GUIDE +
     '\n\n' +
     'Example: {"query": "where is the cabin key", "tags": ["home"], "top_k": 5}',

@@ -9,6 +9,7 @@ import type { Mutation } from '../storage/engine.js';
 import type { MemoryRecord, MemoryStatus, RelationRecord } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
+import { ChainExits } from './facts/chain-exits.js';
 import { type LinkedMemory, linked } from './facts/links.js';
 import { mergedRecord, mergeMemories } from './merge.js';
 
@@ -125,13 +126,16 @@ export class Conflicts {
       created_at: now,
       metadata: { conflict: settled.id },
     }));
+    // What either superseded, the merged memory supersedes (as consolidation does).
+    const exits = new ChainExits(this.ctx.engine.memories);
+    const archived = [first, second].map((m) => ({
+      ...exits.leave(m, merged.id),
+      status: 'archived' as const,
+    }));
+    if (exits.handed.length > 0) merged.supersedes = exits.handed;
     return {
       result: { ...base, kept: [merged.id], archived: members, memory_id: merged.id },
-      memories: [
-        merged,
-        { ...first, status: 'archived' as const },
-        { ...second, status: 'archived' as const },
-      ],
+      memories: [merged, ...archived, ...exits.others],
       relations: [settled, ...relations],
     };
   }

@@ -11,6 +11,7 @@ import { dot } from '../search/vector-index.js';
 import type { MemoryRecord, RelationRecord, RelationType } from '../storage/records.js';
 import type { MemoryContext, Progress } from './context.js';
 import { MemoryError } from './errors.js';
+import { ChainExits } from './facts/chain-exits.js';
 import { mergedRecord, mergeMemories } from './merge.js';
 
 export class Consolidation {
@@ -108,11 +109,15 @@ export class Consolidation {
           const merged = mergedRecord(randomUUID(), plan.merged, plan.cluster.memory_ids, now);
           memories.push(merged);
           result.memory_id = merged.id;
+          // What a member superseded, the merged memory supersedes: it holds the member's fact.
+          const exits = new ChainExits(this.ctx.engine.memories);
           for (const member of live as MemoryRecord[]) {
             relate(merged.id, member.id, 'consolidated_from');
-            memories.push({ ...member, status: 'archived' });
+            memories.push({ ...exits.leave(member, merged.id), status: 'archived' });
             result.archived_ids.push(member.id);
           }
+          if (exits.handed.length > 0) merged.supersedes = exits.handed;
+          memories.push(...exits.others);
         }
         out.push(result);
       }

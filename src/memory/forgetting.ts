@@ -9,7 +9,8 @@ import type { Mutation } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
-import { unlinkSupersession } from './facts/links.js';
+import { ChainExits } from './facts/chain-exits.js';
+import { type LinkedMemory, unlinkSupersession } from './facts/links.js';
 import { ageDays, oneLine, round } from './present.js';
 import { mergedFrom, mergeRestored } from './restore.js';
 
@@ -33,15 +34,28 @@ export class Forgetting {
       memory_ids: candidates.map((c) => c.memory_id),
       candidates,
     });
-    if (dryRun) return summarize(await this.gcCandidates(input.limit, archive));
+    if (dryRun) {
+      // What the run would undo, worked out as it would be and not written.
+      const candidates = await this.gcCandidates(input.limit, archive);
+      const exits = new ChainExits(this.ctx.engine.memories);
+      for (const c of candidates) exits.leave(this.ctx.require(c.memory_id));
+      return withUndone(summarize(candidates), exits.reinstated);
+    }
     return this.ctx.engine.transact(() => {
       const candidates = this.collectGcCandidates(input.limit, archive);
-      const records = candidates.map((c) => this.ctx.require(c.memory_id));
-      const result = summarize(candidates);
+      const exits = new ChainExits(this.ctx.engine.memories);
+      const records = candidates.map((c) => exits.leave(this.ctx.require(c.memory_id)));
+      const result = withUndone(summarize(candidates), exits.reinstated);
       if (archive) {
-        return { result, memories: records.map((r) => ({ ...r, status: 'archived' as const })) };
+        const archived = records.map((r) => ({ ...r, status: 'archived' as const }));
+        return { result, memories: [...archived, ...exits.others] };
       }
-      return { result, forgotten: records, deletes: records.map((r) => r.id) };
+      return {
+        result,
+        forgotten: records,
+        deletes: records.map((r) => r.id),
+        memories: exits.others,
+      };
     });
   }
 
@@ -50,7 +64,13 @@ export class Forgetting {
       const record = this.ctx.require(memory_id);
       const status = 'archived';
       if (record.status === status) return { result: { memory_id, status } };
-      return { result: { memory_id, status }, memories: [{ ...record, status }] };
+      // Out of search, it supersedes nothing any more: what it superseded is current again.
+      const exits = new ChainExits(this.ctx.engine.memories);
+      const leaving = exits.leave(record);
+      return {
+        result: withUndone({ memory_id, status }, exits.reinstated),
+        memories: [{ ...leaving, status }, ...exits.others],
+      };
     });
   }
 
@@ -58,10 +78,13 @@ export class Forgetting {
   async delete({ memory_id }: DeleteMemoryInput): Promise<DeleteMemoryOutput> {
     return this.ctx.engine.transact(() => {
       const record = this.ctx.require(memory_id);
+      const exits = new ChainExits(this.ctx.engine.memories);
+      const leaving = exits.leave(record);
       return {
-        result: { memory_id, status: 'deleted' },
-        forgotten: [record],
+        result: withUndone({ memory_id, status: 'deleted' }, exits.reinstated),
+        forgotten: [leaving],
         deletes: [record.id],
+        memories: exits.others,
       };
     });
   }
@@ -198,4 +221,12 @@ export class Forgetting {
     }
     return undefined;
   }
+}
+
+/** `result` naming the memories current again, when there are any (else as it was). */
+function withUndone<T extends object>(
+  result: T,
+  undone: LinkedMemory[],
+): T & { superseded_undone?: LinkedMemory[] } {
+  return undone.length > 0 ? { ...result, superseded_undone: undone } : result;
 }

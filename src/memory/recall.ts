@@ -24,7 +24,7 @@ import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
 import { supersessionOf } from './facts/chain.js';
-import { neighboursOf } from './neighbours.js';
+import { NeighbourIndex } from './neighbour-index.js';
 import { ageDays, preview, round } from './present.js';
 import { liftRanks, scoreWithin, TIME_POOL, timeLift, timeOf } from './time-ranking.js';
 import { currentVersion, versionsOf } from './versions.js';
@@ -37,7 +37,12 @@ import { agoInWords, dayInWords, whenWhereOf } from './when.js';
 const MEANING_CANDIDATES = 200;
 
 export class Recall {
-  constructor(private readonly ctx: MemoryContext) {}
+  /** The sessions of this namespace's memories, built at the first ask for neighbours. */
+  private readonly sessions: NeighbourIndex;
+
+  constructor(private readonly ctx: MemoryContext) {
+    this.sessions = new NeighbourIndex(ctx.engine);
+  }
 
   async search(input: SearchMemoryInput): Promise<SearchMemoryOutput> {
     await this.ctx.sync();
@@ -364,7 +369,7 @@ export class Recall {
   /** The neighbours of each record when `n` asks for some (none is an empty map). */
   private neighboursOf(records: readonly MemoryRecord[], n: number | undefined) {
     if (!n) return new Map<string, Neighbours>();
-    return neighboursOf(records, this.ctx.engine.memories.values(), n);
+    return this.sessions.around(records, n);
   }
 
   /** A memory's text: its note's as a person left it once promoted, else its own. */

@@ -24,6 +24,8 @@ const PAGE_SIZE = 50;
 const SHOWN = 500;
 const LIST_PREVIEW = 240;
 const OVERVIEW_DAYS = 30;
+/** Memories saved around the one a page shows, a side: its session, as open_memories gives it. */
+const NEIGHBOURS_SHOWN = 3;
 
 /** The router of /ui/api; `res.locals.namespace` is set by the caller's auth. */
 /** What each button of one memory does, by the last word of its route. */
@@ -108,7 +110,10 @@ export function uiApi(deps: UiApiDeps): express.Router {
   api.get('/memories/:id', async (req, res) => {
     const memory = memoryOf(res);
     const id = req.params.id as string;
-    const { memories } = await memory.recall.open({ memory_ids: [id] });
+    const { memories } = await memory.recall.open({
+      memory_ids: [id],
+      neighbours: NEIGHBOURS_SHOWN,
+    });
     const found = memories[0];
     if (!found) throw new UserError(`no memory "${id}": it may have been forgotten (see gc)`);
     const note =

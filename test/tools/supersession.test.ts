@@ -53,6 +53,34 @@ describe('supersession and conflicts through the tools, resources and prompts', 
     assert.equal(back.total, 2);
   });
 
+  it('delete_memory and gc of the newer memory say the older one is current again', async (t) => {
+    const c = await openTestClient({}, { judgeFacts: ruleJudge });
+    t.after(() => c.close());
+    const old = await c.ok<Saved>('save_memory', { content: 'Lena lives in Graz.' });
+    const newer = await c.ok<Saved>('save_memory', { content: 'Lena lives in Linz.' });
+    const deleted = await c.call('delete_memory', { memory_id: newer.memory_id });
+    assert.deepEqual(
+      (deleted.structuredContent as { superseded_undone?: unknown })?.superseded_undone,
+      [{ memory_id: old.memory_id, content: 'Lena lives in Graz.' }],
+    );
+    assert.match(
+      textOf(deleted),
+      new RegExp(`Supersession undone: ${old.memory_id} current again`),
+    );
+
+    const again = await c.ok<Saved>('save_memory', { content: 'Lena lives in Wels.' });
+    assert.deepEqual(
+      again.supersedes.map((s) => s.memory_id),
+      [old.memory_id],
+    );
+    c.clock.advanceDays(400);
+    await c.ok('touch_memory', { memory_id: old.memory_id, boost_strength: true });
+    const dry = await c.call('gc', { dry_run: true });
+    assert.match(textOf(dry), new RegExp(`Would make current again .*${old.memory_id}`));
+    const archived = await c.call('archive_memory', { memory_id: again.memory_id });
+    assert.match(textOf(archived), /Supersession undone/);
+  });
+
   it('a conflict is in mnemo://review and the review prompt until settle_conflict', async (t) => {
     const c = await openTestClient({}, { judgeFacts: ruleJudge });
     t.after(() => c.close());

@@ -174,6 +174,25 @@ describe('the page API', () => {
     assert.equal(missing.status, 400);
   });
 
+  it('opens a memory with its date in words and the memories saved around it', async () => {
+    const { memory } = await json<{
+      memory: {
+        date: string;
+        ago: string;
+        neighbours: { memory_id: string; offset: number; date: string; content: string }[];
+      };
+    }>(`/memories/${IDS.img}`);
+    assert.equal(memory.date, '2025-12-31, a Wednesday');
+    assert.equal(memory.ago, 'yesterday');
+    // Neither has a source or a context: neighbours by time, the other one saved that second.
+    assert.deepEqual(
+      memory.neighbours.map((n) => [n.memory_id, n.offset]),
+      [[IDS.link, 1]],
+    );
+    const far = await json<{ memory: { neighbours: unknown[] } }>(`/memories/${IDS.wifi}`);
+    assert.deepEqual(far.memory.neighbours, [], 'nothing within 6 hours of it');
+  });
+
   it('previews gc at a later date without changing anything, then runs it now', async () => {
     const now = await json<{ total: number }>('/gc');
     const later = await json<{ total: number; rows: { memory_id: string }[] }>(

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { CLI_PATH, makeTempDir, removeDir } from '../e2e/helpers.js';
 import { T0 } from '../support.js';
-import { IDS, seedDataDir, XSS_IMG } from './seed.js';
+import { IDS, seedDataDir, XSS_IMG, XSS_LINK } from './seed.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'browser-token-0123456789';
@@ -118,6 +118,13 @@ describe('the web page in Chromium', { skip }, () => {
     await page.locator('#content').waitFor();
     assert.equal(await page.locator('#content').textContent(), XSS_IMG);
     assert.equal(await page.locator('#content img').count(), 0);
+    // Its date in words, and the memory saved around it, its markup shown as text too.
+    assert.match(
+      (await page.locator('#when').textContent()) ?? '',
+      /2025-12-31, a Wednesday, yesterday/,
+    );
+    const around = page.locator(`#neighbours a[href="#/memory/${IDS.link}"]`);
+    assert.equal(await around.textContent(), XSS_LINK);
     await open('memories');
     await page.locator('#memories tbody tr').first().waitFor();
     assert.equal(await page.locator('img').count(), 0);

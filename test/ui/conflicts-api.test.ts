@@ -90,4 +90,29 @@ describe('the page API: conflicts in the review list', () => {
     assert.deepEqual(((await settled.json()) as { kept: string[] }).kept, [IDS.cat, IDS.later]);
     assert.deepEqual((await review()).conflicts, []);
   });
+  it('archiving the kept side from the page makes the superseded one current again', async () => {
+    const url = await started();
+    const call = async (route: string, body?: unknown) => {
+      const res = await fetch(`${url}/ui/api${route}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const status = async (id: string) =>
+      ((await call(`/memories/${id}`)).memory as { status: string }).status;
+    await call('/conflicts/settle', { memory_id: IDS.cat, other_id: IDS.later, keep: 'first' });
+    assert.equal(await status(IDS.later), 'superseded');
+    const archived = await call(`/memories/${IDS.cat}/archive`, {});
+    assert.deepEqual(
+      (archived.superseded_undone as { memory_id: string }[]).map((m) => m.memory_id),
+      [IDS.later],
+    );
+    assert.equal(await status(IDS.later), 'active');
+  });
 });

@@ -34,6 +34,11 @@ export interface FullMemory {
   meta: { tags: string[]; source: string | null; context: string | null };
   entities: string[];
   created_at: number;
+  /** The day it was saved in words ("2023-05-08, a Monday") and how long ago, at the server's clock. */
+  date: string;
+  ago: string;
+  /** The memories saved just before (offset < 0) and after it, of its session. */
+  neighbours?: { memory_id: string; offset: number; date: string; content: string }[];
   last_used: number;
   use_count: number;
   strength: number;

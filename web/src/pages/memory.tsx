@@ -59,13 +59,22 @@ export function MemoryPage({ id, session }: { id: string; session: Session }) {
   const act = async (name: string, question: string) => {
     setNotice(null);
     setFailed(null);
+    let undone = '';
     const done = await confirmed(
       question,
-      () => api(`/memories/${encodeURIComponent(id)}/${name}`, {}),
+      async () => {
+        const answer = await api<{ superseded_undone?: { memory_id: string }[] }>(
+          `/memories/${encodeURIComponent(id)}/${name}`,
+          {},
+        );
+        const ids = answer.superseded_undone?.map((m) => m.memory_id) ?? [];
+        // Archive, delete or restore of either side of a supersession: say what is current again.
+        if (ids.length > 0) undone = ` (current again: ${ids.join(', ')})`;
+      },
       (message) => setFailed(message),
     );
     if (done) {
-      setNotice(`${name}: done`);
+      setNotice(`${name}: done${undone}`);
       reload();
     }
   };
@@ -159,9 +168,9 @@ function Details(props: {
             </td>
           </tr>
           <tr>
-            <th scope="row">Created</th>
-            <td>
-              {date(m.created_at)} UTC ({ago(m.created_at, session.now)})
+            <th scope="row">Saved</th>
+            <td id="when">
+              {m.date}, {m.ago} ({date(m.created_at)} UTC)
             </td>
           </tr>
           <tr>
@@ -186,6 +195,12 @@ function Details(props: {
             <tr>
               <th scope="row">Source</th>
               <td>{m.meta.source}</td>
+            </tr>
+          ) : null}
+          {m.meta.context ? (
+            <tr>
+              <th scope="row">Context</th>
+              <td>{m.meta.context}</td>
             </tr>
           ) : null}
           {m.entities.length > 0 ? (
@@ -224,6 +239,7 @@ function Details(props: {
           </tr>
         </tbody>
       </table>
+      <Neighbours memory={m} />
       <h2>Relations</h2>
       {m.relations.length === 0 ? (
         <p>None.</p>
@@ -239,6 +255,37 @@ function Details(props: {
             );
           })}
         </ul>
+      )}
+    </>
+  );
+}
+
+/** What was saved around it: the same source and context (or, with neither, within 6 hours). */
+function Neighbours({ memory: m }: { memory: FullMemory }) {
+  const around = m.neighbours ?? [];
+  const before = around.filter((n) => n.offset < 0);
+  const after = around.filter((n) => n.offset > 0);
+  const item = (n: (typeof around)[number]) => (
+    <li key={n.memory_id}>
+      <small>{n.date}</small> <MemoryLink id={n.memory_id}>{n.content}</MemoryLink>
+    </li>
+  );
+  return (
+    <>
+      <h2>Saved around it</h2>
+      {around.length === 0 ? (
+        <p id="neighbours">
+          Nothing else was saved in its session
+          {m.meta.source || m.meta.context ? '' : ' (no source or context: within 6 hours)'}.
+        </p>
+      ) : (
+        <ol id="neighbours">
+          {before.map(item)}
+          <li aria-current="true">
+            <small>{m.date}</small> <strong>this memory</strong>
+          </li>
+          {after.map(item)}
+        </ol>
       )}
     </>
   );
