@@ -334,9 +334,7 @@ async function runMethod(
     }
   }
   const seconds = Math.round((performance.now() - start) / 100) / 10;
-  process.stderr.write(
-    `${mode}, ${method.name}: ${JSON.stringify(overall(tallies))}\n`,
-  );
+  process.stderr.write(`${mode}, ${method.name}: ${JSON.stringify(overall(tallies))}\n`);
   return {
     method: method.name,
     mode,

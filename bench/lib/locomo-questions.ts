@@ -1,7 +1,8 @@
 // LoCoMo's turns as memories and its questions as hits: what bench:recall (over MCP) and
 // bench/recall-fast.ts (in process) count the same way.
-import type { Figures } from './recall-report.js';
+
 import type { Turn } from './locomo-sessions.js';
+import type { Figures } from './recall-report.js';
 
 export interface Qa {
   question: string;

@@ -17,11 +17,13 @@ import { DEFAULT_PREVIEW, DEFAULT_TOP_K } from '../contract/shared.js';
 import { CONTEXT_PREVIEW, type Neighbours } from '../contract/when-where.js';
 import { DAY, reviewPriority } from '../decay/index.js';
 import type { Dynamics } from '../search/lexical-index.js';
+import { withoutScaffolding } from '../search/question-words.js';
 import { combinedRank, interleave, topN } from '../search/ranking.js';
 import type { Top } from '../search/retriever.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
+import { NAME_POOL, nameLift, queryNames } from './entity-ranking.js';
 import { MemoryError } from './errors.js';
 import { supersessionOf } from './facts/chain.js';
 import { neighboursOf } from './neighbours.js';
@@ -60,6 +62,7 @@ export class Recall {
         'time_filter',
       );
     }
+    const names = queryNames(query);
     const score = (record: Dynamics) => this.ctx.score(record, now);
 
     // The meaning side brings its closest matches, enough for this page four times over.
@@ -71,8 +74,8 @@ export class Recall {
     // and the review candidates, drawn from the best by urgency past page 1's primaries.
     const tops: Top[] = [
       {
-        // A time in the query lifts the best TIME_POOL matches: all of them are needed.
-        count: Math.max(page * pageSize + slots, time ? TIME_POOL : 0),
+        // A time or a name in the query lifts the best matches: all of them are needed.
+        count: Math.max(page * pageSize + slots, time ? TIME_POOL : 0, names ? NAME_POOL : 0),
         value: (relevance, score) => combinedRank(relevance, score, decayWeight),
         ceiling: combinedRank(1, 1, decayWeight),
       },
@@ -86,7 +89,7 @@ export class Recall {
       });
     }
     const rows = await this.ctx.retriever.rank(
-      query,
+      withoutScaffolding(query),
       limit,
       {
         statuses,
@@ -104,6 +107,7 @@ export class Recall {
       ranks[i] = combinedRank(rows.relevance[i] as number, rows.score[i] as number, decayWeight);
     }
     if (time) liftRanks(ranks, TIME_POOL, (i) => timeLift(rows.record(i), time));
+    if (names) liftRanks(ranks, NAME_POOL, (i) => nameLift(rows.record(i), names));
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.
     let review: number[] = [];
