@@ -10,8 +10,8 @@ import type { MemoryRecord } from '../storage/records.js';
 export const SUBJECT_LIFT = 0.4;
 /** For a memory that names, past its subject, what the query names. */
 export const MENTION_LIFT = 0.1;
-/** The best matches names lift: the rest rank as they are (as time-ranking.ts's TIME_POOL). */
-export const NAME_POOL = 100;
+/** The most names lift a memory. */
+export const MAX_NAME_LIFT = 1 + SUBJECT_LIFT;
 
 /** A capitalised word: letters, digits, and the apostrophes and hyphens inside a name. */
 const CAPITALISED = /\p{Lu}[\p{L}\p{N}'’-]{0,63}/gu;

@@ -23,12 +23,13 @@ import type { Top } from '../search/retriever.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
-import { NAME_POOL, nameLift, queryNames } from './entity-ranking.js';
+import { MAX_NAME_LIFT, nameLift, queryNames } from './entity-ranking.js';
 import { MemoryError } from './errors.js';
 import { supersessionOf } from './facts/chain.js';
 import { neighboursOf } from './neighbours.js';
 import { ageDays, preview, round } from './present.js';
-import { liftRanks, scoreWithin, TIME_POOL, timeLift, timeOf } from './time-ranking.js';
+import { LIFT_POOL, liftBest } from './query-lifts.js';
+import { MAX_TIME_LIFT, scoreWithin, timeLift, timeOf } from './time-ranking.js';
 import { currentVersion, versionsOf } from './versions.js';
 import { agoInWords, dayInWords, whenWhereOf } from './when.js';
 
@@ -75,7 +76,7 @@ export class Recall {
     const tops: Top[] = [
       {
         // A time or a name in the query lifts the best matches: all of them are needed.
-        count: Math.max(page * pageSize + slots, time ? TIME_POOL : 0, names ? NAME_POOL : 0),
+        count: Math.max(page * pageSize + slots, time || names ? LIFT_POOL : 0),
         value: (relevance, score) => combinedRank(relevance, score, decayWeight),
         ceiling: combinedRank(1, 1, decayWeight),
       },
@@ -106,8 +107,13 @@ export class Recall {
     for (let i = 0; i < rows.length; i++) {
       ranks[i] = combinedRank(rows.relevance[i] as number, rows.score[i] as number, decayWeight);
     }
-    if (time) liftRanks(ranks, TIME_POOL, (i) => timeLift(rows.record(i), time));
-    if (names) liftRanks(ranks, NAME_POOL, (i) => nameLift(rows.record(i), names));
+    if (time || names) {
+      const maxLift = (time ? MAX_TIME_LIFT : 1) * (names ? MAX_NAME_LIFT : 1);
+      liftBest(ranks, page * pageSize + slots, maxLift, (i) => {
+        const record = rows.record(i);
+        return (time ? timeLift(record, time) : 1) * (names ? nameLift(record, names) : 1);
+      });
+    }
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.
     let review: number[] = [];
