@@ -29,37 +29,20 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { MINILM_MODEL, STATIC_MODEL } from '../src/search/embeddings.js';
-import { datedPlan, type Plan, type Turn, todayPlan } from './lib/locomo-sessions.js';
+import {
+  byCategory,
+  CATEGORIES,
+  memoryContent,
+  overall,
+  type Sample,
+  type Tally,
+  tallyAnswer,
+} from './lib/locomo-questions.js';
+import { datedPlan, type Plan, todayPlan } from './lib/locomo-sessions.js';
 import { type Figures, report } from './lib/recall-report.js';
 
 type Mode = 'today' | 'dated';
 const MODES: readonly Mode[] = ['today', 'dated'];
-
-interface Qa {
-  question: string;
-  evidence: string[];
-  category: number;
-}
-
-interface Sample {
-  sample_id: string;
-  conversation: Record<string, unknown>;
-  qa: Qa[];
-}
-
-interface Tally {
-  n: number;
-  turn5: number;
-  turn10: number;
-  session5: number;
-}
-
-const CATEGORIES: Record<number, string> = {
-  1: 'multi-hop',
-  2: 'temporal',
-  3: 'open-domain',
-  4: 'single-hop',
-};
 
 /** From bench/data/README.md, same protocol on the same file. */
 const REFERENCE: { method: string; figures: Figures } = {
@@ -118,38 +101,6 @@ function parse() {
       only: { type: 'string' },
     },
   });
-}
-
-export function memoryContent(turn: Turn): string {
-  const caption = turn.blip_caption?.trim();
-  return `${turn.speaker}: ${turn.text}${caption ? ` [image: ${caption}]` : ''}`;
-}
-
-const sessionOf = (diaId: string) => diaId.slice(0, diaId.indexOf(':'));
-
-/**
- * Evidence ids as D<session>:<turn>. A few entries in LoCoMo are malformed ("D8:6; D9:17",
- * "D:11:26", "D"): lists are split, a stray colon after the D dropped, and what is still not an
- * id left out; `repairs` counts the entries that needed any of this.
- */
-function evidenceOf(raw: readonly string[], repairs: { count: number }): string[] {
-  const out: string[] = [];
-  for (const entry of raw) {
-    let repaired = false;
-    const parts = entry.trim().split(/[;,\s]+/);
-    if (parts.length > 1) repaired = true;
-    for (const part of parts) {
-      const m = /^D(:?)(\d+):(\d+)$/.exec(part);
-      if (!m) {
-        repaired = true;
-        continue;
-      }
-      if (m[1]) repaired = true;
-      out.push(`D${m[2]}:${m[3]}`);
-    }
-    if (repaired) repairs.count++;
-  }
-  return out;
 }
 
 interface ToolAnswer {
@@ -268,8 +219,6 @@ async function runConversation(
     const searchStart = performance.now();
     for (const qa of sample.qa) {
       if (!(qa.category in CATEGORIES)) continue;
-      const evidence = new Set(evidenceOf(qa.evidence, repairs));
-      const sessions = new Set([...evidence].map(sessionOf));
       const found = await call(client, 'search_memory', {
         query: qa.question,
         top_k: 10,
@@ -282,18 +231,7 @@ async function runConversation(
         if (!ids) throw new Error(`search_memory returned an unknown memory ${r.memory_id}`);
         return ids;
       });
-      const turnHit = (k: number) =>
-        ranked.slice(0, k).some((ids) => ids.some((d) => evidence.has(d)));
-      const sessionHit = (k: number) =>
-        ranked.slice(0, k).some((ids) => ids.some((d) => sessions.has(sessionOf(d))));
-      for (const key of [0, qa.category]) {
-        const t = tallies.get(key) ?? { n: 0, turn5: 0, turn10: 0, session5: 0 };
-        t.n++;
-        if (turnHit(5)) t.turn5++;
-        if (turnHit(10)) t.turn10++;
-        if (sessionHit(5)) t.session5++;
-        tallies.set(key, t);
-      }
+      tallyAnswer(tallies, qa, ranked, repairs);
     }
     const searchMs = performance.now() - searchStart;
     return { memories: diaIds.size, turns, deduplicated, saveMs, searchMs, scores };
@@ -301,15 +239,6 @@ async function runConversation(
     await (open as { client: Client } | null)?.client.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-function figures(t: Tally): Figures {
-  const r = (x: number) => (t.n === 0 ? 0 : Math.round((x / t.n) * 1000) / 1000);
-  return {
-    turn_any_at_5: r(t.turn5),
-    turn_any_at_10: r(t.turn10),
-    session_any_at_5: r(t.session5),
-  };
 }
 
 /** Warns when a source file is newer than the build the benchmark is about to run. */
@@ -404,20 +333,13 @@ async function runMethod(
       throw error;
     }
   }
-  const empty = { n: 0, turn5: 0, turn10: 0, session5: 0 };
-  const byCategory = Object.entries(CATEGORIES).map(([c, name]) => {
-    const t = tallies.get(Number(c)) ?? empty;
-    return { category: Number(c), name, n: t.n, ...figures(t) };
-  });
   const seconds = Math.round((performance.now() - start) / 100) / 10;
-  process.stderr.write(
-    `${mode}, ${method.name}: ${JSON.stringify(figures(tallies.get(0) ?? empty))}\n`,
-  );
+  process.stderr.write(`${mode}, ${method.name}: ${JSON.stringify(overall(tallies))}\n`);
   return {
     method: method.name,
     mode,
-    figures: figures(tallies.get(0) ?? empty),
-    by_category: byCategory,
+    figures: overall(tallies),
+    by_category: byCategory(tallies),
     memories,
     turns,
     deduplicated,

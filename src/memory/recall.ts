@@ -17,16 +17,19 @@ import { DEFAULT_PREVIEW, DEFAULT_TOP_K } from '../contract/shared.js';
 import { CONTEXT_PREVIEW, type Neighbours } from '../contract/when-where.js';
 import { DAY, reviewPriority } from '../decay/index.js';
 import type { Dynamics } from '../search/lexical-index.js';
+import { withoutScaffolding } from '../search/question-words.js';
 import { combinedRank, interleave, topN } from '../search/ranking.js';
 import type { Top } from '../search/retriever.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
+import { MAX_NAME_LIFT, nameLift, queryNames } from './entity-ranking.js';
 import { MemoryError } from './errors.js';
 import { supersessionOf } from './facts/chain.js';
 import { NeighbourIndex } from './neighbour-index.js';
 import { ageDays, preview, round } from './present.js';
-import { liftRanks, scoreWithin, TIME_POOL, timeLift, timeOf } from './time-ranking.js';
+import { LIFT_POOL, liftBest } from './query-lifts.js';
+import { MAX_TIME_LIFT, scoreWithin, timeLift, timeOf } from './time-ranking.js';
 import { currentVersion, versionsOf } from './versions.js';
 import { agoInWords, dayInWords, whenWhereOf } from './when.js';
 
@@ -65,6 +68,7 @@ export class Recall {
         'time_filter',
       );
     }
+    const names = queryNames(query);
     const score = (record: Dynamics) => this.ctx.score(record, now);
 
     // The meaning side brings its closest matches, enough for this page four times over.
@@ -76,8 +80,8 @@ export class Recall {
     // and the review candidates, drawn from the best by urgency past page 1's primaries.
     const tops: Top[] = [
       {
-        // A time in the query lifts the best TIME_POOL matches: all of them are needed.
-        count: Math.max(page * pageSize + slots, time ? TIME_POOL : 0),
+        // A time or a name in the query lifts the best matches: all of them are needed.
+        count: Math.max(page * pageSize + slots, time || names ? LIFT_POOL : 0),
         value: (relevance, score) => combinedRank(relevance, score, decayWeight),
         ceiling: combinedRank(1, 1, decayWeight),
       },
@@ -91,7 +95,7 @@ export class Recall {
       });
     }
     const rows = await this.ctx.retriever.rank(
-      query,
+      withoutScaffolding(query),
       limit,
       {
         statuses,
@@ -108,7 +112,13 @@ export class Recall {
     for (let i = 0; i < rows.length; i++) {
       ranks[i] = combinedRank(rows.relevance[i] as number, rows.score[i] as number, decayWeight);
     }
-    if (time) liftRanks(ranks, TIME_POOL, (i) => timeLift(rows.record(i), time));
+    if (time || names) {
+      const maxLift = (time ? MAX_TIME_LIFT : 1) * (names ? MAX_NAME_LIFT : 1);
+      liftBest(ranks, page * pageSize + slots, maxLift, (i) => {
+        const record = rows.record(i);
+        return (time ? timeLift(record, time) : 1) * (names ? nameLift(record, names) : 1);
+      });
+    }
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.
     let review: number[] = [];

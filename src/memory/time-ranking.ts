@@ -3,19 +3,15 @@
 // the memories saved in that time are kept.
 
 import type { Dynamics } from '../search/lexical-index.js';
-import { topN } from '../search/ranking.js';
 import { parseTime, type TimeQuery, type TimeRange, within } from '../search/time-query.js';
 import type { MemoryRecord } from '../storage/records.js';
 
-/**
- * The best matches a time lifts: the rest rank as they are. A lift is at most
- * 1 + RANGE_LIFT + WHEN_LIFT, so a memory far down by its words stays down.
- */
-export const TIME_POOL = 100;
 /** For a memory of the time the query names: saved then, or saying a date then. */
 export const RANGE_LIFT = 0.5;
 /** For a memory that says a date, when the query asks "when". */
 export const WHEN_LIFT = 0.2;
+/** The most a time lifts a memory: a memory far down by its words stays down. */
+export const MAX_TIME_LIFT = 1 + RANGE_LIFT + WHEN_LIFT;
 
 /** The time a query names, or null when it names none and does not ask "when". */
 export function timeOf(query: string, now: number): TimeQuery | null {
@@ -38,13 +34,6 @@ export function timeLift(record: MemoryRecord, time: TimeQuery): number {
   }
   if (time.asksWhen && stated.length > 0) lift += WHEN_LIFT;
   return lift;
-}
-
-/** Lifts the ranks of the best `pool` rows in place, by what `liftOf(row)` answers. */
-export function liftRanks(ranks: Float64Array, pool: number, liftOf: (row: number) => number) {
-  for (const { index } of topN(ranks, pool)) {
-    ranks[index] = (ranks[index] as number) * liftOf(index);
-  }
 }
 
 /**

@@ -10,7 +10,7 @@ export interface NoteText {
 }
 
 /** What `documentOf` makes of a memory: a sidecar made by another version is not read. */
-export const DOCUMENT_VERSION = 1;
+export const DOCUMENT_VERSION = 2;
 
 /** One memory as search sees it. */
 export interface MemoryDocument {
@@ -25,7 +25,9 @@ export interface MemoryDocument {
  * the links mnemo added to the note are not part of it (they name other memories), and a note
  * whose text is still the content gives the content itself, so its vector is not computed again.
  * Its words are the text with the memory's tags and entities, or, once it has a note, with the
- * note's title and tags (the person's to change).
+ * note's tags (the person's to change) and its title when the title says something of its own:
+ * the title mnemo gives a note is the content's first line, and counting it would weigh the
+ * promoted memory's words twice against the same memory not promoted.
  */
 export function documentOf(
   record: Pick<MemoryRecord, 'content' | 'meta' | 'entities'>,
@@ -37,7 +39,17 @@ export function documentOf(
   }
   const body = note.body.slice(0, relatedSectionStart(note.body)).trim();
   const text = body === record.content.trim() ? record.content : body;
-  return { text, words: `${note.title}\n${note.tags.join(' ')}\n${text}` };
+  const title = titleRepeats(note.title, text) ? '' : note.title;
+  return { text, words: `${title}\n${note.tags.join(' ')}\n${text}\n${record.entities.join(' ')}` };
+}
+
+/**
+ * Whether a note's title only repeats the start of its text: the first line, or its first 119
+ * characters and an ellipsis, as mnemo titles a note (the vault's `noteTitle`).
+ */
+export function titleRepeats(title: string, text: string): boolean {
+  const head = (title.endsWith('…') ? title.slice(0, -1) : title).trim();
+  return head.length > 0 && text.trimStart().startsWith(head);
 }
 
 export function sameNote(a: NoteText | undefined, b: NoteText | undefined): boolean {

@@ -4,6 +4,7 @@ import type { FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 import { errorCode } from '../platform/errors.js';
 import { Bm25Index, type LexicalHits } from '../search/bm25.js';
+import { titleRepeats } from '../search/document.js';
 import { Tokenizer } from '../search/tokenizer.js';
 import { VocabularyCompaction } from '../search/vocabulary-compaction.js';
 import { noteMemoryId, noteTags, parseNote } from './note.js';
@@ -41,9 +42,10 @@ function isSkipped(relative: string): boolean {
   return relative.split(/[\\/]/).some((part) => part.startsWith('.') || SKIPPED_DIRS.has(part));
 }
 
-/** The text of a note that search matches. */
+/** The text of a note that search matches: its title once, not again when the body begins with it. */
 function noteText(note: Pick<VaultNote, 'title' | 'tags' | 'body'>): string {
-  return `${note.title}\n${note.tags.join(' ')}\n${note.body}`;
+  const title = titleRepeats(note.title, note.body) ? '' : note.title;
+  return `${title}\n${note.tags.join(' ')}\n${note.body}`;
 }
 
 /**

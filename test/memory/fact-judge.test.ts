@@ -42,6 +42,18 @@ describe('the fact judge', () => {
     assert.equal(verdict('I am a nurse.', 'I am a big fan of jazz.'), 'none');
   });
 
+  it('joining a group is not a new employer: one joins many (LoCoMo hid such turns)', () => {
+    assert.equal(verdict('I work at Initech.', 'I joined a book club last week.'), 'none');
+    assert.equal(
+      verdict(
+        'John: I joined a service-focused online group last week.',
+        'Maria: Just yesterday I joined a nearby church.',
+      ),
+      'none',
+    );
+    assert.equal(verdict('Tom works at Acme.', 'Tom joined Globex.'), 'supersedes');
+  });
+
   it('likes: ending one supersedes, liking another is unrelated, hating it conflicts', () => {
     assert.equal(verdict('I love coffee.', "I don't like coffee anymore."), 'supersedes');
     assert.equal(verdict('I love coffee.', 'I switched from coffee to tea.'), 'supersedes');

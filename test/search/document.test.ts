@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { documentOf } from '../../src/search/document.js';
+import { documentOf, titleRepeats } from '../../src/search/document.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { noteTitle, parseNote, renderNote } from '../../src/vault/note.js';
 import { propertiesOf } from '../../src/vault/writer.js';
@@ -42,6 +42,17 @@ describe('documentOf: one text for words and meaning', () => {
     const after = { ...note, body: `${note.body}\nHe was adopted in May.\n` };
     assert.match(documentOf(record, after).text, /Milo is a cat[\s\S]*adopted in May\.$/);
     const words = documentOf(record, { ...edited, title: 'Milo and fish', tags: ['cats'] }).words;
-    assert.equal(words, 'Milo and fish\ncats\nMilo likes salmon.\nEspecially on Fridays.');
+    assert.equal(words, 'Milo and fish\ncats\nMilo likes salmon.\nEspecially on Fridays.\nMilo');
+  });
+
+  it('counts the words of a note once: a title that is the first line is not added', () => {
+    const words = documentOf(record, written()).words;
+    assert.equal(words, `\npets\n${record.content}\nMilo`);
+    const sorted = (text: string) => text.split(/\s+/).filter(Boolean).sort();
+    assert.deepEqual(sorted(words), sorted(documentOf(record, undefined).words));
+    // A long first line is titled cut with an ellipsis: the same words still.
+    const long = `${'word '.repeat(40)}end`;
+    assert.equal(titleRepeats(noteTitle(long), long), true);
+    assert.equal(titleRepeats('Milo and fish', record.content), false);
   });
 });

@@ -153,11 +153,30 @@ describe('combinedRank', () => {
     );
   });
 
-  it('is relevance * ((1 - w) + w * min(1, score))', () => {
+  it('is relevance * (1 - d * (1 - min(1, score))), d = w * (1 - 0.6 * relevance)', () => {
     assert.equal(combinedRank(0.8, 0.5, 0), 0.8);
-    assert.ok(Math.abs(combinedRank(0.8, 0.5, 0.3) - 0.8 * (0.7 + 0.15)) <= 1e-12);
+    const d = 0.3 * (1 - 0.6 * 0.8);
+    assert.ok(Math.abs(combinedRank(0.8, 0.5, 0.3) - 0.8 * (1 - d * 0.5)) <= 1e-12);
+    // The best match keeps 40% of the decay's weight, a faint one nearly all of it.
+    assert.ok(Math.abs(combinedRank(1, 0, 0.3) - (1 - 0.3 * 0.4)) <= 1e-12);
+    assert.ok(Math.abs(combinedRank(0.01, 0, 0.3) / 0.01 - (1 - 0.3 * 0.994)) <= 1e-12);
     // A score above 1 (many uses, high strength) counts as 1.
     assert.equal(combinedRank(0.8, 1.9, 0.3), combinedRank(0.8, 1, 0.3));
     assert.equal(combinedRank(0, 1, 0.3), 0);
+  });
+
+  it('property: never above relevance * combinedRank(1, 1, w), the ceiling pruning uses', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 3, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (relevance, score, weight) => {
+          const ceiling = combinedRank(1, 1, weight);
+          assert.equal(ceiling, 1);
+          assert.ok(combinedRank(relevance, score, weight) <= relevance * ceiling);
+        },
+      ),
+    );
   });
 });

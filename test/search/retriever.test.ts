@@ -82,6 +82,21 @@ describe('Retriever: ranked rows', () => {
 });
 
 describe('Retriever: one document a memory feeds both indexes', () => {
+  it('a promoted memory weighs as much as the same memory not promoted (its title is its first line)', async () => {
+    const active = { ...record, id: 'm2', status: 'active' as const };
+    const { retriever } = retrieverOf(record, active);
+    retriever.setNote('m1', {
+      title: 'Milo likes tuna.',
+      tags: ['pets'],
+      body: `${record.content}\n`,
+    });
+    const rows = [...(await retriever.rank('milo tuna', 10, everyOne))];
+    assert.deepEqual(rows.map((r) => [r.record.id, r.relevance]).sort(), [
+      ['m1', 1],
+      ['m2', 1],
+    ]);
+  });
+
   it('indexes a memory again for each change of its note, and only then', async () => {
     const { retriever, told, found } = retrieverOf(record);
     const note = { title: 'T', tags: [], body: 'one' };

@@ -73,7 +73,7 @@ export const FACT_PATTERNS: readonly FactPattern[] = [
     stative: true,
   },
   { kind: 'employer', regex: /\bworked (?:at|for) /, tense: 'past' },
-  { kind: 'employer', regex: /\b(?:joined|joins|join) /, change: true },
+  { kind: 'employer', regex: /\b(?:joined|joins|join) /, change: true, proper: true },
   {
     kind: 'employer',
     regex:
