@@ -61,14 +61,20 @@ async function run(): Promise<void> {
       }
       carryAt += start;
       // A line past the cap is not read by the store either: only its length is followed.
-      carry = start < buf.length ? Buffer.from(buf.subarray(start)) : Buffer.alloc(0);
-      if (carry.length > MAX_LINE_BYTES + 1) {
-        carryAt += carry.length;
+      carry = start < buf.length && !skipping ? Buffer.from(buf.subarray(start)) : Buffer.alloc(0);
+      if (skipping || carry.length > MAX_LINE_BYTES + 1) {
+        carryAt += buf.length - start;
         carry = Buffer.alloc(0);
         skipping = true;
       }
-      // Inside a long line nothing was read: nothing to send (it would only fill the window).
-      if (chunk.offsets.length === 0 && carryAt === sentThrough) continue;
+      if (chunk.offsets.length === 0) {
+        // Inside a long line nothing was read: only how far, which takes no place in the window
+        // (a line of 256 MB sent a chunk every 16 MB, filled it and waited on the main thread,
+        // which waited on it).
+        if (carryAt !== sentThrough) port?.postMessage({ through: carryAt });
+        sentThrough = carryAt;
+        continue;
+      }
       sentThrough = carryAt;
       const stems = tokenizer.vocabulary().slice(stemsSent);
       stemsSent += stems.length;

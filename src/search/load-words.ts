@@ -90,9 +90,10 @@ export class LoadWords {
     this.generation = vocabulary.generation;
     this.worker = startWorker(span);
     this.worker.unref();
-    this.worker.on('message', (message: LoadWordsChunk | { done: true }) => {
+    this.worker.on('message', (message: LoadWordsChunk | { done: true } | { through: number }) => {
       if ('done' in message) this.end();
-      else this.received(message);
+      else if ('offsets' in message) this.received(message);
+      else this.passed(message.through);
     });
     // A worker that fails costs only time: the main thread tokenizes what it did not send.
     this.worker.on('error', () => this.end());
@@ -194,6 +195,12 @@ export class LoadWords {
     this.wake();
   }
 
+  /** The worker read on to `through` and found no line to send (inside one past the cap). */
+  private passed(through: number): void {
+    this.through = through;
+    this.wake();
+  }
+
   private end(): void {
     this.ended = true;
     this.wake();
@@ -201,7 +208,8 @@ export class LoadWords {
 
   private wake(): void {
     this.waiting = this.waiting.filter((w) => {
-      if (!this.ended && this.through < w.offset) return true;
+      // A full window resolves too, as in `reached`: the worker waits for the main thread.
+      if (!this.ended && this.through < w.offset && this.chunks.length < MAX_AHEAD) return true;
       w.resolve();
       return false;
     });

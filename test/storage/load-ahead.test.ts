@@ -257,6 +257,51 @@ describe('LoadWords', () => {
     words.stop();
   });
 
+  // The main thread asks for a line past what the worker may hold ahead, before the worker has
+  // filled its window: it used to wait for a line the worker would send only once a chunk was
+  // taken, and the worker for a chunk to be taken (a start that never ended).
+  it('a window filled before the offset asked for: reached() resolves', {
+    timeout: 120_000,
+  }, async (t) => {
+    const dir = testDir(t);
+    const file = path.join(dir, 'memories.jsonl');
+    const line = `${JSON.stringify(newMemoryRecord('m', 'kettle '.repeat(140), T0))}\n`;
+    fs.writeFileSync(file, line.repeat(Math.ceil((24 << 20) / line.length)));
+    const size = fs.statSync(file).size;
+    const words = new LoadWords(
+      { path: file, ino: fs.statSync(file).ino, from: 0, to: size },
+      { learn: () => 0, generation: 0 },
+    );
+    t.after(() => words.stop());
+    await words.reached(size);
+    assert.ok(words.take(0, line.length - 1), 'the first line was sent');
+  });
+
+  it('reads on through a line of 256 MB without filling its window', {
+    timeout: 120_000,
+  }, async (t) => {
+    const dir = testDir(t);
+    const file = path.join(dir, 'memories.jsonl');
+    const line = (id: string) => `${JSON.stringify(newMemoryRecord(id, 'kettle boils', T0))}\n`;
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, line('before'));
+    fs.writeSync(fd, '{"x":"');
+    const piece = Buffer.alloc(1 << 20, 'a');
+    for (let i = 0; i < 256; i++) fs.writeSync(fd, piece);
+    fs.writeSync(fd, '"}\n');
+    const last = fs.fstatSync(fd).size;
+    fs.writeSync(fd, line('after'));
+    fs.closeSync(fd);
+    const size = fs.statSync(file).size;
+    const words = new LoadWords(
+      { path: file, ino: fs.statSync(file).ino, from: 0, to: size },
+      { learn: () => 0, generation: 0 },
+    );
+    t.after(() => words.stop());
+    await words.reached(size);
+    assert.ok(words.take(last, line('after').length - 1), 'the line after it was sent');
+  });
+
   it('sends nothing for another file than the span names', async (t) => {
     const dir = testDir(t);
     const file = path.join(dir, 'memories.jsonl');
