@@ -3,7 +3,13 @@
 // the memories saved in that time are kept.
 
 import type { Dynamics } from '../search/lexical-index.js';
-import { parseTime, type TimeQuery, type TimeRange, within } from '../search/time-query.js';
+import {
+  parseTime,
+  statedTimes,
+  type TimeQuery,
+  type TimeRange,
+  within,
+} from '../search/time-query.js';
 import type { MemoryRecord } from '../storage/records.js';
 
 /** For a memory of the time the query names: saved then, or saying a date then. */
@@ -27,8 +33,7 @@ export function timeLift(record: MemoryRecord, time: TimeQuery): number {
   let lift = 1;
   const savedThen = time.ranges.some((range) => within(range, record.created_at));
   // Dates the content says, "yesterday" read at the day it was saved.
-  const stated =
-    savedThen && !time.asksWhen ? [] : parseTime(record.content, record.created_at).ranges;
+  const stated = savedThen && !time.asksWhen ? [] : statedTimes(record.content, record.created_at);
   if (savedThen || stated.some((s) => time.ranges.some((range) => overlaps(s, range)))) {
     lift += RANGE_LIFT;
   }

@@ -161,6 +161,31 @@ export function parseTime(text: string, now: number): TimeQuery {
   return { ranges, asksWhen };
 }
 
+/**
+ * Every expression above holds a digit or one of these words: a text with none names no time.
+ * Literal words between letter boundaries: linear.
+ */
+const CUE = new RegExp(
+  `\\d|(?<![a-z])(?:${[
+    ...Object.keys(MONTHS),
+    ...Object.keys(SEASONS),
+    ...Object.keys(UNITS),
+    'today',
+    'tonight',
+    'yesterday',
+    'tomorrow',
+    'night',
+  ].join('|')})(?![a-z])`,
+);
+
+/**
+ * The times a memory's text states (`parseTime(text, now).ranges`), read only when it holds a
+ * cue: most memories name no time, and a search reads a hundred of them.
+ */
+export function statedTimes(text: string, now: number): TimeRange[] {
+  return CUE.test(text.slice(0, MAX_TIME_TEXT).toLowerCase()) ? parseTime(text, now).ranges : [];
+}
+
 /** Whether `range` holds the instant `t`. */
 export const within = (range: TimeRange, t: number) => t >= range.from && t < range.to;
 

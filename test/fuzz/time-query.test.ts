@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_TIME_TEXT, parseTime } from '../../src/search/time-query.js';
+import { MAX_TIME_TEXT, parseTime, statedTimes } from '../../src/search/time-query.js';
 
 // Words the parser looks for, so that arbitrary text often holds a near-miss of an expression.
 const WORDS = [
@@ -73,4 +73,23 @@ it('reads a text of any length in time linear in the bound (it reads the first p
   const { ranges } = parseTime(long, 1_700_000_000);
   assert.ok(ranges.length <= 16);
   assert.ok(MAX_TIME_TEXT < long.length);
+});
+
+it('statedTimes, which skips a text without a cue, finds what parseTime finds', () => {
+  const cased = fc.oneof(
+    text,
+    fc
+      .array(
+        fc.constantFrom(...WORDS, 'NIGHT', 'Tonight', 'SPRING', '_week', 'weeks2', 'WEE\u212A'),
+        { maxLength: 4 },
+      )
+      .map((w) => w.join('_')),
+    text.map((t) => t.toUpperCase()),
+  );
+  fc.assert(
+    fc.property(cased, clock, (t, now) => {
+      assert.deepEqual(statedTimes(t, now), parseTime(t, now).ranges);
+    }),
+    { numRuns: 3000 },
+  );
 });
