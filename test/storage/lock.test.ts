@@ -390,7 +390,11 @@ describe('DirLock: kept across runs', () => {
       await exited;
       // At once: at the first try, since a lock that waits no time fails at its first wait.
       const atOnce = new DirLock(dir, lockPath, { staleMs: 1, liveStaleMs: 1, waitMs: 0 });
-      assert.equal(await atOnce.run(() => 'taken over'), 'taken over', `${mode}: taken over at once`);
+      assert.equal(
+        await atOnce.run(() => 'taken over'),
+        'taken over',
+        `${mode}: taken over at once`,
+      );
       assert.equal(fs.existsSync(lockPath), false);
     }
   });
