@@ -16,6 +16,8 @@ export interface ProcessGroupStdioParams {
   cwd?: string;
   /** How long close() waits after closing stdin, then after SIGTERM. */
   graceMs?: number;
+  /** The clock (ms) that ends a turn of handling lines; performance.now by default. */
+  now?: () => number;
 }
 
 /** The largest message read from the child (as the server's own stdio): a longer one closes it. */
@@ -106,10 +108,11 @@ export class ProcessGroupStdioTransport implements Transport {
    * chunk of short ones held every namespace ~400 ms.
    */
   private drain(child: ChildProcess): void {
-    const until = performance.now() + TURN_MS;
+    const now = this.params.now ?? (() => performance.now());
+    const until = now() + TURN_MS;
     while (this.next < this.queue.length) {
       if (this.child !== child) return;
-      if (performance.now() > until) {
+      if (now() > until) {
         this.draining = true;
         child.stdout?.pause();
         setImmediate(() => {

@@ -345,10 +345,9 @@ describe('JsonlStore: compaction', () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
     const pid = Number(dead.stdout.toString());
     fs.writeFileSync(path.join(lockPath, 'owner'), JSON.stringify({ pid, host: os.hostname() }));
-    const started = performance.now();
-    const store = await openStore(t, dir, { lockWaitMs: 2_000 });
+    // No wait at all: the lock must be taken at the first try, or it is a LockTimeoutError.
+    const store = await openStore(t, dir, { lockWaitMs: 0 });
     await store.transact(() => ({ result: null, memories: [memory('a', 'after a crash')] }));
-    assert.ok(performance.now() - started < 1_000, 'no wait for a stale lock');
     assert.equal(store.memories.get('a')?.content, 'after a crash');
   });
 
@@ -422,7 +421,7 @@ describe('JsonlStore: a data dir locked at start', () => {
     assert.equal(fs.existsSync(holderTemp), false, 'a leftover once the lock is ours');
   });
 
-  it('stops waiting for the lock at once when closed', async (t) => {
+  it('stops waiting for the lock at once when closed', { timeout: 60_000 }, async (t) => {
     const dir = testDir(t);
     const lockPath = path.join(dir, FILES.lock);
     fs.mkdirSync(lockPath);
@@ -431,14 +430,13 @@ describe('JsonlStore: a data dir locked at start', () => {
       dataDir: dir,
       logger: pino({ level: 'silent' }),
       clock: () => T0,
-      lockWaitMs: 20_000,
+      // Longer than any test runs: only close() can end this wait before the test's timeout.
+      lockWaitMs: 3_600_000,
     });
     const ready = store.ready;
-    const started = performance.now();
     await new Promise((resolve) => setImmediate(resolve));
     store.close();
     await assert.rejects(ready, /closed/);
-    assert.ok(performance.now() - started < 5_000, 'no wait for the lock after close()');
     fs.rmSync(lockPath, { recursive: true });
   });
 });
