@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/server';
 import { logVaultToClient } from './logging/client-log.js';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
+import { ANSWER_WITHIN_MS } from './tools/ask-person.js';
 import { registerTools, type ToolDeps } from './tools/index.js';
 import { VERSION } from './version.js';
 
-export interface ServerDeps extends ToolDeps {
+export interface ServerDeps extends Omit<ToolDeps, 'asking'> {
   /** MNEMO_ANCHOR_FILE: the anchor of the context pack (else anchor.md in the vault root). */
   anchorFile?: string | undefined;
   /**
@@ -14,6 +16,12 @@ export interface ServerDeps extends ToolDeps {
    * gc, promotion, consolidation and the vault's notes are logged to the client.
    */
   notifications?: boolean;
+  /**
+   * save_memory asking the person about a conflict: `key` signs the question's state, and must
+   * be the same for every server that may get the answer (HTTP: one per namespace for the
+   * process; else each server makes its own); `answerWithinMs` bounds the wait.
+   */
+  asking?: { key?: Uint8Array; answerWithinMs?: number } | undefined;
 }
 
 const STATIC_LIST = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
@@ -50,7 +58,15 @@ export function createServer(deps: ServerDeps): McpServer {
     },
   );
   if (notifications) logVaultToClient(server, deps.memory);
-  registerTools(server, deps);
+  registerTools(server, {
+    memory: deps.memory,
+    logger: deps.logger,
+    asking: {
+      key: deps.asking?.key ?? randomBytes(32),
+      answerWithinMs: deps.asking?.answerWithinMs ?? ANSWER_WITHIN_MS,
+      push: notifications,
+    },
+  });
   const readDeps = { memory: deps.memory, logger: deps.logger, anchorFile: deps.anchorFile };
   registerResources(server, { ...readDeps, notifications });
   registerPrompts(server, readDeps);

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../config.js';
 import { loadGatewayConfig } from '../gateway/config.js';
@@ -134,6 +135,11 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
           ? undefined
           : createGateway({ servers, logger, callTimeoutMs: config.gatewayTimeoutMs });
       gateway = upstreams;
+      // Signs save_memory's questions (2026-07-28): one key a namespace, the same for every
+      // request's server, so the answer may come to another one; made anew at each start.
+      const askKey = randomBytes(32);
+      const askKeyOf = (namespace: string) =>
+        createHmac('sha256', askKey).update(`mnemo ask: ${namespace}`).digest();
       if (oauthOn) {
         try {
           oauth = await startOAuth(config, deps, memory, tokens ?? []);
@@ -155,6 +161,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
             logger,
             anchorFile: config.anchorFile,
             notifications: false,
+            asking: { key: askKeyOf(namespace) },
           }),
         ui: {
           page: uiPage(),

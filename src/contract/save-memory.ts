@@ -91,6 +91,27 @@ export const supersededUndone = z
   .optional()
   .describe('A supersession undone: these memories are current again (in search).');
 
+/** What the person may answer when asked which of two contradicting memories holds. */
+export const ASKED_KEEPS = ['new', 'old', 'both', 'merge'] as const;
+
+/** What the person answered when the save asked them about its conflicts (elicitation). */
+export const askedPerson = z
+  .object({
+    answer: z
+      .enum(['settled', 'declined', 'unanswered'])
+      .describe('declined: they would not say; unanswered: no answer in time, or asking failed.'),
+    settled: z.array(
+      z.object({
+        memory_id: z.string().describe('The earlier memory of the pair.'),
+        keep: z.enum(ASKED_KEEPS),
+        merged_id: z.string().nullable().describe('With merge: the merged memory.'),
+      }),
+    ),
+  })
+  .describe('Present when the person was asked which holds; pairs not settled stay in the queue.');
+
+export type AskedPerson = z.infer<typeof askedPerson>;
+
 export const saveMemoryOutput = z.object({
   memory_id: z.string().describe('The id of the memory (the existing one when deduplicated).'),
   deduplicated: z
@@ -111,6 +132,7 @@ export const saveMemoryOutput = z.object({
     .describe(
       'Memories it seems to contradict, not clearly as an update: both kept, in the review queue until settle_conflict.',
     ),
+  asked: askedPerson.optional(),
 });
 
 export type SaveMemoryInput = z.infer<typeof saveMemoryInput>;
@@ -133,6 +155,7 @@ export const saveMemory: ToolContract<typeof saveMemoryInput, typeof saveMemoryO
     'the older one becomes superseded: listed under supersedes, kept, but out of search_memory unless include_superseded is true; ' +
     'open_memories shows the chain both ways, and restore_memory (or update_memory of either) undoes it. ' +
     'When they seem to contradict but the new one is not clearly newer, nothing is hidden: they are listed under conflicts and wait in the review queue (mnemo://review) until settle_conflict. ' +
+    'A client with elicitation (form) has the person asked which holds; asked tells what they chose. ' +
     'Saving the same content again is never a supersession.\n\n' +
     `- content: 1 to ${count(MAX_CONTENT)} characters, not only white space or invisible characters; split longer text into several memories.\n` +
     `- tags: up to ${MAX_TAGS}, each 1 to 64 of A-Z a-z 0-9 _ / - (no spaces), e.g. "project/mnemo"; they filter searches, and observe_memory_usage compares them with its context_tags to find use in a new domain.\n` +

@@ -1,21 +1,34 @@
-import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ToolContract } from '../contract/shared.js';
 import type { Memory } from '../memory/index.js';
 import { HIDDEN_PATH_LOG, remoteMessage, UserError } from '../platform/errors.js';
+import type { AskSettings } from './ask-person.js';
 
 export interface ToolDeps {
   memory: Memory;
   /** Where a tool's unexpected failure is logged (stderr: stdout may be the protocol's). */
   logger: Logger;
+  /** How save_memory asks the person about a conflict; without it, it never asks. */
+  asking?: AskSettings | undefined;
 }
 
 export type ToolExtra = ServerContext;
 
 export interface ToolHandler<I extends z.ZodObject, O extends z.ZodObject> {
-  /** The call into the memory; its answer is the tool's structuredContent. */
-  run(input: z.infer<I>, extra: ToolExtra): Promise<z.infer<O>>;
+  /**
+   * The call into the memory; its answer is the tool's structuredContent. An input-required
+   * result (a question for the person, 2026-07-28) goes back as it is: the client asks, then
+   * calls again with the answer.
+   */
+  run(input: z.infer<I>, extra: ToolExtra): Promise<z.infer<O> | InputRequiredResult>;
   /** The same answer in a few lines, for clients that show text only. */
   text(output: z.infer<O>, input: z.infer<I>): string;
 }
@@ -32,9 +45,13 @@ export function registerContract<I extends z.ZodObject, O extends z.ZodObject>(
   contract: ToolContract<I, O>,
   handler: ToolHandler<I, O>,
 ): void {
-  const call = async (input: z.infer<I>, extra: ToolExtra): Promise<CallToolResult> => {
+  const call = async (
+    input: z.infer<I>,
+    extra: ToolExtra,
+  ): Promise<CallToolResult | InputRequiredResult> => {
     try {
       const output = await handler.run(input, extra);
+      if (isInputRequiredResult(output)) return output;
       return {
         content: [{ type: 'text', text: handler.text(output, input) }],
         structuredContent: output,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, ClientOptions } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Engine } from '../support.js';
@@ -61,7 +61,14 @@ export interface CliClient {
  */
 export async function startClient(
   dataDir: string,
-  options: { env?: Record<string, string>; args?: string[] } = {},
+  options: {
+    env?: Record<string, string>;
+    args?: string[];
+    /** The client's options (its capabilities, its revision). */
+    client?: ClientOptions;
+    /** Called before the client connects: to set its handlers. */
+    prepare?(client: Client): void;
+  } = {},
 ): Promise<CliClient> {
   if (!fs.existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run npm run build`);
   const transport = new StdioClientTransport({
@@ -74,7 +81,8 @@ export async function startClient(
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = new Client({ name: 'mnemo-e2e', version: '0.0.0' });
+  const client = new Client({ name: 'mnemo-e2e', version: '0.0.0' }, options.client);
+  options.prepare?.(client);
   let gone = false;
   const exited = new Promise<void>((resolve) => {
     client.onclose = () => {

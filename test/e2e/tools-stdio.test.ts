@@ -181,3 +181,50 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('save_memory asks the person over stdio (the built CLI)', () => {
+  for (const era of ['2025-11-25', '2026-07-28'] as const) {
+    it(`a ${era} client with form elicitation is asked; its answer settles the pair`, async (t) => {
+      const dir = makeTempDir();
+      const asked: string[] = [];
+      const c = await startClient(dir, {
+        env: { MNEMO_NOW: '2026-01-01' },
+        client: {
+          capabilities: { elicitation: { form: {} } },
+          ...(era === '2026-07-28' ? { versionNegotiation: { mode: { pin: era } } } : {}),
+        },
+        prepare: (client) =>
+          client.setRequestHandler('elicitation/create', async (request) => {
+            asked.push((request.params as { message: string }).message);
+            return { action: 'accept', content: { pair_1: 'old' } };
+          }),
+      });
+      t.after(async () => {
+        await c.close();
+        removeDir(dir);
+      });
+      const older = await c.ok<{ memory_id: string }>('save_memory', { content: 'I love coffee.' });
+      const result = await c.call('save_memory', { content: 'I hate coffee.' });
+      assert.equal(result.isError, undefined);
+      const saved = result.structuredContent as {
+        memory_id: string;
+        asked?: { answer: string; settled: { memory_id: string; keep: string }[] };
+      };
+      assert.equal(asked.length, 1);
+      assert.match(asked[0] ?? '', /New: "I hate coffee\."/);
+      assert.equal(saved.asked?.answer, 'settled');
+      assert.deepEqual(
+        saved.asked?.settled.map((s) => [s.memory_id, s.keep]),
+        [[older.memory_id, 'old']],
+      );
+      const found = await c.ok<{ results: { memory_id: string }[] }>('search_memory', {
+        query: 'coffee',
+      });
+      assert.deepEqual(
+        found.results.map((r) => r.memory_id),
+        [older.memory_id],
+      );
+      assert.doesNotMatch(c.stderr(), /could not be asked/);
+    });
+  }
+});
