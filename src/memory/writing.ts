@@ -33,10 +33,13 @@ export class Writing {
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
     const vector = await retriever.embed(input.content);
-    // The facts it may change, judged before the lock (the judge is pure); a repeat reinforces.
-    const candidates = this.isRepeat(input.content)
-      ? []
-      : await factCandidates(this.ctx, input.content, vector);
+    // The facts it may change, judged before the lock (the judge is pure); a repeat reinforces,
+    // and a memory that states no fact the judge reads changes none (no candidates looked up).
+    const mayJudge = this.ctx.judgeFacts.mayJudge?.(input.content) ?? true;
+    const candidates =
+      !mayJudge || this.isRepeat(input.content)
+        ? []
+        : await factCandidates(this.ctx, input.content, vector);
     const verdicts =
       candidates.length === 0
         ? []

@@ -1,5 +1,6 @@
 import { KeyIndex, stringHash } from '../platform/key-index.js';
 import { adopt, type Bm25State, checkState } from './bm25-state.js';
+import { tfAt } from './posting-search.js';
 
 export interface Bm25Params {
   k1: number;
@@ -28,6 +29,9 @@ export interface Matches {
 
 /** The numbers of work `stateInSteps` does between two turns of the event loop. */
 const STATE_SLICE = 500_000;
+
+/** Lucene's idf of a term held by `df` of `live` documents. */
+const idfOf = (live: number, df: number) => Math.log(1 + (live - df + 0.5) / (df + 0.5));
 
 /** Every class of document (bits 1..31). */
 export const ALL_CLASSES = ~1;
@@ -298,7 +302,7 @@ export class Bm25Index<D = unknown> {
     for (const term of new Set(queryTerms)) {
       const df = term < this.df.length ? (this.df[term] as number) : 0;
       if (df === 0) continue;
-      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      const idf = idfOf(this.live, df);
       if (term + 1 < baseStarts.length) {
         const end = baseStarts[term + 1] as number;
         for (let i = baseStarts[term] as number; i < end; i += 2) {
@@ -335,6 +339,33 @@ export class Bm25Index<D = unknown> {
     out.count = n;
     out.best = best;
     return out;
+  }
+
+  /** Live documents that hold `term`: about the postings a walk of it reads. */
+  documentFrequency(term: number): number {
+    return term < this.df.length ? (this.df[term] as number) : 0;
+  }
+
+  /**
+   * What `term` adds to the BM25 score of the document at `ordinal`, as `match` counts it (0
+   * when it does not hold it): a binary search of the term's postings, which are in ordinal
+   * order (a document is numbered when added, and a freeze or vacuum keeps the order).
+   */
+  termScore(term: number, ordinal: number): number {
+    const df = this.documentFrequency(term);
+    if (df === 0) return 0;
+    let tf = 0;
+    if (term + 1 < this.baseStarts.length) {
+      const from = this.baseStarts[term] as number;
+      tf = tfAt(this.base, from, this.baseStarts[term + 1] as number, ordinal);
+    }
+    const list = this.postings[term];
+    if (tf === 0 && list) tf = tfAt(list, 0, this.looseEnds[term] as number, ordinal);
+    if (tf === 0) return 0;
+    const avgLength = this.totalLength / this.live || 1;
+    const length = this.lengths[ordinal] as number;
+    const norm = this.k1 * (1 - this.b + (this.b * length) / avgLength);
+    return (idfOf(this.live, df) * tf * (this.k1 + 1)) / (tf + norm);
   }
 
   private growOrdinals(size: number): void {

@@ -192,7 +192,27 @@ export class LexicalIndex {
    * (`recordAt` reads one) and BM25 scores, in buffers the next search reuses.
    */
   match(query: string, statuses: Iterable<MemoryStatus>): Matches {
-    return this.bm25.match(this.tokenizer.termIds(query, false), statusMask(statuses));
+    return this.matchTerms(this.termsOf(query), statuses);
+  }
+
+  /** The term ids of a query's words (none learnt: a word no memory has matches nothing). */
+  termsOf(query: string): number[] {
+    return this.tokenizer.termIds(query, false);
+  }
+
+  /** `match` of term ids (`termsOf`). */
+  matchTerms(terms: readonly number[], statuses: Iterable<MemoryStatus>): Matches {
+    return this.bm25.match(terms, statusMask(statuses));
+  }
+
+  /** Memories that hold `term`, whatever their status: what walking its postings costs. */
+  documentFrequency(term: number): number {
+    return this.bm25.documentFrequency(term);
+  }
+
+  /** What `term` adds to the score of the memory at `ordinal` (`Bm25Index.termScore`). */
+  termScore(term: number, ordinal: number): number {
+    return this.bm25.termScore(term, ordinal);
   }
 
   idAt(ordinal: number): string {

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import type { FactJudge } from '../../src/memory/facts/judge.js';
+import {
+  type FactCandidate,
+  type FactJudge,
+  type FactStatement,
+  judgeFacts,
+} from '../../src/memory/facts/judge.js';
 import { ENGINES, type Engine, engineAbsent, openTestMemory, tempDir } from '../support.js';
 import { ruleJudge } from './fact-rules.js';
 
@@ -271,3 +276,33 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('the candidate lookup on save', () => {
+  it("is skipped when the judge's own reading finds no fact in the new memory", async (t) => {
+    const asked: string[] = [];
+    const judge: FactJudge = Object.assign(
+      (statement: FactStatement, candidates: readonly FactCandidate[]) => {
+        asked.push(statement.content);
+        return ruleJudge(statement, candidates);
+      },
+      { mayJudge: (content: string) => content.includes('lives') },
+    );
+    const m = await open('jsonl', judge);
+    t.after(() => m.close());
+    const boston = await m.memory.writing.save({ content: 'Caroline lives in Boston.' });
+    const chat = await m.memory.writing.save({ content: 'Caroline: wow, Boston in spring!' });
+    const denver = await m.memory.writing.save({ content: 'Caroline lives in Denver.' });
+    // The second found candidates (the first) but has no fact: the judge never saw it.
+    assert.deepEqual(asked, ['Caroline lives in Denver.']);
+    assert.deepEqual(chat.supersedes, []);
+    assert.deepEqual(
+      denver.supersedes.map((s) => s.memory_id),
+      [boston.memory_id],
+    );
+  });
+
+  it('the offline judge reads facts first: no fact, no candidates wanted', () => {
+    assert.equal(judgeFacts.mayJudge?.('Caroline lives in Boston now.'), true);
+    assert.equal(judgeFacts.mayJudge?.('Wow, it looks great! What made you pick it?'), false);
+  });
+});

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { type Bm25Params, Bm25Index as IdIndex, type LexicalHits } from '../../src/search/bm25.js';
+import {
+  ALL_CLASSES,
+  type Bm25Params,
+  Bm25Index as IdIndex,
+  type LexicalHits,
+} from '../../src/search/bm25.js';
 
 // The index works on term ids; these tests speak in words, numbered here as the Tokenizer would.
 const vocabulary = new Map<string, number>();
@@ -277,6 +282,44 @@ describe('Bm25Index', () => {
     assert.deepEqual(
       matched(1 << 2).map(([id]) => id),
       ['a', 'b'],
+    );
+  });
+
+  it('termScore is what each term adds to a match, frozen postings or not (property)', () => {
+    const words = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const doc = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 10 });
+    fc.assert(
+      fc.property(
+        fc.array(doc, { minLength: 1, maxLength: 40 }),
+        fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+        fc.nat({ max: 40 }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }),
+        (docs, removed, freezeAt, query) => {
+          const index = new IdIndex();
+          docs.forEach((tokens, i) => {
+            // Postings before the freeze are in the typed base, the others in loose lists.
+            if (i === freezeAt) index.freeze();
+            index.add(`m${i}`, termIds(tokens));
+          });
+          docs.forEach((tokens, i) => {
+            if (removed[i]) index.remove(`m${i}`, termIds(tokens));
+          });
+          const terms = [...new Set(termIds(query))];
+          const matches = index.match(terms, ALL_CLASSES);
+          assert.equal(matches.count, index.search(terms).ids.length);
+          for (let j = 0; j < matches.count; j++) {
+            const ordinal = matches.ordinals[j] as number;
+            const sum = terms.reduce((total, term) => total + index.termScore(term, ordinal), 0);
+            assert.ok(Math.abs(sum - (matches.scores[j] as number)) <= 1e-9);
+          }
+          // A live document without the query's words gets nothing from them.
+          docs.forEach((tokens, i) => {
+            const ordinal = index.ordinal(`m${i}`);
+            if (ordinal === undefined || tokens.some((w) => query.includes(w))) return;
+            for (const term of terms) assert.equal(index.termScore(term, ordinal), 0);
+          });
+        },
+      ),
     );
   });
 });

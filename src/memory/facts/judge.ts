@@ -39,10 +39,17 @@ export interface FactVerdict {
   kind: 'supersedes' | 'conflicts';
 }
 
-export type FactJudge = (
+export type FactJudge = ((
   statement: FactStatement,
   candidates: readonly FactCandidate[],
-) => FactVerdict[];
+) => FactVerdict[]) & {
+  /**
+   * Whether a statement of `content` can get any verdict at all: false spares the save the
+   * lookup of candidates (most saves state no fact the judge reads). A judge without it is
+   * always handed them.
+   */
+  mayJudge?: (content: string) => boolean;
+};
 
 /**
  * Below this cosine the two memories are about different things in the static model's eyes:
@@ -85,7 +92,7 @@ function verdictFor(
 }
 
 /** The judge: for each candidate, whether the statement supersedes it, conflicts with it, or neither. */
-export const judgeFacts: FactJudge = (statement, candidates) => {
+function judge(statement: FactStatement, candidates: readonly FactCandidate[]): FactVerdict[] {
   const next = factsOf(statement.content);
   if (next.length === 0) return [];
   const verdicts: FactVerdict[] = [];
@@ -97,4 +104,9 @@ export const judgeFacts: FactJudge = (statement, candidates) => {
     if (kind) verdicts.push({ id: candidate.id, kind });
   }
   return verdicts;
-};
+}
+
+/** The offline judge: no verdict without a fact read in the new memory, whatever the candidates. */
+export const judgeFacts: FactJudge = Object.assign(judge, {
+  mayJudge: (content: string) => factsOf(content).length > 0,
+});
