@@ -20,6 +20,8 @@ export interface UiApiDeps {
 }
 
 const PAGE_SIZE = 50;
+const SETTLE_BODY =
+  "the body must be a JSON object (Content-Type: application/json), settle_conflict's input: memory_id, other_id, keep (first, second, both or merge)";
 /** The most rows a gc preview or a queue sends: the counts say how many there are in all. */
 const SHOWN = 500;
 const LIST_PREVIEW = 240;
@@ -145,10 +147,16 @@ export function uiApi(deps: UiApiDeps): express.Router {
 
   // A conflict settled from the review list: the body is settle_conflict's input, checked as it.
   api.post('/conflicts/settle', async (req, res) => {
-    const parsed = settleConflictInput.safeParse(req.body ?? {});
+    const body: unknown = req.body;
+    // Not read as JSON (another Content-Type, or none), or JSON but not an object: zod would only
+    // say "expected object", which names nothing to fix.
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new UserError(SETTLE_BODY, 'body');
+    }
+    const parsed = settleConflictInput.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new UserError(issue ? issue.message : "the body must be settle_conflict's input");
+      throw new UserError(issue ? issue.message : SETTLE_BODY);
     }
     res.json(await memoryOf(res).conflicts.settle(parsed.data));
   });
