@@ -47,7 +47,7 @@ export function countedText(text: string, budget = Number.POSITIVE_INFINITY): Co
   };
   const proxy = new Proxy(Object(text) as object, {
     get(target, key) {
-      if (typeof key === 'string' && /^\d+$/.test(key)) {
+      if (typeof key === 'string' && (key.charCodeAt(0) - 48) >>> 0 < 10) {
         read(1);
         return text[Number(key)];
       }
