@@ -1,5 +1,7 @@
 // SIGTERM ends the built server within its stop window whatever is pending: here a call to an
-// upstream that never answers. (A FIFO named *.md in the vault is never opened at all:
+// upstream that never answers. The window is the server's own timer (its bound is checked with an
+// injected timer in test/cli); here, that the process ends by itself, by the drain or by that
+// timer, never by a kill of the test's, however slowly the machine runs. (A FIFO named *.md in the vault is never opened at all:
 // test/e2e/vault-fifo.test.ts.)
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -14,8 +16,8 @@ import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'echo-upstream.ts');
 const TOKEN = 'stop-token-0123456789abcdef';
-/** The window, and room for a loaded machine to start the exit. */
-const BOUND_MS = STOP_WINDOW_MS + 3_000;
+/** Far past the window on any machine: only a process that would never end by itself meets it. */
+const HANG_MS = STOP_WINDOW_MS + 60_000;
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -41,17 +43,18 @@ function start(args: string[], env: Record<string, string>) {
   return { child, exited, printed: () => printed };
 }
 
-/** How long `child` takes to exit after SIGTERM, and its exit code. */
-async function stopTime(child: ChildProcess, exited: Promise<number | null>) {
-  const started = performance.now();
+/** The exit code of `child` after SIGTERM (null: ended by a signal), or 'still running'. */
+async function stopped(child: ChildProcess, exited: Promise<number | null>) {
   child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
   const code = await Promise.race([
     exited,
-    new Promise<'still running'>((resolve) =>
-      setTimeout(resolve, BOUND_MS + 5_000, 'still running'),
-    ),
+    new Promise<'still running'>((resolve) => {
+      timer = setTimeout(resolve, HANG_MS, 'still running');
+    }),
   ]);
-  return { code, ms: performance.now() - started };
+  clearTimeout(timer);
+  return code;
 }
 
 async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
@@ -131,9 +134,14 @@ describe('SIGTERM ends the server within its stop window', () => {
         resolve,
       );
     });
-    const { code, ms } = await stopTime(serve.child, serve.exited);
+    const code = await stopped(serve.child, serve.exited);
     assert.notEqual(code, 'still running', serve.printed());
-    assert.ok(ms < BOUND_MS, `exited after ${Math.round(ms)} ms`);
-    await hanging;
+    // Ended by itself: the drain dropped the call and the stop ran to its end (0), or the window's
+    // timer ended the process (its warning logged first).
+    assert.ok(
+      code === 0 || /longer than \d+ ms: ending now|still held the process/.test(serve.printed()),
+      `exit ${code}: ${serve.printed()}`,
+    );
+    assert.equal(await hanging, 'closed', 'the call in flight was dropped, not answered');
   });
 });

@@ -315,7 +315,11 @@ describe('JSON-RPC batches', () => {
 });
 
 describe('deep JSON over HTTP', () => {
-  it('refuses a 1 MB body nested too deep, or with too many members or values, with -32600 before parsing it, in well under 100 ms', async (t) => {
+  it('refuses a 1 MB body nested too deep, or with too many members or values, with -32600 before parsing it', async (t) => {
+    // JSON.parse of such a body held the event loop for every namespace (and the SDK's schemas
+    // after it): what is checked is that a refused body never reaches it, however fast it is.
+    const parse = t.mock.method(JSON, 'parse');
+    const parsed = (body: string) => parse.mock.calls.some((call) => call.arguments[0] === body);
     const m = await openTestMemory();
     t.after(() => m.close());
     const app = createHttpApp({
@@ -330,15 +334,12 @@ describe('deep JSON over HTTP', () => {
     t.after(() => s.close(100));
     const headers = { ...jsonHeaders, authorization: `Bearer ${TOKEN}` };
     const body = `${'['.repeat(500_000)}${']'.repeat(500_000)}`;
-    // What the server spends on it, from the last byte sent to the answer: the event loop's time.
-    const started = performance.now();
     const res = await request(`${s.url}/mcp`, { headers, body });
-    const ms = performance.now() - started;
     assert.equal(res.status, 400);
     const answer = JSON.parse(res.body);
     assert.equal(answer.error.code, -32600);
     assert.match(answer.error.message, /nests arrays and objects more than 64 deep/);
-    assert.ok(ms < 100, `took ${ms} ms`);
+    assert.equal(parsed(body), false, 'the deep body was parsed');
     const wide = JSON.stringify({
       jsonrpc: '2.0',
       id: 2,
@@ -349,12 +350,10 @@ describe('deep JSON over HTTP', () => {
         _meta: Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [`k${i}`, 1])),
       },
     });
-    const before = performance.now();
     const refused = await request(`${s.url}/mcp`, { headers, body: wide });
-    const took = performance.now() - before;
     assert.equal(refused.status, 400);
     assert.match(JSON.parse(refused.body).error.message, /more than 10,000 members in all/);
-    assert.ok(took < 100, `took ${took} ms`);
+    assert.equal(parsed(wide), false, 'the wide body was parsed');
     // 500,000 wrong statuses held the loop half a second, then overflowed the stack.
     const long = JSON.stringify({
       jsonrpc: '2.0',
@@ -362,12 +361,10 @@ describe('deep JSON over HTTP', () => {
       method: 'tools/call',
       params: { name: 'search_memory', arguments: { status: Array(500_000).fill(1) } },
     });
-    const at = performance.now();
     const listed = await request(`${s.url}/mcp`, { headers, body: long });
-    const spent = performance.now() - at;
     assert.equal(listed.status, 400);
     assert.match(JSON.parse(listed.body).error.message, /more than 20,000 values in all/);
-    assert.ok(spent < 100, `took ${spent} ms`);
+    assert.equal(parsed(long), false, 'the long body was parsed');
     // In UTF-16 a scan of bytes reads `\"` (5C 00 22 00) as the string's end, and the real end
     // as a new string: the brackets after it would be hidden from it. Only UTF-8 is read.
     const utf16 = await request(`${s.url}/mcp`, {
@@ -571,7 +568,9 @@ describe('errorAnswer: the one mapping of an error to an HTTP answer', () => {
 });
 
 describe('slow clients', () => {
-  it('a request not received whole within its limit is answered 408 and closed; a slow handler is not cut', async (t) => {
+  it('a request not received whole within its limit is answered 408 and closed; a slow handler is not cut', {
+    timeout: 60_000,
+  }, async (t) => {
     const app = express();
     app.post('/slow', express.text(), (req, res) => {
       // Answers after the request limit has passed: only receiving is timed.
@@ -579,7 +578,10 @@ describe('slow clients', () => {
     });
     const server = await listen(app, '127.0.0.1', 0, { headersMs: 200, requestMs: 200 });
     t.after(() => server.close(0));
-    const started = performance.now();
+    // Node's own limits are 300 s, looked for every 30 s: the server must carry these.
+    assert.equal(server.server.headersTimeout, 200);
+    assert.equal(server.server.requestTimeout, 200);
+    assert.ok(server.server.connectionsCheckingInterval <= 200);
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
       let text = '';
@@ -593,8 +595,8 @@ describe('slow clients', () => {
         'POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0123456789',
       );
     });
+    // Node's answer when the request limit passed (a hang here ends in the test's timeout).
     assert.match(answer, /^HTTP\/1\.1 408/);
-    assert.ok(performance.now() - started < 5_000, 'closed within seconds, not Node’s 300 s');
     const whole = await request(`${server.url}/slow`, {
       headers: { 'content-type': 'text/plain' },
       body: 'all of it',

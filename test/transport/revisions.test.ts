@@ -1,8 +1,10 @@
 // Hostile requests about protocol revisions, sent to the built CLI (`npm run build` first): bodies
 // and headers of different revisions mixed, a revision nobody serves, Mcp-Method and Mcp-Name
 // missing or contradicting the body, and a huge `_meta`. Each gets a clear JSON-RPC error with the
-// code and HTTP status the 2026-07-28 revision gives it, fast, refused calls do nothing, and the
-// server goes on serving. Codes (spec 2026-07-28, basic/index and transports/streamable-http):
+// code and HTTP status the 2026-07-28 revision gives it, refused calls do nothing, and the
+// server goes on serving. On stdio a refusal comes before the answer to a request sent after it
+// (it waits on nothing that one does not); what the big lines cost is the scan's and parse's,
+// checked in jsonrpc.test.ts and http.test.ts by what they read and what reaches JSON.parse. Codes (spec 2026-07-28, basic/index and transports/streamable-http):
 // -32602 a request missing a required `_meta` field, -32020 HeaderMismatch, -32022
 // UnsupportedProtocolVersion with `data.supported` and `data.requested`; each at HTTP 400.
 import assert from 'node:assert/strict';
@@ -30,8 +32,8 @@ const REMOVED = [
   'resources/unsubscribe',
 ];
 const TOKEN = 'revisions-token-0123456789abcdef';
-/** "Fast": a refusal must not wait on anything; generous for a loaded CI machine. */
-const FAST_MS = 2_000;
+/** A reply not come by then never comes: the request fails instead of hanging the run. */
+const HANG_MS = 60_000;
 /** No refusal echoes what it refused: a 5 MB field never comes back. */
 const SMALL_REPLY = 64 * 1024;
 
@@ -134,7 +136,6 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
 
   interface Answer {
     status: number;
-    ms: number;
     raw: string;
     reply: Reply | undefined;
     headers: Headers;
@@ -142,8 +143,8 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
 
   /** POST /mcp with the token; the JSON-RPC answer from a JSON body or the SSE stream's last one. */
   async function post(headers: Record<string, string>, body: Json | string): Promise<Answer> {
-    const started = performance.now();
     const res = await fetch(serve.url, {
+      signal: AbortSignal.timeout(HANG_MS),
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -154,7 +155,6 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     const raw = await res.text();
-    const ms = performance.now() - started;
     let reply: Reply | undefined;
     if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       const messages = raw
@@ -165,7 +165,7 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
     } else if (raw.trim()) {
       reply = JSON.parse(raw) as Reply;
     }
-    return { status: res.status, ms, raw, reply, headers: res.headers };
+    return { status: res.status, raw, reply, headers: res.headers };
   }
 
   const modernHeaders = (method: string, name?: string, version = MODERN) => ({
@@ -174,7 +174,7 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
     ...(name === undefined ? {} : { 'mcp-name': name }),
   });
 
-  /** A refusal at `status` with one of `codes`, fast; then a 2026-07-28 call still succeeds. */
+  /** A refusal at `status` with one of `codes`; then a 2026-07-28 call still succeeds. */
   async function refused(
     answer: Answer,
     status: number,
@@ -191,7 +191,6 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
       status,
       `${what}: HTTP ${answer.status}: ${answer.raw.slice(0, 600)}`,
     );
-    assert.ok(answer.ms < FAST_MS, `${what}: answered in ${answer.ms.toFixed(0)} ms`);
     await stillServing();
     return error;
   }
@@ -309,7 +308,7 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
     assert.ok(LEGACY.includes(String(answer.reply?.result?.protocolVersion)), answer.raw);
   });
 
-  it('a 5 MB _meta: 413 with a JSON-RPC error, fast', async () => {
+  it('a 5 MB _meta: 413 with a JSON-RPC error', async () => {
     const answer = await post(
       modernHeaders('tools/list'),
       rpc(10, 'tools/list', { _meta: envelope(MODERN, { 'com.example/big': FIVE_MB }) }),
@@ -317,7 +316,7 @@ describe('mnemo serve: requests that mix, misname or overload protocol revisions
     await refused(answer, 413, [INVALID_REQUEST], '5 MB _meta');
   });
 
-  it('a _meta nested 100,000 deep, or with 100,000 keys: 400, -32600, fast', async () => {
+  it('a _meta nested 100,000 deep, or with 100,000 keys: 400, -32600', async () => {
     const deep = await post(modernHeaders('tools/list'), deepMetaLine(11, 100_000));
     await refused(deep, 400, [INVALID_REQUEST], 'deep _meta');
     // Keys of at most 4 characters: the body stays under the 1 MB cap, so its shape is what is refused.
@@ -343,7 +342,9 @@ class StdioLines {
   readonly child: ChildProcessWithoutNullStreams;
   private stderrText = '';
   private partial = '';
-  private unread: { raw: string; reply: Reply }[] = [];
+  /** Replies not yet taken, each with its place in the order they came. */
+  private unread: { raw: string; reply: Reply; seq: number }[] = [];
+  private replies = 0;
   private wake: (() => void)[] = [];
 
   constructor(dataDir: string) {
@@ -353,7 +354,9 @@ class StdioLines {
     this.child.stdout.on('data', (d: Buffer) => {
       const lines = (this.partial + d.toString('utf8')).split('\n');
       this.partial = lines.pop() ?? '';
-      for (const raw of lines) this.unread.push({ raw, reply: JSON.parse(raw) as Reply });
+      for (const raw of lines) {
+        this.unread.push({ raw, reply: JSON.parse(raw) as Reply, seq: this.replies++ });
+      }
       for (const w of this.wake.splice(0)) w();
     });
     this.child.stderr.on('data', (d: Buffer) => {
@@ -372,17 +375,21 @@ class StdioLines {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Sends `line`; the reply to `id` (or an id-null refusal of it), and how long it took. */
-  async send(line: string, id: number): Promise<{ raw: string; reply: Reply; ms: number }> {
-    const started = performance.now();
+  /** Sends `line`; the reply to `id` (or an id-null refusal of it). */
+  send(line: string, id: number): Promise<{ raw: string; reply: Reply; seq: number }> {
     this.child.stdin.write(`${line}\n`);
+    return this.reply(id);
+  }
+
+  /** The reply to `id` (or an id-null refusal), with its place among the replies. */
+  async reply(id: number): Promise<{ raw: string; reply: Reply; seq: number }> {
     for (;;) {
       const i = this.unread.findIndex(
         ({ reply }) => reply.id === id || (reply.id === null && reply.error !== undefined),
       );
       if (i !== -1) {
         const [got] = this.unread.splice(i, 1);
-        if (got) return { ...got, ms: performance.now() - started };
+        if (got) return got;
       }
       if (!this.alive())
         throw new Error(`mnemo stdio exited before answering ${id}\n${this.stderr}`);
@@ -410,7 +417,20 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
     return new StdioLines(dir);
   };
 
-  /** The refusal, checked: one of `codes`, fast, small; then a 2026-07-28 call still succeeds. */
+  /**
+   * The reply to `line`, and to a 2026-07-28 tools/list written with it: the first must come
+   * first, so it waited on nothing the call after it did not, however slow the machine.
+   */
+  async function answeredBefore(s: StdioLines, line: string, id: number, what: string) {
+    const next = JSON.stringify(rpc(1000 + id, 'tools/list', { _meta: envelope() }));
+    s.child.stdin.write(`${line}\n${next}\n`);
+    const first = await s.reply(id);
+    const ok = await s.reply(1000 + id);
+    assert.ok(first.seq < ok.seq, `${what}: answered after a tools/list sent after it`);
+    return { first, ok };
+  }
+
+  /** The refusal, checked: one of `codes`, small, before a later call; which still succeeds. */
   async function refused(
     s: StdioLines,
     line: string,
@@ -418,14 +438,10 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
     codes: number[],
     what: string,
   ): Promise<RpcError> {
-    const { raw, reply, ms } = await s.send(line, id);
+    const { first, ok } = await answeredBefore(s, line, id, what);
+    const { raw, reply } = first;
     const error = refusal(reply, raw, what);
     assert.ok(codes.includes(error.code), `${what}: code ${error.code}, not ${codes}: ${raw}`);
-    assert.ok(ms < FAST_MS, `${what}: answered in ${ms.toFixed(0)} ms`);
-    const ok = await s.send(
-      JSON.stringify(rpc(1000 + id, 'tools/list', { _meta: envelope() })),
-      1000 + id,
-    );
     assert.ok(
       Array.isArray(ok.reply.result?.tools),
       `still serving after ${what}: ${ok.raw.slice(0, 600)}`,
@@ -536,7 +552,7 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
     }
   });
 
-  it('a 5 MB protocolVersion: -32022 that does not echo it back, fast', async () => {
+  it('a 5 MB protocolVersion: -32022 that does not echo it back', async () => {
     const s = open();
     try {
       const huge = '9'.repeat(5 << 20);
@@ -547,24 +563,23 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
     }
   });
 
-  it('a 5 MB value in _meta is answered fast, and the answer is small', async () => {
+  it('a 5 MB value in _meta is answered before the next call, and the answer is small', async () => {
     const s = open();
     try {
       const line = JSON.stringify(
         rpc(1, 'tools/list', { _meta: envelope(MODERN, { 'com.example/big': FIVE_MB }) }),
       );
-      const { raw, reply, ms } = await s.send(line, 1);
+      const { first, ok } = await answeredBefore(s, line, 1, '5 MB value');
+      const { raw, reply } = first;
       assert.ok(reply.result !== undefined || reply.error !== undefined, raw.slice(0, 600));
-      assert.ok(ms < FAST_MS, `answered in ${ms.toFixed(0)} ms`);
       assert.ok(raw.length < 1 << 20, `a reply of ${raw.length} bytes`);
-      const ok = await s.send(JSON.stringify(rpc(2, 'tools/list', { _meta: envelope() })), 2);
       assert.ok(Array.isArray(ok.reply.result?.tools), ok.raw.slice(0, 600));
     } finally {
       await s.close();
     }
   });
 
-  it('a _meta nested 100,000 deep, or with 100,000 keys: -32600, fast', async () => {
+  it('a _meta nested 100,000 deep, or with 100,000 keys: -32600', async () => {
     const s = open();
     try {
       await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
