@@ -20,11 +20,23 @@ export const SPREAD_COST = 0.1;
 /** The best matches the spread picks its first results from. */
 const SPREAD_POOL = 15;
 
+/** What tells a memory's session: its key, and when it was saved (for a memory of none). */
+interface Placed {
+  key: string;
+  at: number;
+}
+
+const placed = (record: MemoryRecord): Placed => ({
+  key: sessionKey(record),
+  at: record.created_at,
+});
+
+const together = (a: Placed, b: Placed) =>
+  a.key === b.key && (a.key !== NO_SESSION || Math.abs(a.at - b.at) < NO_SESSION_WINDOW);
+
 /** Whether two memories are of one session, as their neighbours are (neighbours.ts). */
 export function sameSession(a: MemoryRecord, b: MemoryRecord): boolean {
-  const key = sessionKey(a);
-  if (key !== sessionKey(b)) return false;
-  return key !== NO_SESSION || Math.abs(a.created_at - b.created_at) < NO_SESSION_WINDOW;
+  return together(placed(a), placed(b));
 }
 
 /**
@@ -36,16 +48,12 @@ export function liftBySession(ranks: Float64Array, recordOf: (row: number) => Me
   const pool = topN(ranks, SESSION_POOL);
   const best = pool[0]?.rank ?? 0;
   if (pool.length < 2 || !(best > 0)) return;
-  const records = pool.map(({ index }) => recordOf(index));
+  const places = pool.map(({ index }) => placed(recordOf(index)));
   const lifts = pool.map((_, k) => {
     let other = 0;
     for (let j = 0; j < pool.length; j++) {
       const rank = (pool[j] as (typeof pool)[number]).rank;
-      if (
-        j !== k &&
-        rank > other &&
-        sameSession(records[k] as MemoryRecord, records[j] as MemoryRecord)
-      ) {
+      if (j !== k && rank > other && together(places[k] as Placed, places[j] as Placed)) {
         other = rank;
       }
     }
@@ -69,15 +77,15 @@ export function spreadOverSessions(
 ): void {
   const pool = topN(ranks, SPREAD_POOL, (i) => (ranks[i] as number) > 0);
   if (pool.length < 2) return;
-  const left = pool.map(({ index, rank }) => ({ index, rank, record: recordOf(index) }));
-  const shown: MemoryRecord[] = [];
+  const left = pool.map(({ index, rank }) => ({ index, rank, place: placed(recordOf(index)) }));
+  const shown: Placed[] = [];
   const order: number[] = [];
   while (left.length > 0) {
     let pick = 0;
     if (shown.length < SPREAD_TOP) {
       let bestValue = Number.NEGATIVE_INFINITY;
-      left.forEach(({ rank, record }, k) => {
-        const value = shown.some((s) => sameSession(s, record)) ? rank * (1 - SPREAD_COST) : rank;
+      left.forEach(({ rank, place }, k) => {
+        const value = shown.some((s) => together(s, place)) ? rank * (1 - SPREAD_COST) : rank;
         if (value > bestValue) {
           bestValue = value;
           pick = k;
@@ -86,7 +94,7 @@ export function spreadOverSessions(
     }
     const [picked] = left.splice(pick, 1);
     if (!picked) break;
-    shown.push(picked.record);
+    shown.push(picked.place);
     order.push(picked.index);
   }
   // The pool's ranks, best first, to the picks in order: ties are broken by row order in topN,
