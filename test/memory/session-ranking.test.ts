@@ -76,6 +76,11 @@ describe('sessions in a search', () => {
           const before = Float64Array.from(ranks);
           spreadOverSessions(ranks, (i) => records[i] as MemoryRecord);
           if (oneSession) assert.deepEqual(order(ranks), order(before));
+          if (oneSession) {
+            const lifted = Float64Array.from(before);
+            liftBySession(lifted, (i) => records[i] as MemoryRecord);
+            assert.deepEqual(order(lifted), order(before));
+          }
           // Every row is still there once, and the best 15 are the same rows as before.
           assert.deepEqual(new Set(order(ranks, 15)), new Set(order(before, 15)));
           const after = [...ranks].sort((x, y) => x - y);
