@@ -64,6 +64,12 @@ function parseCli() {
   };
 }
 
+/** CPU time (user + system, this process) spent in the searches, and how many ran. */
+interface SearchCpu {
+  micros: number;
+  queries: number;
+}
+
 interface Miss {
   mode: Mode;
   sample: string;
@@ -80,6 +86,7 @@ async function runConversation(
   env: Record<string, string>,
   tallies: Map<number, Tally>,
   misses: Miss[],
+  cpu: SearchCpu,
 ): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-recall-fast-'));
   let now = plan.saves[0]?.at ?? plan.askAt;
@@ -108,13 +115,16 @@ async function runConversation(
     const repairs = { count: 0 };
     for (const qa of sample.qa) {
       if (!(qa.category in CATEGORIES)) continue;
-      const found = await memory.recall.search(
-        searchMemoryInput.parse({
-          query: qa.question,
-          top_k: 10,
-          include_review_candidates: false,
-        }),
-      );
+      const input = searchMemoryInput.parse({
+        query: qa.question,
+        top_k: 10,
+        include_review_candidates: false,
+      });
+      const before = process.cpuUsage();
+      const found = await memory.recall.search(input);
+      const spent = process.cpuUsage(before);
+      cpu.micros += spent.user + spent.system;
+      cpu.queries += 1;
       const ranked = found.results.map((r) => diaIds.get(r.memory_id) ?? []);
       const { turn5 } = tallyAnswer(tallies, qa, ranked, repairs);
       if (!turn5) {
@@ -142,21 +152,23 @@ async function main(): Promise<void> {
   for (const mode of options.modes) {
     const start = performance.now();
     const tallies = new Map<number, Tally>();
+    const cpu: SearchCpu = { micros: 0, queries: 0 };
     for (const sample of samples) {
       const plan =
         mode === 'dated'
           ? datedPlan(sample.conversation)
           : todayPlan(sample.conversation, DEFAULT_NOW);
-      await runConversation(sample, plan, mode, options.env, tallies, misses);
+      await runConversation(sample, plan, mode, options.env, tallies, misses, cpu);
     }
     const seconds = Math.round((performance.now() - start) / 100) / 10;
     const categories = byCategory(tallies);
     const line = categories.map((c) => `${c.name} ${c.turn_any_at_5.toFixed(3)}`).join(', ');
     const f = overall(tallies);
+    const cpuMs = Math.round(cpu.micros / Math.max(1, cpu.queries)) / 1000;
     process.stdout.write(
-      `${mode}: turn@5 ${f.turn_any_at_5.toFixed(3)} turn@10 ${f.turn_any_at_10.toFixed(3)} session@5 ${f.session_any_at_5.toFixed(3)} | ${line} (${seconds} s)\n`,
+      `${mode}: turn@5 ${f.turn_any_at_5.toFixed(3)} turn@10 ${f.turn_any_at_10.toFixed(3)} session@5 ${f.session_any_at_5.toFixed(3)} | ${line} | search CPU ${cpuMs} ms/query (${seconds} s)\n`,
     );
-    results.push({ mode, figures: f, by_category: categories, seconds });
+    results.push({ mode, figures: f, by_category: categories, search_cpu_ms: cpuMs, seconds });
   }
   if (options.misses) {
     fs.writeFileSync(options.misses, misses.map((m) => JSON.stringify(m)).join('\n'));

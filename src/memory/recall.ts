@@ -29,6 +29,7 @@ import { supersessionOf } from './facts/chain.js';
 import { NeighbourIndex } from './neighbour-index.js';
 import { ageDays, preview, round } from './present.js';
 import { LIFT_POOL, liftBest } from './query-lifts.js';
+import { liftBySession, SESSION_POOL, spreadOverSessions } from './session-ranking.js';
 import { MAX_TIME_LIFT, scoreWithin, timeLift, timeOf } from './time-ranking.js';
 import { currentVersion, versionsOf } from './versions.js';
 import { agoInWords, dayInWords, whenWhereOf } from './when.js';
@@ -80,8 +81,13 @@ export class Recall {
     // and the review candidates, drawn from the best by urgency past page 1's primaries.
     const tops: Top[] = [
       {
-        // A time or a name in the query lifts the best matches: all of them are needed.
-        count: Math.max(page * pageSize + slots, time || names ? LIFT_POOL : 0),
+        // A time or a name in the query lifts the best matches, and their sessions the best
+        // few: all of them are needed.
+        count: Math.max(
+          page * pageSize + slots,
+          time || names ? LIFT_POOL : 0,
+          query ? SESSION_POOL : 0,
+        ),
         value: (relevance, score) => combinedRank(relevance, score, decayWeight),
         ceiling: combinedRank(1, 1, decayWeight),
       },
@@ -118,6 +124,12 @@ export class Recall {
         const record = rows.record(i);
         return (time ? timeLift(record, time) : 1) * (names ? nameLift(record, names) : 1);
       });
+    }
+
+    if (query) {
+      // A question that names a time is about that time, not about a session's other matches.
+      if (!time) liftBySession(ranks, (i) => rows.record(i));
+      spreadOverSessions(ranks, (i) => rows.record(i));
     }
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.

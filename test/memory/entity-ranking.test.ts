@@ -71,6 +71,13 @@ describe('question scaffolding', () => {
     );
     assert.equal(withoutScaffolding('Which types of food?').includes('types'), false);
     assert.equal(withoutScaffolding('kind of'), 'kind of');
+    assert.equal(
+      withoutScaffolding('What does Melanie think about the adoption?').includes('think'),
+      false,
+    );
+    assert.equal(withoutScaffolding('What did Gina say?').includes('say'), false);
+    assert.equal(withoutScaffolding('said'), 'said');
+    assert.ok(withoutScaffolding('a thinker says nothing').includes('thinker'));
     assert.equal(withoutScaffolding('a kind gesture'), 'a kind gesture');
   });
 });
