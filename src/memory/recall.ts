@@ -28,7 +28,7 @@ import { MemoryError } from './errors.js';
 import { supersessionOf } from './facts/chain.js';
 import { NeighbourIndex } from './neighbour-index.js';
 import { ageDays, preview, round } from './present.js';
-import { liftBest } from './query-lifts.js';
+import { LIFT_POOL, liftBest } from './query-lifts.js';
 import { MAX_TIME_LIFT, scoreWithin, timeLift, timeOf } from './time-ranking.js';
 import { currentVersion, versionsOf } from './versions.js';
 import { agoInWords, dayInWords, whenWhereOf } from './when.js';
@@ -78,15 +78,12 @@ export class Recall {
     const decayWeight = s.searchDecayWeight;
     // What this page can show: the primaries up to its end, past up to `slots` taken for review,
     // and the review candidates, drawn from the best by urgency past page 1's primaries.
-    // A time or a name in the query lifts the best matches (at most by maxLift): the rows kept
-    // are those that could reach the page lifted.
-    const maxLift = (time ? MAX_TIME_LIFT : 1) * (names ? MAX_NAME_LIFT : 1);
     const tops: Top[] = [
       {
-        count: page * pageSize + slots,
+        // A time or a name in the query lifts the best matches: all of them are needed.
+        count: Math.max(page * pageSize + slots, time || names ? LIFT_POOL : 0),
         value: (relevance, score) => combinedRank(relevance, score, decayWeight),
         ceiling: combinedRank(1, 1, decayWeight),
-        lift: maxLift,
       },
     ];
     if (slots > 0) {
@@ -116,6 +113,7 @@ export class Recall {
       ranks[i] = combinedRank(rows.relevance[i] as number, rows.score[i] as number, decayWeight);
     }
     if (time || names) {
+      const maxLift = (time ? MAX_TIME_LIFT : 1) * (names ? MAX_NAME_LIFT : 1);
       liftBest(ranks, page * pageSize + slots, maxLift, (i) => {
         const record = rows.record(i);
         return (time ? timeLift(record, time) : 1) * (names ? nameLift(record, names) : 1);

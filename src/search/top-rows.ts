@@ -41,27 +41,11 @@ export interface Top {
   ceiling: number;
   /** Only rows of a value above 0 are taken (a row at 0 or below is never among the best). */
   positive?: boolean;
-  /**
-   * The most the caller multiplies a row's value by (at least 1) before it takes the `count`
-   * best (query-lifts.ts): a row is kept while its value times this could reach the bar of
-   * `count` values not lifted, which lifted values only raise.
-   */
-  lift?: number;
 }
 
-/** A margin on a lift far above rounding (and above the one the caller's lifts keep). */
-const LIFT_MARGIN = 1e-6;
-
-/** What a row's value is multiplied by at most: 1, or the top's lift with a margin. */
-const liftOf = (top: Top) =>
-  top.lift === undefined || !(top.lift > 1) ? 1 : top.lift * (1 + LIFT_MARGIN);
-
-/** What a row's value can reach, by its relevance: the ceiling, times the lift. */
-const reachOf = (top: Top) => top.ceiling * liftOf(top);
-
 /**
- * `Retriever.rank` by words alone, pruned, without a minimum score: the common search. The same
- * rows as `contenders` would leave (or fewer: a row scored and beaten in every top is dropped too), but
+ * `Retriever.rank` by words alone, pruned, without a minimum score: the common search. The same rows as
+ * `contenders` would leave (or fewer: a row scored and beaten in every top is dropped too), but
  * a row that cannot reach any top costs a division and a comparison, read from the index's
  * buffers where they are: the matches of a common word are most of the store, and copying
  * them, or keeping a relevance for each, cost more than the rest of the search.
@@ -104,8 +88,7 @@ export function rowsByWords(
   const count = tops.length;
   // No bar holds more than the n rows there are (as in `contenders`).
   const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
-  const ceilings = Float64Array.from(tops, reachOf);
-  const lifts = Float64Array.from(tops, liftOf);
+  const ceilings = Float64Array.from(tops, (top) => top.ceiling);
   const positive = tops.map((top) => top.positive === true);
   let highest = 0;
   for (let t = 0; t < count; t++) highest = Math.max(highest, ceilings[t] as number);
@@ -141,10 +124,9 @@ export function rowsByWords(
     for (let t = 0; t < count; t++) {
       const top = tops[t] as Top;
       const value = top.value(r, score);
-      // Beaten outright by `count` rows already there, lifted as high as it can be (or at 0 in
-      // a positive-only top): never among this top's best. A NaN is kept, as `contenders` does.
-      const lifted = value * (lifts[t] as number);
-      if (!(lifted < (floors[t] as number)) && !(positive[t] && !(value > 0))) wanted = true;
+      // Beaten outright by `count` rows already there (or at 0 in a positive-only top): never
+      // among this top's best. A NaN is kept, as `contenders` keeps it.
+      if (!(value < (floors[t] as number)) && !(positive[t] && !(value > 0))) wanted = true;
       if (!top.positive || value > 0) (bars[t] as BestValues).offer(value);
     }
     if (!wanted) return;
@@ -191,8 +173,8 @@ export function rowsByWords(
 /**
  * Which of `n` rows can be among the best of some top, scoring (into `scores`) only those. The
  * rows of highest relevance go first, so each top's bar is high before the rest are looked at;
- * then a row is skipped when relevance times the top's ceiling and lift (what its value can
- * reach at most) is below the bar of every top: `count` rows already beat it outright there.
+ * then a row is skipped when relevance times the top's ceiling (what its value can reach at
+ * most) is below the bar of every top: `count` rows already beat it outright there.
  */
 export function contenders(
   scoreOf: (i: number) => number,
@@ -206,7 +188,7 @@ export function contenders(
   // No bar holds more than the n rows there are: a caller's count (a page far past the last)
   // is not an allocation. Past n offers every row is taken, so the bars behave the same.
   const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
-  const ceilings = Float64Array.from(tops, reachOf);
+  const ceilings = Float64Array.from(tops, (top) => top.ceiling);
   // Each top's bar, read again only when a row taken may have raised it. A positive-only top
   // never takes a row that cannot rise above 0.
   const floorOf = (t: number) => {
