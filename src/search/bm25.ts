@@ -1,6 +1,6 @@
 import { KeyIndex, stringHash } from '../platform/key-index.js';
 import { adopt, type Bm25State, checkState } from './bm25-state.js';
-import { tfAt } from './posting-search.js';
+import { TermPostings } from './term-postings.js';
 
 export interface Bm25Params {
   k1: number;
@@ -39,9 +39,8 @@ export const ALL_CLASSES = ~1;
 /**
  * An incremental BM25 index (Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5))) over term ids
  * (small integers from the Tokenizer's vocabulary). Documents get ordinals; a term's postings
- * are flat [ordinal, tf, ordinal, tf, ...] pairs: those of the documents added before the last
- * `freeze` in one typed array (`base`, term by term), the others in a list a term. A removed
- * document leaves dead postings behind that searches skip and `vacuum` drops.
+ * are kept in term-postings.ts. A removed document leaves dead postings behind that searches
+ * skip and `vacuum` drops.
  */
 export class Bm25Index<D = unknown> {
   private readonly k1: number;
@@ -57,25 +56,8 @@ export class Bm25Index<D = unknown> {
   private lengths = new Int32Array(1024);
   private classes = new Uint8Array(1024);
   private docs: (D | undefined)[] = [];
-  /**
-   * By term id: postings added since the last freeze, in a typed list that doubles as it fills
-   * (`looseEnds[t]` numbers of it are used); and the number of live documents. Typed, not
-   * number[]: a load of 1M memories spent 5 s growing plain arrays, and they held 8 bytes a number.
-   */
-  private postings: (Int32Array | undefined)[] = [];
-  private looseEnds = new Int32Array(1024);
-  private df = new Int32Array(1024);
-  /**
-   * Numbers in the per-term lists: once they outnumber the frozen ones (and a million), they are
-   * frozen too, so the lists (8 bytes a number) never hold most of a large index, at a cost
-   * that stays linear overall.
-   */
-  private loose = 0;
-  /** The frozen postings: term `t`'s pairs are `base[baseStarts[t] .. baseStarts[t + 1])`. */
-  private base: Int32Array = new Int32Array(0);
-  private baseStarts: Int32Array = new Int32Array(1);
-  /** By term id: 1 + the ordinal of the last document that added the term. */
-  private lastAdder = new Int32Array(1024);
+  /** By term id: which documents hold it, and how often. */
+  private readonly terms = new TermPostings();
   private live = 0;
   private totalLength = 0;
   private changes = 0;
@@ -164,34 +146,7 @@ export class Bm25Index<D = unknown> {
     this.ordinalOf.set(id, ordinal);
     this.live++;
     this.totalLength += terms.length;
-    if (this.loose > Math.max(1 << 20, this.base.length)) this.freeze();
-    const stamp = ordinal + 1;
-    for (let k = 0; k < terms.length; k++) {
-      const term = terms[k] as number;
-      if (term >= this.lastAdder.length) this.growTo(term);
-      // Kept dense: an element set far past the end turns a JS array into a dictionary (a
-      // hash lookup a posting), as the first document after a freeze did.
-      while (this.postings.length <= term) this.postings.push(undefined);
-      let list = this.postings[term];
-      const end = this.looseEnds[term] as number;
-      if (this.lastAdder[term] === stamp && list) {
-        // This document's posting is the last one of the list: count one more occurrence.
-        list[end - 1] = (list[end - 1] as number) + 1;
-        continue;
-      }
-      this.lastAdder[term] = stamp;
-      if (!list || end + 2 > list.length) {
-        const grown = new Int32Array(Math.max(4, end * 2));
-        if (list) grown.set(list);
-        list = grown;
-        this.postings[term] = list;
-      }
-      list[end] = ordinal;
-      list[end + 1] = 1;
-      this.looseEnds[term] = end + 2;
-      this.loose += 2;
-      this.df[term] = (this.df[term] as number) + 1;
-    }
+    this.terms.add(ordinal, terms);
     return ordinal;
   }
 
@@ -233,11 +188,7 @@ export class Bm25Index<D = unknown> {
     this.lengths[ordinal] = 0;
     this.classes[ordinal] = 0;
     this.live--;
-    for (const term of new Set(terms)) {
-      if (term < this.df.length && (this.df[term] as number) > 0) {
-        this.df[term] = (this.df[term] as number) - 1;
-      }
-    }
+    this.terms.remove(terms);
     if (this.ids.length > 1024 && this.ids.length > 2 * this.live) this.vacuum();
   }
 
@@ -249,13 +200,7 @@ export class Bm25Index<D = unknown> {
     this.classes = new Uint8Array(1024);
     this.values = this.values.map(() => new Float64Array(1024));
     this.docs = [];
-    this.postings = [];
-    this.looseEnds = new Int32Array(1024);
-    this.df = new Int32Array(1024);
-    this.base = new Int32Array(0);
-    this.baseStarts = new Int32Array(1);
-    this.loose = 0;
-    this.lastAdder = new Int32Array(1024);
+    this.terms.clear();
     this.live = 0;
     this.totalLength = 0;
   }
@@ -296,11 +241,12 @@ export class Bm25Index<D = unknown> {
     const touched = this.touched;
     let n = 0;
     const avgLength = this.totalLength / this.live || 1;
-    const { k1, b, lengths, classes, base, baseStarts } = this;
+    const { k1, b, lengths, classes } = this;
+    const { base, baseStarts, lists, looseEnds, df: dfs } = this.terms;
     // A removed document is class 0, never asked for.
     const mask = classMask & ~1;
     for (const term of new Set(queryTerms)) {
-      const df = term < this.df.length ? (this.df[term] as number) : 0;
+      const df = term < dfs.length ? (dfs[term] as number) : 0;
       if (df === 0) continue;
       const idf = idfOf(this.live, df);
       if (term + 1 < baseStarts.length) {
@@ -314,9 +260,9 @@ export class Bm25Index<D = unknown> {
           acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
         }
       }
-      const list = this.postings[term];
+      const list = lists[term];
       if (!list) continue;
-      const listEnd = this.looseEnds[term] as number;
+      const listEnd = looseEnds[term] as number;
       for (let i = 0; i < listEnd; i += 2) {
         const ordinal = list[i] as number;
         if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
@@ -343,7 +289,7 @@ export class Bm25Index<D = unknown> {
 
   /** Live documents that hold `term`: about the postings a walk of it reads. */
   documentFrequency(term: number): number {
-    return term < this.df.length ? (this.df[term] as number) : 0;
+    return this.terms.documentFrequency(term);
   }
 
   /**
@@ -354,13 +300,7 @@ export class Bm25Index<D = unknown> {
   termScore(term: number, ordinal: number): number {
     const df = this.documentFrequency(term);
     if (df === 0) return 0;
-    let tf = 0;
-    if (term + 1 < this.baseStarts.length) {
-      const from = this.baseStarts[term] as number;
-      tf = tfAt(this.base, from, this.baseStarts[term + 1] as number, ordinal);
-    }
-    const list = this.postings[term];
-    if (tf === 0 && list) tf = tfAt(list, 0, this.looseEnds[term] as number, ordinal);
+    const tf = this.terms.tf(term, ordinal);
     if (tf === 0) return 0;
     const avgLength = this.totalLength / this.live || 1;
     const length = this.lengths[ordinal] as number;
@@ -383,86 +323,17 @@ export class Bm25Index<D = unknown> {
     });
   }
 
-  private growTo(term: number): void {
-    const size = Math.max(term + 1, this.lastAdder.length * 2);
-    const next = new Int32Array(size);
-    next.set(this.lastAdder);
-    this.lastAdder = next;
-    const df = new Int32Array(size);
-    df.set(this.df);
-    this.df = df;
-    const looseEnds = new Int32Array(size);
-    looseEnds.set(this.looseEnds);
-    this.looseEnds = looseEnds;
-  }
-
   /**
    * Moves every posting into the typed base (dropping dead ones when `remap` renumbers
    * documents: -1 for a removed one): the compact form, and the one `state` answers.
    */
   freeze(remap?: Int32Array): void {
-    const steps = this.freezeSteps(remap, Number.POSITIVE_INFINITY);
-    while (!steps.next().done);
-  }
-
-  /**
-   * `freeze` about `slice` numbers' work a step. The base is replaced at the end, never changed
-   * in place, so what was taken of it before stays whole.
-   */
-  private *freezeSteps(remap: Int32Array | undefined, slice: number): Generator<void, void> {
-    // Every posting is in the base already: nothing to move (a copy of it all was 0.4 s at 1M).
-    if (!remap && this.postings.length === 0) return;
-    const terms = Math.max(this.postings.length, this.baseStarts.length - 1);
-    let total = 0;
-    for (let t = 0; t < terms; t++) {
-      total += this.baseLength(t) + (this.postings[t] ? (this.looseEnds[t] as number) : 0);
-    }
-    const base = new Int32Array(total);
-    const starts = new Int32Array(terms + 1);
-    let at = 0;
-    let work = 0;
-    /** Copies `pairs[from, end)` to the new base, renumbered by `remap`. */
-    const put = (pairs: Int32Array, from: number, end: number) => {
-      if (!remap) {
-        base.set(pairs.subarray(from, end), at);
-        at += end - from;
-        return;
-      }
-      for (let i = from; i < end; i += 2) {
-        const to = remap[pairs[i] as number] as number;
-        if (to === -1) continue;
-        base[at++] = to;
-        base[at++] = pairs[i + 1] as number;
-      }
-      work += end - from;
-    };
-    for (let t = 0; t < terms; t++) {
-      starts[t] = at;
-      const length = this.baseLength(t);
-      if (length > 0)
-        put(this.base, this.baseStarts[t] as number, (this.baseStarts[t] as number) + length);
-      // A loose list is typed and doubles as it fills: only its first `looseEnds[t]` count.
-      const list = this.postings[t];
-      if (list) put(list, 0, this.looseEnds[t] as number);
-      work += (length >> 4) + (list ? (this.looseEnds[t] as number) : 0);
-      if (work >= slice) {
-        work = 0;
-        yield;
-      }
-    }
-    starts[terms] = at;
-    this.base = at === total ? base : base.slice(0, at);
-    this.baseStarts = starts;
-    this.postings = [];
-    this.looseEnds.fill(0);
-    this.loose = 0;
-    // A frozen document's postings are not the last of a list any more.
-    this.lastAdder.fill(0);
+    this.terms.freeze(remap);
   }
 
   /** Whether a live document holds `term`. */
   holds(term: number): boolean {
-    return term < this.df.length && (this.df[term] as number) > 0;
+    return this.terms.documentFrequency(term) > 0;
   }
 
   /**
@@ -470,38 +341,8 @@ export class Bm25Index<D = unknown> {
    * has), the kept terms in their order (`Tokenizer.compact`); `terms` of them are kept.
    */
   renumberTerms(remap: Int32Array, terms: number): void {
-    this.freeze();
     this.changes++;
-    let total = 0;
-    remap.forEach((to, t) => {
-      if (to !== -1) total += this.baseLength(t);
-    });
-    const base = new Int32Array(total);
-    const starts = new Int32Array(terms + 1);
-    const df = new Int32Array(Math.max(1024, terms));
-    let at = 0;
-    remap.forEach((to, t) => {
-      if (to === -1) return;
-      starts[to] = at;
-      const length = this.baseLength(t);
-      if (length > 0) {
-        const from = this.baseStarts[t] as number;
-        base.set(this.base.subarray(from, from + length), at);
-      }
-      at += length;
-      df[to] = t < this.df.length ? (this.df[t] as number) : 0;
-    });
-    starts[terms] = at;
-    this.base = base;
-    this.baseStarts = starts;
-    this.df = df;
-    this.lastAdder = new Int32Array(df.length);
-    this.looseEnds = new Int32Array(df.length);
-  }
-
-  private baseLength(term: number): number {
-    if (term + 1 >= this.baseStarts.length) return 0;
-    return (this.baseStarts[term + 1] as number) - (this.baseStarts[term] as number);
+    this.terms.renumberTerms(remap, terms);
   }
 
   /** The index as typed arrays (frozen first); `keyOf` says what to keep of each live id. */
@@ -522,8 +363,8 @@ export class Bm25Index<D = unknown> {
    * at the end, as after `freeze` (the documents are the same).
    */
   *stateInSteps(keyOf: (id: string) => number, slice = STATE_SLICE): Generator<void, Bm25State> {
-    if (this.postings.length > 0) {
-      yield* this.freezeSteps(undefined, slice);
+    if (this.terms.hasLoose) {
+      yield* this.terms.freezeSteps(undefined, slice);
       yield;
     }
     const count = this.ids.length;
@@ -539,7 +380,8 @@ export class Bm25Index<D = unknown> {
     }
     const lengths = this.lengths.slice(0, count);
     const classes = this.classes.slice(0, count);
-    const df = this.df.slice(0, this.baseStarts.length - 1);
+    const { base, baseStarts } = this.terms;
+    const df = this.terms.df.slice(0, baseStarts.length - 1);
     yield;
     const values: Float64Array[] = [];
     for (const column of this.values) {
@@ -547,7 +389,7 @@ export class Bm25Index<D = unknown> {
       yield;
     }
     // The base is replaced, never changed in place: no copy of it is needed.
-    return { keys, lengths, classes, starts: this.baseStarts, postings: this.base, df, values };
+    return { keys, lengths, classes, starts: baseStarts, postings: base, df, values };
   }
 
   /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
@@ -587,13 +429,7 @@ export class Bm25Index<D = unknown> {
     this.live = live;
     this.totalLength = totalLength;
     // Never a view of a larger buffer, which would keep all of it alive.
-    this.base = adopt(state.postings);
-    this.baseStarts = adopt(state.starts);
-    const terms = state.starts.length - 1;
-    this.lastAdder = new Int32Array(Math.max(1024, terms));
-    this.looseEnds = new Int32Array(Math.max(1024, terms));
-    this.df = new Int32Array(Math.max(1024, terms));
-    this.df.set(state.df);
+    this.terms.restore(adopt(state.postings), adopt(state.starts), state.df);
   }
 
   /** Renumbers live documents and drops dead postings. */

@@ -5,30 +5,23 @@ import type {
   ListenerPersistence,
   LogLine,
   LogSpan,
-  PersistedPart,
   PreparedRecord,
   ReadAhead,
   StorageEngine,
   StoreListener,
 } from '../storage/engine.js';
 import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
-import { packStrings, unpackStrings } from '../storage/sidecar.js';
-import { BestValues, largest } from './best-values.js';
-import type { Matches } from './bm25.js';
-import {
-  DOCUMENT_VERSION,
-  documentOf,
-  type MemoryDocument,
-  type NoteText,
-  sameNote,
-} from './document.js';
-import { type Dynamics, LAST_USED, LEXICAL_SHAPE, LexicalIndex } from './lexical-index.js';
+import { documentOf, type MemoryDocument, type NoteText, sameNote } from './document.js';
+import { type Dynamics, LAST_USED, LexicalIndex } from './lexical-index.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
+import { retrieverPersistence } from './retriever-sidecar.js';
 import { modelDefaults, type SemanticIndex } from './semantic-index.js';
+import { contenders, type Filter, hasTag, rowsByWords, type Top } from './top-rows.js';
 import { WordsAhead } from './words-ahead.js';
 
 export { type RankedRow, RankedRows } from './ranked-rows.js';
+export type { Filter, Top } from './top-rows.js';
 
 export interface RetrieverSettings {
   /**
@@ -60,45 +53,6 @@ export interface RetrieverDeps {
   logger: Logger;
 }
 
-/** Which memories a search considers, and their decay scores. */
-export interface Filter {
-  /** The statuses a search looks at: picked in the index's walk, without reading a record. */
-  statuses: readonly MemoryStatus[];
-  /** Only memories last used at or after this (epoch seconds), when set. */
-  since?: number | null | undefined;
-  /** Only memories with one of these tags (lowercased), when set: each match's record is read. */
-  tags?: ReadonlySet<string> | null | undefined;
-  /**
-   * A memory's decay score from the numbers it depends on: asked only of the matches a page
-   * could show (see `Top`), from the index's columns, without reading the record.
-   */
-  score(memory: Dynamics): number;
-  /** Matches scoring below this are left out too (then every match needs its score). */
-  minScore: number | null;
-}
-
-/** Whether `record` has one of `tags` (lowercased), case aside. */
-function hasTag(record: MemoryRecord, tags: ReadonlySet<string>): boolean {
-  return record.meta.tags.some((t) => tags.has(t.toLowerCase()));
-}
-
-/**
- * A ranking the caller takes the `count` best rows of (best first, ties in row order), by
- * `value(relevance, score)`. The value must never exceed `relevance * ceiling`, in floating
- * point too: relevance times a factor that is at most `ceiling` is (rounding keeps the order).
- * That bound is what lets the retriever skip a row without its decay score.
- */
-export interface Top {
-  count: number;
-  value(relevance: number, score: number): number;
-  ceiling: number;
-  /** Only rows of a value above 0 are taken (a row at 0 or below is never among the best). */
-  positive?: boolean;
-}
-
-/** The memories whose text hashes are taken between two turns of the event loop. */
-const HASH_SLICE = 100_000;
-
 /** What a memory is searched by without a note: its own content, tags and entities. */
 const ownWords = (record: MemoryRecord) => documentOf(record, undefined).words;
 
@@ -121,6 +75,12 @@ export class Retriever implements StoreListener {
     this.semantic = deps.semantic;
     this.settings = deps.settings;
     this.logger = deps.logger;
+    this.persistence = retrieverPersistence({
+      lexical: this.lexical,
+      notes: this.notes,
+      semantic: this.semantic,
+      textOf: (id) => this.textOf(id),
+    });
   }
 
   private readonly lookup = (id: string) => this.engine.memories.get(id);
@@ -178,102 +138,8 @@ export class Retriever implements StoreListener {
     this.semantic?.reset();
   }
 
-  /**
-   * The words index, kept in the sidecar. With embeddings on it is not taken back: the vectors
-   * index needs every memory's text, so it is told of every memory as without a sidecar.
-   */
-  readonly persistence: ListenerPersistence = {
-    shape: { ...LEXICAL_SHAPE, document: DOCUMENT_VERSION },
-    revision: () => this.lexical.revision,
-    save: function* (this: Retriever, keyOf: (id: string) => number) {
-      const state = yield* this.lexical.stateInSteps(keyOf);
-      // In the step the state was finished in: the vocabulary is the tokenizer's own list.
-      const vocabulary = packStrings(state.vocabulary);
-      const { bm25 } = state;
-      const textHashes = yield* this.textHashColumns(bm25.keys);
-      return {
-        columns: {
-          vocabulary: vocabulary.bytes,
-          vocabularyEnds: vocabulary.ends,
-          keys: bm25.keys,
-          lengths: bm25.lengths,
-          classes: bm25.classes,
-          starts: bm25.starts,
-          postings: bm25.postings,
-          df: bm25.df,
-          ...Object.fromEntries(bm25.values.map((column, c) => [`value${c}`, column])),
-          ...textHashes,
-        },
-        meta: { notes: [...this.notes], textHashes: this.semantic?.requested === true },
-      };
-    }.bind(this),
-    restore: (part: PersistedPart, idOf: (key: number) => string) => {
-      // With embeddings on, each memory's text hash must be there (the vectors are of it).
-      if (this.semantic?.requested && part.meta.textHashes !== true) return false;
-      const c = part.columns;
-      // A column missing throws: the store then starts over from the log.
-      const column = <T>(name: string): T => {
-        const found = c[name];
-        if (!found) throw new Error(`the sidecar has no column ${name}`);
-        return found as T;
-      };
-      this.lexical.restore(
-        {
-          vocabulary: unpackStrings(column('vocabulary'), column('vocabularyEnds')),
-          bm25: {
-            keys: column('keys'),
-            lengths: column('lengths'),
-            classes: column('classes'),
-            starts: column('starts'),
-            postings: column('postings'),
-            df: column('df'),
-            values: Array.from({ length: LEXICAL_SHAPE.values }, (_, c) =>
-              column<Float64Array>(`value${c}`),
-            ),
-          },
-        },
-        idOf,
-      );
-      this.notes.clear();
-      for (const [id, note] of part.meta.notes as [string, NoteText][]) this.notes.set(id, note);
-      const semantic = this.semantic;
-      if (semantic?.requested) {
-        const keys = column<Int32Array>('keys');
-        const hashes = unpackStrings(column('textHashes'), column('textHashEnds'));
-        keys.forEach((key, ordinal) => {
-          if (key === -1) return;
-          const id = idOf(key);
-          const hash = hashes[ordinal];
-          if (hash) semantic.restoreWanted(id, hash);
-          else {
-            const record = this.engine.memories.get(id);
-            if (record) semantic.upsert(id, this.documentOf(record).text);
-          }
-        });
-      }
-      return true;
-    },
-  };
-
-  /**
-   * With embeddings on: by ordinal, the hash of the text each memory's vector is of, a slice of
-   * the memories a step (as `save`'s other steps).
-   */
-  private *textHashColumns(keys: Int32Array): Generator<void, PersistedPart['columns']> {
-    const semantic = this.semantic;
-    if (!semantic?.requested) return {};
-    const hashes = new Array<string>(keys.length);
-    for (let from = 0; from < keys.length; from += HASH_SLICE) {
-      const to = Math.min(keys.length, from + HASH_SLICE);
-      for (let ordinal = from; ordinal < to; ordinal++) {
-        hashes[ordinal] =
-          keys[ordinal] === -1 ? '' : (semantic.hashOf(this.lexical.idAt(ordinal)) ?? '');
-      }
-      yield;
-    }
-    const packed = packStrings(hashes);
-    return { textHashes: packed.bytes, textHashEnds: packed.ends };
-  }
+  /** The words index, kept in the sidecar (retriever-sidecar.ts). */
+  readonly persistence: ListenerPersistence;
 
   /** Memory `id`'s text as its vector is of, if it is one of this retriever's. */
   textOf(id: string): string | undefined {
@@ -327,7 +193,7 @@ export class Retriever implements StoreListener {
     const matches = this.lexical.match(query, filter.statuses);
     const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
     if (!meaning && pruned && filter.minScore === null)
-      return this.rankByWords(matches, filter, tops);
+      return rowsByWords(this.lexical, this.lookup, matches, filter, tops);
     const cap = matches.count + sims.size;
     let ordinals = new Int32Array(cap);
     let lexical = new Float64Array(cap);
@@ -422,7 +288,7 @@ export class Retriever implements StoreListener {
       for (let i = 0; i < n; i++) relevance[i] = (lexical[i] as number) / best;
     }
 
-    const wanted = pruned ? this.contenders(scoreOf, n, relevance, scores, tops) : null;
+    const wanted = pruned ? contenders(scoreOf, n, relevance, scores, tops) : null;
     const rows = new RankedRows(meaning !== null, this.lookup);
     rows.matched = n;
     const kept = new Float64Array(wanted ? wanted.count : n);
@@ -440,188 +306,6 @@ export class Retriever implements StoreListener {
     }
     rows.relevance = kept;
     return rows;
-  }
-
-  /**
-   * `rank` by words alone, pruned, without a minimum score: the common search. The same rows as
-   * `contenders` would leave (or fewer: a row scored and beaten in every top is dropped too), but
-   * a row that cannot reach any top costs a division and a comparison, read from the index's
-   * buffers where they are: the matches of a common word are most of the store, and copying
-   * them, or keeping a relevance for each, cost more than the rest of the search.
-   */
-  private rankByWords(matches: Matches, filter: Filter, tops: readonly Top[]): RankedRows {
-    let ordinals = matches.ordinals;
-    let lexical = matches.scores;
-    let n = matches.count;
-    let best = matches.best;
-    const since = filter.since ?? null;
-    const tags = filter.tags ?? null;
-    if (since !== null || tags !== null) {
-      // Filtered into copies: the index's buffers are its own.
-      const kept = new Int32Array(n);
-      const keptLexical = new Float64Array(n);
-      let k = 0;
-      best = 0;
-      for (let j = 0; j < n; j++) {
-        const ordinal = ordinals[j] as number;
-        if (since !== null && this.lexical.valueAt(ordinal, LAST_USED) < since) continue;
-        if (tags !== null && !hasTag(this.lexical.recordAt(ordinal), tags)) continue;
-        kept[k] = ordinal;
-        const score = lexical[j] as number;
-        keptLexical[k++] = score;
-        if (score > best) best = score;
-      }
-      ordinals = kept;
-      lexical = keptLexical;
-      n = k;
-    }
-    const rows = new RankedRows(false, this.lookup);
-    rows.matched = n;
-
-    const count = tops.length;
-    // No bar holds more than the n rows there are (as in `contenders`).
-    const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
-    const ceilings = Float64Array.from(tops, (top) => top.ceiling);
-    const positive = tops.map((top) => top.positive === true);
-    let highest = 0;
-    for (let t = 0; t < count; t++) highest = Math.max(highest, ceilings[t] as number);
-    const floors = new Float64Array(count);
-    // The lowest bar: a row whose relevance times the highest ceiling is below it is below every
-    // top's (r >= 0, so r * ceiling <= r * highest in floating point too).
-    let lowest = Number.NEGATIVE_INFINITY;
-    // The same test on a BM25 score, without the division: below `cutoff`, a row is below
-    // `lowest` (the margin, far above rounding, leaves a row near the edge to the exact test).
-    let cutoff = Number.NEGATIVE_INFINITY;
-    const raise = () => {
-      lowest = Number.POSITIVE_INFINITY;
-      for (let t = 0; t < count; t++) {
-        const floor = (bars[t] as BestValues).floor;
-        floors[t] = positive[t] ? Math.max(0, floor) : floor;
-        lowest = Math.min(lowest, floors[t] as number);
-      }
-      cutoff =
-        lowest > 0 && highest > 0 && lowest < Number.POSITIVE_INFINITY
-          ? (lowest / highest) * best * (1 - 1e-9)
-          : Number.NEGATIVE_INFINITY;
-    };
-    raise();
-    const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
-    const seen = new Uint8Array(n);
-    const taken: number[] = [];
-    const takenScores: number[] = [];
-    const take = (i: number) => {
-      seen[i] = 1;
-      const r = (lexical[i] as number) / best;
-      const score = filter.score(this.lexical.dynamicsAt(ordinals[i] as number, dynamics));
-      let wanted = false;
-      for (let t = 0; t < count; t++) {
-        const top = tops[t] as Top;
-        const value = top.value(r, score);
-        // Beaten outright by `count` rows already there (or at 0 in a positive-only top): never
-        // among this top's best. A NaN is kept, as `contenders` keeps it.
-        if (!(value < (floors[t] as number)) && !(positive[t] && !(value > 0))) wanted = true;
-        if (!top.positive || value > 0) (bars[t] as BestValues).offer(value);
-      }
-      if (!wanted) return;
-      taken.push(i);
-      takenScores.push(score);
-      raise();
-    };
-    let first = 0;
-    for (const top of tops) first += top.count;
-    for (const i of largest(lexical, n, first)) take(i);
-    for (let i = 0; i < n; i++) {
-      if ((lexical[i] as number) < cutoff || seen[i]) continue;
-      const r = (lexical[i] as number) / best;
-      if (r * highest < lowest) continue;
-      for (let t = 0; t < count; t++) {
-        const reach = r * (ceilings[t] as number);
-        const floor = floors[t] as number;
-        if (!(reach < floor || (reach <= 0 && positive[t]))) {
-          take(i);
-          break;
-        }
-      }
-    }
-    // In the order every row would have, so ties break the same way.
-    const order = Int32Array.from(taken.keys()).sort(
-      (a, b) => (taken[a] as number) - (taken[b] as number),
-    );
-    const relevance = new Float64Array(order.length);
-    for (let k = 0; k < order.length; k++) {
-      const j = order[k] as number;
-      const i = taken[j] as number;
-      rows.push(
-        this.lexical.idAt(ordinals[i] as number),
-        lexical[i] as number,
-        undefined,
-        takenScores[j] as number,
-      );
-      relevance[k] = (lexical[i] as number) / best;
-    }
-    rows.relevance = relevance;
-    return rows;
-  }
-
-  /**
-   * Which of `n` rows can be among the best of some top, scoring (into `scores`) only those. The
-   * rows of highest relevance go first, so each top's bar is high before the rest are looked at;
-   * then a row is skipped when relevance times the top's ceiling (what its value can reach at
-   * most) is below the bar of every top: `count` rows already beat it outright there.
-   */
-  private contenders(
-    scoreOf: (i: number) => number,
-    n: number,
-    relevance: Float64Array,
-    scores: Float64Array,
-    tops: readonly Top[],
-  ): { rows: Uint8Array; count: number } {
-    const rows = new Uint8Array(n);
-    let count = 0;
-    // No bar holds more than the n rows there are: a caller's count (a page far past the last)
-    // is not an allocation. Past n offers every row is taken, so the bars behave the same.
-    const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
-    const ceilings = Float64Array.from(tops, (top) => top.ceiling);
-    // Each top's bar, read again only when a row taken may have raised it. A positive-only top
-    // never takes a row that cannot rise above 0.
-    const floorOf = (t: number) => {
-      const floor = (bars[t] as BestValues).floor;
-      return (tops[t] as Top).positive ? Math.max(0, floor) : floor;
-    };
-    const floors = Float64Array.from(tops, (_, t) => floorOf(t));
-    const take = (i: number) => {
-      rows[i] = 1;
-      count++;
-      const r = relevance[i] as number;
-      const score = Number.isNaN(scores[i] as number) ? scoreOf(i) : (scores[i] as number);
-      scores[i] = score;
-      for (let t = 0; t < tops.length; t++) {
-        const top = tops[t] as Top;
-        const bar = bars[t] as BestValues;
-        const value = top.value(r, score);
-        if (!top.positive || value > 0) bar.offer(value);
-        floors[t] = floorOf(t);
-      }
-    };
-    let first = 0;
-    for (const top of tops) first += top.count;
-    for (const i of largest(relevance, n, first)) take(i);
-    const positive = tops.map((top) => top.positive === true);
-    for (let i = 0; i < n; i++) {
-      if (rows[i]) continue;
-      const r = relevance[i] as number;
-      for (let t = 0; t < tops.length; t++) {
-        // Written so that a NaN keeps the row: only a sure loser is skipped (for a positive-only
-        // top, a row that reaches 0 at most is one too).
-        const reach = r * (ceilings[t] as number);
-        const floor = floors[t] as number;
-        if (!(reach < floor || (reach <= 0 && positive[t]))) {
-          take(i);
-          break;
-        }
-      }
-    }
-    return { rows, count };
   }
 
   /**

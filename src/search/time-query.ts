@@ -6,6 +6,24 @@
 // The text is cut to a bound and read as tokens by one linear regex; every pattern then looks a
 // few tokens ahead, so the work is linear in the text. Days are UTC days.
 
+import {
+  AMBIGUOUS_MONTHS,
+  CUE,
+  digitsOnly,
+  isoStart,
+  MONTH_LEADS,
+  MONTHS,
+  NUMBER_WORDS,
+  numeric,
+  SEASONS,
+  STARTS,
+  TIME_NOUNS,
+  TOKEN,
+  UNITS,
+  type Unit,
+  WHEN_VERBS,
+} from './time-words.js';
+
 const DAY = 86_400;
 const WEEK = 7 * DAY;
 /** What is read of a text: a query is at most 2,000 characters, a memory's opening says its time. */
@@ -27,130 +45,23 @@ export interface TimeQuery {
   asksWhen: boolean;
 }
 
-const MONTHS: Record<string, number> = {
-  january: 0,
-  jan: 0,
-  february: 1,
-  feb: 1,
-  march: 2,
-  mar: 2,
-  april: 3,
-  apr: 3,
-  may: 4,
-  june: 5,
-  jun: 5,
-  july: 6,
-  jul: 6,
-  august: 7,
-  aug: 7,
-  september: 8,
-  sept: 8,
-  sep: 8,
-  october: 9,
-  oct: 9,
-  november: 10,
-  nov: 10,
-  december: 11,
-  dec: 11,
-};
-
-/** Month names that are also common words: a month only beside a day, a year or "in". */
-const AMBIGUOUS_MONTHS = new Set(['may', 'march', 'mar', 'jan', 'sep', 'dec', 'oct', 'nov']);
-
-const NUMBER_WORDS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  couple: 2,
-  few: 3,
-  several: 3,
-};
-
-type Unit = 'day' | 'week' | 'weekend' | 'month' | 'year';
-const UNITS: Record<string, Unit> = {
-  day: 'day',
-  days: 'day',
-  week: 'week',
-  weeks: 'week',
-  weekend: 'weekend',
-  weekends: 'weekend',
-  month: 'month',
-  months: 'month',
-  year: 'year',
-  years: 'year',
-};
-
-/** Meteorological seasons of the northern hemisphere: the month each starts in. */
-const SEASONS: Record<string, number> = {
-  spring: 2,
-  summer: 5,
-  fall: 8,
-  autumn: 8,
-  winter: 11,
-};
-
-/** Words before a bare month name that make it a month ("in May", not "you may"). */
-const MONTH_LEADS = new Set([
-  'in',
-  'during',
-  'since',
-  'until',
-  'till',
-  'by',
-  'of',
-  'early',
-  'late',
-  'mid',
-  'last',
-  'this',
-  'next',
-  'before',
-  'after',
-]);
-const WHEN_VERBS = new Set([
-  'did',
-  'was',
-  'were',
-  'is',
-  'are',
-  'do',
-  'does',
-  'will',
-  'would',
-  'has',
-  'have',
-  'had',
-  'can',
-  'could',
-  'should',
-]);
-const TIME_NOUNS = new Set(['date', 'day', 'year', 'month', 'week', 'time', 'season']);
-
-// Dates as 2023-05-08, words, numbers (an ordinal's suffix is a word of its own). Each branch
-// is one character class: linear.
-const TOKEN = /\d{4}-\d{1,2}-\d{1,2}|[a-z]+|\d+/g;
-
 /** The time a text names, relative to `now` (epoch seconds). Never throws. */
 export function parseTime(text: string, now: number): TimeQuery {
-  const tokens = text.slice(0, MAX_TIME_TEXT).toLowerCase().match(TOKEN) ?? [];
+  return parseTokens(text.slice(0, MAX_TIME_TEXT).toLowerCase().match(TOKEN) ?? [], now);
+}
+
+function parseTokens(tokens: readonly string[], now: number): TimeQuery {
   const ranges: TimeRange[] = [];
   let asksWhen = false;
   const clock = Number.isFinite(now) ? now : 0;
   let i = 0;
   while (i < tokens.length) {
     if (!asksWhen && asksForTime(tokens, i)) asksWhen = true;
-    const found = ranges.length < MAX_RANGES ? rangeAt(tokens, i, clock) : null;
+    const token = tokens[i] as string;
+    const found =
+      ranges.length < MAX_RANGES && (numeric(token) || STARTS.has(token))
+        ? rangeAt(tokens, i, clock)
+        : null;
     if (found) {
       if (found.range.from < found.range.to) ranges.push(found.range);
       i = found.next;
@@ -162,28 +73,12 @@ export function parseTime(text: string, now: number): TimeQuery {
 }
 
 /**
- * Every expression above holds a digit or one of these words: a text with none names no time.
- * Literal words between letter boundaries: linear.
- */
-const CUE = new RegExp(
-  `\\d|(?<![a-z])(?:${[
-    ...Object.keys(MONTHS),
-    ...Object.keys(SEASONS),
-    ...Object.keys(UNITS),
-    'today',
-    'tonight',
-    'yesterday',
-    'tomorrow',
-    'night',
-  ].join('|')})(?![a-z])`,
-);
-
-/**
  * The times a memory's text states (`parseTime(text, now).ranges`), read only when it holds a
  * cue: most memories name no time, and a search reads a hundred of them.
  */
 export function statedTimes(text: string, now: number): TimeRange[] {
-  return CUE.test(text.slice(0, MAX_TIME_TEXT).toLowerCase()) ? parseTime(text, now).ranges : [];
+  const lower = text.slice(0, MAX_TIME_TEXT).toLowerCase();
+  return CUE.test(lower) ? parseTokens(lower.match(TOKEN) ?? [], now).ranges : [];
 }
 
 /** Whether `range` holds the instant `t`. */
@@ -261,7 +156,7 @@ function dateAt(tokens: readonly string[], i: number, now: number): Found | null
   const word = tokens[i];
   if (word === undefined) return null;
   const next = tokens[i + 1] ?? '';
-  if (/^\d{4}-/.test(word)) return isoDate(tokens, i);
+  if (isoStart(word)) return isoDate(tokens, i);
   if (word === 'today' || word === 'tonight') return dayOf(tokens, i, i + 1, now);
   if (word === 'yesterday') return dayOf(tokens, i, i + 1, now - DAY);
   if (word === 'tomorrow') return dayOf(tokens, i, i + 1, now + DAY);
@@ -290,7 +185,7 @@ function dateAt(tokens: readonly string[], i: number, now: number): Found | null
   if (agoAt) return agoAt;
   const month = MONTHS[word];
   if (month !== undefined) return monthFirst(tokens, i, month, now);
-  if (/^\d+$/.test(word)) return dayFirst(tokens, i, now) ?? yearAt(tokens, i);
+  if (digitsOnly(word)) return dayFirst(tokens, i, now) ?? yearAt(tokens, i);
   return null;
 }
 
@@ -376,7 +271,7 @@ function spanOf(unit: Unit): number {
 /** "two weeks ago", "a few days ago", "3 months ago": the unit around that far back. */
 function ago(tokens: readonly string[], i: number, now: number): Found | null {
   const word = tokens[i] as string;
-  let n = /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word];
+  let n = digitsOnly(word) ? Number(word) : NUMBER_WORDS[word];
   let at = i + 1;
   if (n === undefined) return null;
   // "a couple of weeks ago", "a few days ago".

@@ -55,6 +55,7 @@ function zipf(n: number, random: () => number): () => number {
 const SYLLABLES = 'ka lo mi nu pe ra si to vu ze ba do fi gu ho'.split(' ');
 const word = (i: number) =>
   `${SYLLABLES[i % 15]}${SYLLABLES[Math.floor(i / 15) % 15]}${SYLLABLES[Math.floor(i / 225) % 15]}x`;
+const capitalised = (w: string) => `${w[0]?.toUpperCase()}${w.slice(1)}`;
 const TAGS = ['work', 'home', 'travel', 'health', 'code'];
 const STATUSES: MemoryStatus[] = ['active', 'active', 'active', 'active', 'promoted', 'archived'];
 
@@ -74,7 +75,12 @@ function corpus(size: number, seed: number): MemoryRecord[] {
       continue;
     }
     const length = 3 + Math.floor(random() * 25);
-    const words = Array.from({ length }, () => word(nextWord()));
+    // Some words capitalised: names, which a query that names them lifts (entity-ranking.ts).
+    const words = Array.from({ length }, (_, k) =>
+      (k === 0 && random() < 0.3) || random() < 0.05
+        ? capitalised(word(nextWord()))
+        : word(nextWord()),
+    );
     const created = T0 - Math.floor(random() * 200 * DAY);
     const tags = TAGS.filter(() => random() < 0.25);
     out.push({
@@ -185,7 +191,9 @@ function inputFor(query: string, random: () => number): SearchMemoryInput {
   if (random() < 0.15) input.window_days = 30 + Math.floor(random() * 100);
   if (random() < 0.15) input.min_score = random() * 0.3;
   if (random() < 0.15) input.include_review_candidates = false;
-  // Time in the query: its lift and its filter leave the pruned pages the same too.
+  // A name in the query (a capitalised word), and time: their lifts and the time's filter leave
+  // the pruned pages the same too.
+  if (random() < 0.3) input.query = query.replace(/^\w/, (c) => c.toUpperCase());
   const time = random();
   if (time < 0.1) input.query = `when did ${query}`;
   else if (time < 0.2) input.query = `${query} last month`;

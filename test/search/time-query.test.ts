@@ -69,6 +69,15 @@ describe('parseTime', () => {
     assert.equal(before?.to, day(2023, 1, 1));
   });
 
+  it('reads a word that names a property of every object as a word ("constructor")', () => {
+    // A lookup in a plain object found Object.prototype.constructor: the word read as a season
+    // and took "of 2023" with it, or as a unit ("the constructor before ...").
+    assert.deepEqual(only('the constructor of 2023'), ['2023-01-01', '2024-01-01']);
+    const [before] = parseTime('the constructor before May 8, 2023', NOW).ranges;
+    assert.equal(before?.from, Number.NEGATIVE_INFINITY);
+    assert.equal(before?.said, 'before may 8 2023');
+  });
+
   it('leaves a time relative to another memory as words', () => {
     assert.deepEqual(parseTime('where did she live before she moved?', NOW).ranges, []);
   });

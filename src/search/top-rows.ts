@@ -1,0 +1,232 @@
+// Which rows of a search can reach a page: the decay score of a match is worked out only when
+// its relevance, times the most its value can reach, is not beaten outright by rows already
+// scored (best-values.ts). Retriever.rank answers what these leave.
+import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
+import { BestValues, largest } from './best-values.js';
+import type { Matches } from './bm25.js';
+import { type Dynamics, LAST_USED, type LexicalIndex } from './lexical-index.js';
+import { RankedRows } from './ranked-rows.js';
+
+/** Which memories a search considers, and their decay scores. */
+export interface Filter {
+  /** The statuses a search looks at: picked in the index's walk, without reading a record. */
+  statuses: readonly MemoryStatus[];
+  /** Only memories last used at or after this (epoch seconds), when set. */
+  since?: number | null | undefined;
+  /** Only memories with one of these tags (lowercased), when set: each match's record is read. */
+  tags?: ReadonlySet<string> | null | undefined;
+  /**
+   * A memory's decay score from the numbers it depends on: asked only of the matches a page
+   * could show (see `Top`), from the index's columns, without reading the record.
+   */
+  score(memory: Dynamics): number;
+  /** Matches scoring below this are left out too (then every match needs its score). */
+  minScore: number | null;
+}
+
+/** Whether `record` has one of `tags` (lowercased), case aside. */
+export function hasTag(record: MemoryRecord, tags: ReadonlySet<string>): boolean {
+  return record.meta.tags.some((t) => tags.has(t.toLowerCase()));
+}
+
+/**
+ * A ranking the caller takes the `count` best rows of (best first, ties in row order), by
+ * `value(relevance, score)`. The value must never exceed `relevance * ceiling`, in floating
+ * point too: relevance times a factor that is at most `ceiling` is (rounding keeps the order).
+ * That bound is what lets the retriever skip a row without its decay score.
+ */
+export interface Top {
+  count: number;
+  value(relevance: number, score: number): number;
+  ceiling: number;
+  /** Only rows of a value above 0 are taken (a row at 0 or below is never among the best). */
+  positive?: boolean;
+}
+
+/**
+ * `Retriever.rank` by words alone, pruned, without a minimum score: the common search. The same rows as
+ * `contenders` would leave (or fewer: a row scored and beaten in every top is dropped too), but
+ * a row that cannot reach any top costs a division and a comparison, read from the index's
+ * buffers where they are: the matches of a common word are most of the store, and copying
+ * them, or keeping a relevance for each, cost more than the rest of the search.
+ */
+export function rowsByWords(
+  index: LexicalIndex,
+  lookup: (id: string) => MemoryRecord | undefined,
+  matches: Matches,
+  filter: Filter,
+  tops: readonly Top[],
+): RankedRows {
+  let ordinals = matches.ordinals;
+  let lexical = matches.scores;
+  let n = matches.count;
+  let best = matches.best;
+  const since = filter.since ?? null;
+  const tags = filter.tags ?? null;
+  if (since !== null || tags !== null) {
+    // Filtered into copies: the index's buffers are its own.
+    const kept = new Int32Array(n);
+    const keptLexical = new Float64Array(n);
+    let k = 0;
+    best = 0;
+    for (let j = 0; j < n; j++) {
+      const ordinal = ordinals[j] as number;
+      if (since !== null && index.valueAt(ordinal, LAST_USED) < since) continue;
+      if (tags !== null && !hasTag(index.recordAt(ordinal), tags)) continue;
+      kept[k] = ordinal;
+      const score = lexical[j] as number;
+      keptLexical[k++] = score;
+      if (score > best) best = score;
+    }
+    ordinals = kept;
+    lexical = keptLexical;
+    n = k;
+  }
+  const rows = new RankedRows(false, lookup);
+  rows.matched = n;
+
+  const count = tops.length;
+  // No bar holds more than the n rows there are (as in `contenders`).
+  const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
+  const ceilings = Float64Array.from(tops, (top) => top.ceiling);
+  const positive = tops.map((top) => top.positive === true);
+  let highest = 0;
+  for (let t = 0; t < count; t++) highest = Math.max(highest, ceilings[t] as number);
+  const floors = new Float64Array(count);
+  // The lowest bar: a row whose relevance times the highest ceiling is below it is below every
+  // top's (r >= 0, so r * ceiling <= r * highest in floating point too).
+  let lowest = Number.NEGATIVE_INFINITY;
+  // The same test on a BM25 score, without the division: below `cutoff`, a row is below
+  // `lowest` (the margin, far above rounding, leaves a row near the edge to the exact test).
+  let cutoff = Number.NEGATIVE_INFINITY;
+  const raise = () => {
+    lowest = Number.POSITIVE_INFINITY;
+    for (let t = 0; t < count; t++) {
+      const floor = (bars[t] as BestValues).floor;
+      floors[t] = positive[t] ? Math.max(0, floor) : floor;
+      lowest = Math.min(lowest, floors[t] as number);
+    }
+    cutoff =
+      lowest > 0 && highest > 0 && lowest < Number.POSITIVE_INFINITY
+        ? (lowest / highest) * best * (1 - 1e-9)
+        : Number.NEGATIVE_INFINITY;
+  };
+  raise();
+  const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
+  const seen = new Uint8Array(n);
+  const taken: number[] = [];
+  const takenScores: number[] = [];
+  const take = (i: number) => {
+    seen[i] = 1;
+    const r = (lexical[i] as number) / best;
+    const score = filter.score(index.dynamicsAt(ordinals[i] as number, dynamics));
+    let wanted = false;
+    for (let t = 0; t < count; t++) {
+      const top = tops[t] as Top;
+      const value = top.value(r, score);
+      // Beaten outright by `count` rows already there (or at 0 in a positive-only top): never
+      // among this top's best. A NaN is kept, as `contenders` keeps it.
+      if (!(value < (floors[t] as number)) && !(positive[t] && !(value > 0))) wanted = true;
+      if (!top.positive || value > 0) (bars[t] as BestValues).offer(value);
+    }
+    if (!wanted) return;
+    taken.push(i);
+    takenScores.push(score);
+    raise();
+  };
+  let first = 0;
+  for (const top of tops) first += top.count;
+  for (const i of largest(lexical, n, first)) take(i);
+  for (let i = 0; i < n; i++) {
+    if ((lexical[i] as number) < cutoff || seen[i]) continue;
+    const r = (lexical[i] as number) / best;
+    if (r * highest < lowest) continue;
+    for (let t = 0; t < count; t++) {
+      const reach = r * (ceilings[t] as number);
+      const floor = floors[t] as number;
+      if (!(reach < floor || (reach <= 0 && positive[t]))) {
+        take(i);
+        break;
+      }
+    }
+  }
+  // In the order every row would have, so ties break the same way.
+  const order = Int32Array.from(taken.keys()).sort(
+    (a, b) => (taken[a] as number) - (taken[b] as number),
+  );
+  const relevance = new Float64Array(order.length);
+  for (let k = 0; k < order.length; k++) {
+    const j = order[k] as number;
+    const i = taken[j] as number;
+    rows.push(
+      index.idAt(ordinals[i] as number),
+      lexical[i] as number,
+      undefined,
+      takenScores[j] as number,
+    );
+    relevance[k] = (lexical[i] as number) / best;
+  }
+  rows.relevance = relevance;
+  return rows;
+}
+
+/**
+ * Which of `n` rows can be among the best of some top, scoring (into `scores`) only those. The
+ * rows of highest relevance go first, so each top's bar is high before the rest are looked at;
+ * then a row is skipped when relevance times the top's ceiling (what its value can reach at
+ * most) is below the bar of every top: `count` rows already beat it outright there.
+ */
+export function contenders(
+  scoreOf: (i: number) => number,
+  n: number,
+  relevance: Float64Array,
+  scores: Float64Array,
+  tops: readonly Top[],
+): { rows: Uint8Array; count: number } {
+  const rows = new Uint8Array(n);
+  let count = 0;
+  // No bar holds more than the n rows there are: a caller's count (a page far past the last)
+  // is not an allocation. Past n offers every row is taken, so the bars behave the same.
+  const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
+  const ceilings = Float64Array.from(tops, (top) => top.ceiling);
+  // Each top's bar, read again only when a row taken may have raised it. A positive-only top
+  // never takes a row that cannot rise above 0.
+  const floorOf = (t: number) => {
+    const floor = (bars[t] as BestValues).floor;
+    return (tops[t] as Top).positive ? Math.max(0, floor) : floor;
+  };
+  const floors = Float64Array.from(tops, (_, t) => floorOf(t));
+  const take = (i: number) => {
+    rows[i] = 1;
+    count++;
+    const r = relevance[i] as number;
+    const score = Number.isNaN(scores[i] as number) ? scoreOf(i) : (scores[i] as number);
+    scores[i] = score;
+    for (let t = 0; t < tops.length; t++) {
+      const top = tops[t] as Top;
+      const bar = bars[t] as BestValues;
+      const value = top.value(r, score);
+      if (!top.positive || value > 0) bar.offer(value);
+      floors[t] = floorOf(t);
+    }
+  };
+  let first = 0;
+  for (const top of tops) first += top.count;
+  for (const i of largest(relevance, n, first)) take(i);
+  const positive = tops.map((top) => top.positive === true);
+  for (let i = 0; i < n; i++) {
+    if (rows[i]) continue;
+    const r = relevance[i] as number;
+    for (let t = 0; t < tops.length; t++) {
+      // Written so that a NaN keeps the row: only a sure loser is skipped (for a positive-only
+      // top, a row that reaches 0 at most is one too).
+      const reach = r * (ceilings[t] as number);
+      const floor = floors[t] as number;
+      if (!(reach < floor || (reach <= 0 && positive[t]))) {
+        take(i);
+        break;
+      }
+    }
+  }
+  return { rows, count };
+}
