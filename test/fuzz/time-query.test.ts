@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
 import { MAX_TIME_TEXT, parseTime, statedTimes } from '../../src/search/time-query.js';
+import { CUE, MONTHS, SEASONS, UNITS } from '../../src/search/time-words.js';
 
 // Words the parser looks for, so that arbitrary text often holds a near-miss of an expression.
 const WORDS = [
@@ -92,4 +93,21 @@ it('statedTimes, which skips a text without a cue, finds what parseTime finds', 
     }),
     { numRuns: 3000 },
   );
+});
+
+it('CUE holds every month, season and unit the parser reads, and the days by name', () => {
+  const words = [
+    ...Object.keys(MONTHS),
+    ...Object.keys(SEASONS),
+    ...Object.keys(UNITS),
+    'today',
+    'tonight',
+    'yesterday',
+    'tomorrow',
+    'night',
+  ];
+  for (const word of words) {
+    assert.ok(CUE.test(`so ${word} then`), word);
+    assert.equal(CUE.test(`so x${word}x then`), false, `${word} inside a word`);
+  }
 });
