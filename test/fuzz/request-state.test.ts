@@ -125,7 +125,7 @@ function flipBit(bytes: Uint8Array, index: number, bit: number): Uint8Array {
 }
 
 /** The payload, decoded, with `path` set to `value`, written back unsigned. */
-function forged(path: string[], value: unknown): string {
+function forged(path: readonly string[], value: unknown): string {
   const { body, mac } = parts(state);
   const envelope = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
   let at: Record<string, unknown> = envelope;
