@@ -19,6 +19,12 @@ export interface MeaningHits {
 }
 
 /**
+ * The marks of one search's hits by ordinal, all 0 between searches: kept, so a search of a large
+ * store does not zero megabytes for a few hundred hits.
+ */
+let marks = new Int32Array(0);
+
+/**
  * Whether `rowsByWordsAndMeaning` can rank with this weight: a row without a cosine then has a
  * relevance of (1 - weight) times its share of the best BM25, which never falls as BM25 rises.
  */
@@ -55,7 +61,8 @@ export function rowsByWordsAndMeaning(
     size = Math.max(size, ordinal + 1);
     return ordinal;
   });
-  const mark = new Int32Array(size);
+  if (marks.length < size) marks = new Int32Array(Math.max(size, 2 * marks.length));
+  const mark = marks;
   hitOrdinals.forEach((ordinal, k) => {
     if (ordinal >= 0) mark[ordinal] = k + 1;
   });
@@ -68,6 +75,8 @@ export function rowsByWordsAndMeaning(
     found[k] = 1;
     simOfRow.set(j, hitSims[k] as number);
   }
+  // Cleared for the next search (nothing awaits in between).
+  for (const ordinal of hitOrdinals) if (ordinal >= 0) mark[ordinal] = 0;
   // The hits the words missed (or the filter left out of them): read, and kept as a search by
   // meaning alone keeps them.
   const statuses = new Set(filter.statuses);
