@@ -12,6 +12,7 @@ import type {
 } from '../storage/engine.js';
 import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
 import { documentOf, type MemoryDocument, type NoteText, sameNote } from './document.js';
+import { prunable, rowsByWordsAndMeaning } from './hybrid-rows.js';
 import { type Dynamics, LAST_USED, LexicalIndex } from './lexical-index.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
@@ -184,7 +185,6 @@ export class Retriever implements StoreListener {
   ): Promise<RankedRows> {
     if (!query) return this.everyMemory(filter);
     const meaning = await this.meaningHits(query, limit);
-    const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]));
 
     // Every match the filter keeps, in the order the rows come in; decay scores come later.
     // A row is an ordinal of the lexical index (its record read only when needed: a common
@@ -192,8 +192,13 @@ export class Retriever implements StoreListener {
     // Nothing awaits from here on, so the ordinals stay valid.
     const matches = this.lexical.match(query, filter.statuses);
     const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
-    if (!meaning && pruned && filter.minScore === null)
-      return rowsByWords(this.lexical, this.lookup, matches, filter, tops);
+    if (pruned && filter.minScore === null) {
+      if (!meaning) return rowsByWords(this.lexical, this.lookup, matches, filter, tops);
+      if (prunable(meaning.weight)) {
+        return rowsByWordsAndMeaning(this.lexical, this.lookup, matches, filter, tops, meaning);
+      }
+    }
+    const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]));
     const cap = matches.count + sims.size;
     let ordinals = new Int32Array(cap);
     let lexical = new Float64Array(cap);

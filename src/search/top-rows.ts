@@ -44,6 +44,42 @@ export interface Top {
 }
 
 /**
+ * The matches `filter`'s `since` and `tags` keep, in their order, and the best BM25 score of
+ * those (the index's own buffers when neither is set; else copies: the index's are its own).
+ */
+export function filteredMatches(
+  index: LexicalIndex,
+  matches: Matches,
+  filter: Filter,
+): { ordinals: Int32Array; lexical: Float64Array; n: number; best: number } {
+  const since = filter.since ?? null;
+  const tags = filter.tags ?? null;
+  if (since === null && tags === null) {
+    return {
+      ordinals: matches.ordinals,
+      lexical: matches.scores,
+      n: matches.count,
+      best: matches.best,
+    };
+  }
+  const n = matches.count;
+  const ordinals = new Int32Array(n);
+  const lexical = new Float64Array(n);
+  let k = 0;
+  let best = 0;
+  for (let j = 0; j < n; j++) {
+    const ordinal = matches.ordinals[j] as number;
+    if (since !== null && index.valueAt(ordinal, LAST_USED) < since) continue;
+    if (tags !== null && !hasTag(index.recordAt(ordinal), tags)) continue;
+    ordinals[k] = ordinal;
+    const score = matches.scores[j] as number;
+    lexical[k++] = score;
+    if (score > best) best = score;
+  }
+  return { ordinals, lexical, n: k, best };
+}
+
+/**
  * `Retriever.rank` by words alone, pruned, without a minimum score: the common search. The same rows as
  * `contenders` would leave (or fewer: a row scored and beaten in every top is dropped too), but
  * a row that cannot reach any top costs a division and a comparison, read from the index's
@@ -57,31 +93,7 @@ export function rowsByWords(
   filter: Filter,
   tops: readonly Top[],
 ): RankedRows {
-  let ordinals = matches.ordinals;
-  let lexical = matches.scores;
-  let n = matches.count;
-  let best = matches.best;
-  const since = filter.since ?? null;
-  const tags = filter.tags ?? null;
-  if (since !== null || tags !== null) {
-    // Filtered into copies: the index's buffers are its own.
-    const kept = new Int32Array(n);
-    const keptLexical = new Float64Array(n);
-    let k = 0;
-    best = 0;
-    for (let j = 0; j < n; j++) {
-      const ordinal = ordinals[j] as number;
-      if (since !== null && index.valueAt(ordinal, LAST_USED) < since) continue;
-      if (tags !== null && !hasTag(index.recordAt(ordinal), tags)) continue;
-      kept[k] = ordinal;
-      const score = lexical[j] as number;
-      keptLexical[k++] = score;
-      if (score > best) best = score;
-    }
-    ordinals = kept;
-    lexical = keptLexical;
-    n = k;
-  }
+  const { ordinals, lexical, n, best } = filteredMatches(index, matches, filter);
   const rows = new RankedRows(false, lookup);
   rows.matched = n;
 
