@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, SETTINGS, type Setting } from '../src/config.js';
+import { ConfigError, loadConfig, SETTINGS } from '../src/config.js';
+import type { Setting } from '../src/setting.js';
 
 const HOME = path.resolve('/home/tester');
 

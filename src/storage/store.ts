@@ -7,21 +7,13 @@ import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.j
 import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { JsonlFile } from './jsonl-file.js';
-import type { BadLine } from './jsonl-lines.js';
 import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
 import { LogCompaction, type LogKind } from './log-compaction.js';
+import { LogReader } from './log-reader.js';
 import { LogSidecar } from './log-sidecar.js';
-import type { LineRef } from './memory-table.js';
-import { crossing, lineNamespace, NamespacedEngine, withNamespace } from './namespace-view.js';
+import { crossing, NamespacedEngine, withNamespace } from './namespace-view.js';
 import { startReadAhead } from './read-ahead.js';
-import {
-  isTombstone,
-  type MemoryRecord,
-  RecordError,
-  storedShape,
-  toMemoryRecord,
-  toRelationRecord,
-} from './records.js';
+import { type MemoryRecord, storedShape, toMemoryRecord } from './records.js';
 import { SIDECAR_FILE } from './sidecar.js';
 
 export interface StoreOptions {
@@ -89,11 +81,11 @@ export class JsonlStore extends NamespacedEngine {
   private readonly forgotten: ForgottenIndex;
   private readonly journal: TransactionJournal;
   private readonly lock: DirLock;
-  private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string }[] = [];
   private readonly logger: Logger;
   private readonly clock: () => number;
   private readonly compaction: LogCompaction;
   private readonly sidecar: LogSidecar;
+  private readonly reader: LogReader;
   private readonly readAheadMinBytes: number;
   private closed = false;
   /** Aborted by close(): a load waiting for the lock stops at once. */
@@ -135,6 +127,17 @@ export class JsonlStore extends NamespacedEngine {
       this.logger,
       options.compactMinLines ?? 200,
     );
+    this.reader = new LogReader({
+      files: this.files,
+      live: this.live,
+      journal: this.journal,
+      lock: this.lock,
+      compaction: this.compaction,
+      quarantineFile: this.quarantineFile,
+      logger: this.logger,
+      clock: this.clock,
+      assertOpen: () => this.assertOpen(),
+    });
   }
 
   /**
@@ -193,27 +196,27 @@ export class JsonlStore extends NamespacedEngine {
     try {
       this.sidecar.restore();
       const ahead = startReadAhead(this.files.memories, this.live, this.readAheadMinBytes);
-      this.takeLine = ahead?.take;
+      this.reader.takeLine = ahead?.take;
       try {
         for (;;) {
           // The next slice is read once the work ahead is past it (a worker a little behind
           // would leave the slice's lines to this thread).
           if (ahead) await ahead.reached(this.files.memories.size() + 2 * LOAD_SLICE_BYTES);
-          if (!this.catchUp(false, LOAD_SLICE_BYTES)) break;
+          if (!this.reader.catchUp(false, LOAD_SLICE_BYTES)) break;
           await setImmediate();
           // Never over lines not taken in yet (quarantined under the lock after the load): the
           // next start, resuming past them, would not see them.
-          if (this.pendingCorrupt.length === 0) await this.sidecar.checkpoint();
+          if (!this.reader.hasPendingCorrupt) await this.sidecar.checkpoint();
         }
       } finally {
-        this.takeLine = undefined;
+        this.reader.takeLine = undefined;
         ahead?.stop();
       }
       for (;;) {
         try {
           await this.lock.run(() => {
             removeLeftoverTemps(this.dataDir, this.logger);
-            this.catchUp(true);
+            this.reader.catchUp(true);
           }, this.closing.signal);
           // After the calls that waited for the load have their answer, and written in the
           // background: a client that stops the process soon after (a few seconds, the MCP
@@ -259,7 +262,7 @@ export class JsonlStore extends NamespacedEngine {
   /** Picks up what other processes appended. Cheap when nothing changed (one stat a file). */
   async refresh(): Promise<void> {
     this.assertOpen();
-    this.catchUp(false);
+    this.reader.catchUp(false);
   }
 
   /**
@@ -278,7 +281,7 @@ export class JsonlStore extends NamespacedEngine {
       this.assertOpen();
       // Kept since the last run (which caught up, or failed and let the lock go): nobody else
       // wrote since, and every write of this process was applied as it was made.
-      if (!kept) this.catchUp(true);
+      if (!kept) this.reader.catchUp(true);
       const m = plan();
       // Planned from what this process read under the lock: written only if it still holds it.
       this.lock.assertHeld();
@@ -316,10 +319,10 @@ export class JsonlStore extends NamespacedEngine {
       let offset = starts.get(this.files.memories) ?? 0;
       for (const line of memoryLines) {
         const length = Buffer.byteLength(JSON.stringify(line));
-        this.applyMemory(line, { offset, length });
+        this.reader.applyMemory(line, { offset, length });
         offset += length + 1;
       }
-      for (const line of relationLines) this.applyRelation(line);
+      for (const line of relationLines) this.reader.applyRelation(line);
       this.compaction.ifStale();
       return m.result;
     });
@@ -364,7 +367,7 @@ export class JsonlStore extends NamespacedEngine {
     this.assertOpen();
     return (
       this.lock.tryRun((kept) => {
-        if (!kept) this.catchUp(true);
+        if (!kept) this.reader.catchUp(true);
         this.compaction.rewrite('memories');
         this.compaction.rewrite('relations');
         return true;
@@ -419,117 +422,13 @@ export class JsonlStore extends NamespacedEngine {
 
   private logFile(name: string): JsonlFile {
     return new JsonlFile(path.join(this.dataDir, name), {
-      keepTorn: (line) => this.quarantine(name, line, TORN),
+      keepTorn: (line) => this.reader.quarantine(name, line, TORN),
     });
-  }
-
-  /** While a long load reads ahead: takes a memory line from what was read of it (read-ahead.ts). */
-  private takeLine: ((offset: number, length: number) => boolean) | undefined;
-
-  /** Reads what was appended since the last call; true when `maxBytes` left some unread. */
-  private catchUp(locked: boolean, maxBytes?: number): boolean {
-    this.assertOpen();
-    if (locked) this.journal.finish(Object.values(this.files), this.logger);
-    let more = false;
-    for (const kind of ['memories', 'relations'] as const) {
-      const file = this.files[kind];
-      const read = file.readNew({
-        maxBytes,
-        skip: kind === 'memories' ? this.takeLine : undefined,
-        visit: (value, offset, length) => this.applyLine(kind, value, { offset, length }),
-        onReset: () => {
-          this.resetKind(kind);
-          // Whoever replaced the file read it under the lock and quarantined its bad lines first.
-          for (let i = this.pendingCorrupt.length - 1; i >= 0; i--) {
-            if (this.pendingCorrupt[i]?.kind === kind) this.pendingCorrupt.splice(i, 1);
-          }
-        },
-      });
-      more ||= read.more;
-      for (const line of read.corrupt) {
-        this.pendingCorrupt.push({ kind, line, reason: 'unparsable JSON' });
-      }
-      if (locked && read.tail) {
-        this.lock.assertHeld();
-        // Only a writer holding the lock writes, so an unfinished line seen under the lock was
-        // cut short by a crash and never acknowledged: kept in quarantine and cut off. A whole
-        // record without its newline (an editor dropped it) is ended and read.
-        file.repairTail();
-        file.readNew({
-          visit: (value, offset, length) => this.applyLine(kind, value, { offset, length }),
-        });
-      }
-    }
-    if (locked && this.pendingCorrupt.length > 0) {
-      this.lock.assertHeld();
-      const kinds = new Set<Kind>();
-      for (const { kind, line, reason } of this.pendingCorrupt.splice(0)) {
-        this.quarantine(this.files[kind].name, line, reason);
-        kinds.add(kind);
-      }
-      // Rewrite without the bad lines so the next start does not quarantine them again.
-      for (const kind of kinds) this.compaction.tryRewrite(kind);
-    }
-    if (locked) this.compaction.ifStale();
-    return more;
-  }
-
-  private applyLine(kind: Kind, value: unknown, ref: LineRef): void {
-    try {
-      if (kind === 'memories') this.applyMemory(value, ref);
-      else this.applyRelation(value);
-    } catch (error) {
-      if (!(error instanceof RecordError)) throw error;
-      this.pendingCorrupt.push({
-        kind,
-        line: { offset: -1, text: JSON.stringify(value) },
-        reason: `invalid record: ${error.message}`,
-      });
-    }
-  }
-
-  private quarantine(file: string, line: BadLine, reason: string): void {
-    this.logger.warn(
-      { file, offset: line.offset, reason },
-      `kept a bad line of ${file} in ${FILES.quarantine}`,
-    );
-    this.quarantineFile.append([
-      {
-        file,
-        offset: line.offset,
-        reason,
-        at: this.clock(),
-        line: line.text,
-      },
-    ]);
-  }
-
-  private resetKind(kind: Kind): void {
-    if (kind === 'memories') this.live.clearMemories();
-    else this.live.clearRelations();
-  }
-
-  private applyMemory(value: unknown, ref: LineRef): void {
-    if (isTombstone(value)) {
-      this.live.dropMemory(value.id);
-      return;
-    }
-    const record = toMemoryRecord(value);
-    this.live.putMemory(lineNamespace(value), record, ref);
   }
 
   /** A memory's line, read again from memories.jsonl where it was found. */
   protected override readMemoryLine(offset: number, length: number): MemoryRecord {
     const text = this.files.memories.readAt(offset, length).toString('utf8');
     return toMemoryRecord(JSON.parse(text));
-  }
-
-  private applyRelation(value: unknown): void {
-    if (isTombstone(value)) {
-      this.live.dropRelation(value.id);
-      return;
-    }
-    const relation = toRelationRecord(value);
-    this.live.putRelation(lineNamespace(value), relation);
   }
 }

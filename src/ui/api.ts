@@ -1,6 +1,6 @@
 // The JSON the web page reads and the actions it asks for, under /ui/api. Each route is a few
 // lines over a use case of the memory; auth, the namespace and the origin are checked before
-// (src/transport/http.ts), and errors go to the one HTTP error mapper there.
+// (src/transport/http.ts), and errors go to the one HTTP error mapper (http-error.ts).
 import path from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { settleConflictInput } from '../contract/settle-conflict.js';

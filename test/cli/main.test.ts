@@ -13,7 +13,7 @@ import { WriteError } from '../../src/storage/jsonl-file.js';
 import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { JsonlStore } from '../../src/storage/store.js';
-import { HttpError } from '../../src/transport/http.js';
+import { HttpError } from '../../src/transport/http-error.js';
 import { VaultPathError } from '../../src/vault/paths.js';
 import { VaultWriteError } from '../../src/vault/writer.js';
 import { makeTempDir, removeDir } from '../e2e/helpers.js';

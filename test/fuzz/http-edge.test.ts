@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { createServer } from '../../src/server.js';
-import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
+import { createHttpApp } from '../../src/transport/http.js';
+import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import { parseTokenFile } from '../../src/transport/tokens.js';
 import { openTestMemory, type TestMemory } from '../support.js';
 import {

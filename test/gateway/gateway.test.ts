@@ -19,7 +19,8 @@ import { UpstreamError } from '../../src/gateway/errors.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/proxy.js';
 import { type Timers, Upstream, type UpstreamState } from '../../src/gateway/upstream.js';
 import { createServer } from '../../src/server.js';
-import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
+import { createHttpApp } from '../../src/transport/http.js';
+import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import { INITIALIZE_REQUEST, isAlive, openTestMemory, type TestMemory } from '../support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -8,7 +8,8 @@ import pino from 'pino';
 import { ProcessGroupStdioTransport } from '../../src/gateway/process-group-stdio.js';
 import { createGateway } from '../../src/gateway/proxy.js';
 import { Upstream } from '../../src/gateway/upstream.js';
-import { createHttpApp, listen } from '../../src/transport/http.js';
+import { createHttpApp } from '../../src/transport/http.js';
+import { listen } from '../../src/transport/listen.js';
 import { turnCounter } from '../turns.js';
 
 const HOSTILE = path.join(

@@ -7,12 +7,9 @@ import { createOAuth, type OAuthServer } from '../../src/oauth/index.js';
 import { openOAuthStore } from '../../src/oauth/open-store.js';
 import type { ProviderFetch } from '../../src/oauth/provider.js';
 import { createServer } from '../../src/server.js';
-import {
-  createHttpApp,
-  listen,
-  type RunningHttp,
-  refuseOtherOrigins,
-} from '../../src/transport/http.js';
+import { refuseOtherOrigins } from '../../src/transport/callers.js';
+import { createHttpApp } from '../../src/transport/http.js';
+import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import type { TestMemory } from '../support.js';
 
 export const ADMIN = 'admin-token-0123456789abcdef';

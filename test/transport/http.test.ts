@@ -9,13 +9,9 @@ import pino from 'pino';
 import { TransientError, UserError } from '../../src/platform/errors.js';
 import { createServer } from '../../src/server.js';
 import { LockTimeoutError } from '../../src/storage/lock.js';
-import {
-  createHttpApp,
-  errorAnswer,
-  HttpError,
-  listen,
-  type RunningHttp,
-} from '../../src/transport/http.js';
+import { createHttpApp } from '../../src/transport/http.js';
+import { errorAnswer, HttpError } from '../../src/transport/http-error.js';
+import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import { INITIALIZE_REQUEST, openTestMemory, type TestMemory } from '../support.js';
 
 const TOKEN = 'test-token-0123456789abcdef';

@@ -7,7 +7,8 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pino from 'pino';
 import { createServer } from '../../src/server.js';
-import { createHttpApp, listen, type RunningHttp } from '../../src/transport/http.js';
+import { createHttpApp } from '../../src/transport/http.js';
+import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import { parseTokenFile, TokenFileError } from '../../src/transport/tokens.js';
 import {
   ENGINES,

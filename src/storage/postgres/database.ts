@@ -1,7 +1,7 @@
 // The PostgreSQL server behind MNEMO_DATABASE_URL: a pool with mnemo's settings, and what its
 // failures mean to the person who set the URL. The password never leaves this file.
 import type pg from 'pg';
-import { UserError } from '../../platform/errors.js';
+import { TransientError, UserError } from '../../platform/errors.js';
 import { pgDriver } from './driver.js';
 
 /** The setting every message below names. */
@@ -146,4 +146,32 @@ export function databaseError(error: unknown, url: string): DatabaseError {
       : // No URL: a statement the server refused reaches the tool caller, who is no reader of it.
         `PostgreSQL answered: ${(error as Error).message}`);
   return new DatabaseError(reason, URL_SETTING, { cause: error });
+}
+
+/**
+ * What a failed read or write answers: the database away is a TransientError (retry in a moment),
+ * and says whether the write may have been made (the connection was lost during COMMIT).
+ */
+export function storeFailure(error: unknown, committing: boolean, url: string): Error {
+  if ((error as { code?: string }).code === '55P03') {
+    return new TransientError(
+      'another replica has been writing for longer than a write waits (a large gc or import?): nothing was written, retry in a moment',
+      URL_SETTING,
+      { cause: error },
+    );
+  }
+  if (!isConnectionError(error)) {
+    return error instanceof Error && !(error instanceof pgDriver().DatabaseError)
+      ? error
+      : databaseError(error, url);
+  }
+  // The server's own words: the advice for a wrong URL would mislead during an outage.
+  const cause = (error as Error).message;
+  return new TransientError(
+    committing
+      ? `the connection to PostgreSQL was lost while the write was committed: it may have been made. Search for it before you write it again (${cause})`
+      : `PostgreSQL cannot be reached, nothing was written: retry in a moment (${cause})`,
+    URL_SETTING,
+    { cause: error },
+  );
 }

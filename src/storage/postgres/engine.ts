@@ -1,31 +1,22 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { TransientError } from '../../platform/errors.js';
 import { StoreError } from '../data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
-import { crossing, NamespacedEngine } from '../namespace-view.js';
-import { type MemoryRecord, type RelationRecord, storedShape, toMemoryRecord } from '../records.js';
+import { NamespacedEngine } from '../namespace-view.js';
+import { type MemoryRecord, toMemoryRecord } from '../records.js';
 import {
   clientConfig,
   createPool,
   databaseError,
   isConnectionError,
   redactUrl,
-  URL_SETTING,
+  storeFailure,
 } from './database.js';
-import { pgDriver } from './driver.js';
 import { Follower } from './follower.js';
-import {
-  MEMORY_COLUMNS,
-  memoryFromRow,
-  memoryValues,
-  RELATION_COLUMNS,
-  relationFromRow,
-  relationValues,
-  upsertSql,
-} from './rows.js';
+import { changesAfter, readSnapshot } from './record-reads.js';
 import { LOCKS, migrate, notifySql } from './schema.js';
 import { PgVectorStore } from './vectors.js';
+import { type WriteStatements, writeStatements } from './write-statements.js';
 
 export interface PostgresStoreOptions {
   /** MNEMO_DATABASE_URL. */
@@ -43,13 +34,6 @@ export interface PostgresStoreOptions {
   /** Every this many writes of this replica, older changes are pruned (1000 unless told). */
   pruneEvery?: number;
 }
-
-/** Rows a statement carries at most (PostgreSQL takes 65,535 parameters). */
-const BATCH = 500;
-const PAGE = 5000;
-
-const MEMORY_SELECT = `SELECT ${MEMORY_COLUMNS.join(', ')} FROM mnemo_memories`;
-const RELATION_SELECT = `SELECT ${RELATION_COLUMNS.join(', ')} FROM mnemo_relations`;
 
 type Row = Record<string, unknown>;
 
@@ -249,7 +233,7 @@ export class PostgresStore extends NamespacedEngine {
       const client = await this.connect();
       let committing = false;
       let m: Mutation<T>;
-      let changes: ReturnType<PostgresStore['writeStatements']>;
+      let changes: WriteStatements;
       let seq = 0;
       try {
         // A replica holding the lock for long (a large gc) holds the others' writes up to a point.
@@ -259,7 +243,7 @@ export class PostgresStore extends NamespacedEngine {
         // Under the lock: nobody writes until this commits, and these are the latest records.
         await this.catchUp(client);
         m = plan();
-        changes = this.writeStatements(ns, m);
+        changes = writeStatements(this.live, ns, m, this.options.clock());
         for (const [sql, values] of changes.statements) await client.query(sql, values);
         if (changes.memories.length > 0 || changes.relations.length > 0) {
           const result = await client.query<{ seq: number }>(
@@ -301,96 +285,9 @@ export class PostgresStore extends NamespacedEngine {
     return this.ended;
   }
 
-  /** The statements of mutation `m` in namespace `ns`, and what to apply once committed. */
-  private writeStatements(ns: string, m: Mutation<unknown>) {
-    const owns = (owner: string | undefined) => owner === undefined || owner === ns;
-    for (const r of m.memories ?? []) {
-      if (!owns(this.live.namespaceOfMemory(r.id))) throw crossing(ns);
-    }
-    for (const r of m.relations ?? []) {
-      if (!owns(this.live.namespaceOfRelation(r.id))) throw crossing(ns);
-    }
-    const statements: [string, unknown[]][] = [];
-    const at = this.options.clock();
-    for (const part of chunks(m.forgotten ?? [], BATCH)) {
-      const values: unknown[] = [];
-      const rows = part.map((r, i) => {
-        values.push(ns, r.id, at, JSON.stringify(storedShape(r)));
-        return `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`;
-      });
-      statements.push([
-        `INSERT INTO mnemo_forgotten (namespace, id, forgotten_at, record) VALUES ${rows.join(', ')}`,
-        values,
-      ]);
-    }
-    for (const part of chunks(m.memories ?? [], BATCH)) {
-      statements.push([
-        upsertSql('mnemo_memories', MEMORY_COLUMNS, part.length),
-        part.flatMap((r) => memoryValues(r, ns)),
-      ]);
-    }
-    // A delete names an id only: one of another namespace is never deleted from here.
-    const deletes = (m.deletes ?? []).filter((id) => this.live.namespaceOfMemory(id) === ns);
-    if (deletes.length > 0) {
-      statements.push([
-        'DELETE FROM mnemo_memories WHERE namespace = $1 AND id = ANY($2)',
-        [ns, deletes],
-      ]);
-    }
-    for (const part of chunks(m.relations ?? [], BATCH)) {
-      statements.push([
-        upsertSql('mnemo_relations', RELATION_COLUMNS, part.length),
-        part.flatMap((r) => relationValues(r, ns)),
-      ]);
-    }
-    const relationDeletes = (m.relationDeletes ?? []).filter(
-      (id) => this.live.namespaceOfRelation(id) === ns,
-    );
-    if (relationDeletes.length > 0) {
-      statements.push([
-        'DELETE FROM mnemo_relations WHERE namespace = $1 AND id = ANY($2)',
-        [ns, relationDeletes],
-      ]);
-    }
-    return {
-      statements,
-      memories: [...(m.memories ?? []).map((r) => r.id), ...deletes],
-      relations: [...(m.relations ?? []).map((r) => r.id), ...relationDeletes],
-      apply: () => {
-        for (const r of m.memories ?? []) this.live.putMemory(ns, r);
-        for (const id of deletes) this.live.dropMemory(id);
-        for (const r of m.relations ?? []) this.live.putRelation(ns, r);
-        for (const id of relationDeletes) this.live.dropRelation(id);
-      },
-    };
-  }
-
-  /**
-   * What a failed write answers: the database away is a TransientError (retry in a moment), and
-   * says whether the write may have been made (the connection was lost during COMMIT).
-   */
+  /** What a failed read or write answers (see storeFailure). */
   private failure(error: unknown, committing: boolean): Error {
-    if ((error as { code?: string }).code === '55P03') {
-      return new TransientError(
-        'another replica has been writing for longer than a write waits (a large gc or import?): nothing was written, retry in a moment',
-        URL_SETTING,
-        { cause: error },
-      );
-    }
-    if (!isConnectionError(error)) {
-      return error instanceof Error && !(error instanceof pgDriver().DatabaseError)
-        ? error
-        : databaseError(error, this.options.url);
-    }
-    // The server's own words: the advice for a wrong URL would mislead during an outage.
-    const cause = (error as Error).message;
-    return new TransientError(
-      committing
-        ? `the connection to PostgreSQL was lost while the write was committed: it may have been made. Search for it before you write it again (${cause})`
-        : `PostgreSQL cannot be reached, nothing was written: retry in a moment (${cause})`,
-      URL_SETTING,
-      { cause: error },
-    );
+    return storeFailure(error, committing, this.options.url);
   }
 
   /** A connection of the pool, or a TransientError when the database cannot be reached. */
@@ -418,7 +315,6 @@ export class PostgresStore extends NamespacedEngine {
     this.queue = run.catch(() => {});
     return run;
   }
-
   /**
    * Every record anew, as of one snapshot, with the change it was at: the first load, and the
    * load of a replica that was away longer than the changes are kept.
@@ -426,32 +322,16 @@ export class PostgresStore extends NamespacedEngine {
   private async reload(): Promise<void> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const top = await client.query<{ seq: number }>(
-        'SELECT coalesce(max(seq), 0) AS seq FROM mnemo_changes',
-      );
-      // Records a page at a time: the rows of a page are garbage once read.
-      const memories: [string, MemoryRecord][] = [];
-      const relations: [string, RelationRecord][] = [];
-      await pages(client, MEMORY_SELECT, (row) =>
-        memories.push([row.namespace as string, memoryFromRow(row)]),
-      );
-      await pages(client, RELATION_SELECT, (row) =>
-        relations.push([row.namespace as string, relationFromRow(row)]),
-      );
-      await client.query('COMMIT');
+      const snapshot = await readSnapshot(client);
       const first = this.seq === 0 && this.live.memoryCount === 0;
       if (!first) {
         this.live.clearMemories();
         this.live.clearRelations();
       }
-      for (const [ns, record] of memories) this.live.putMemory(ns, record);
-      for (const [ns, relation] of relations) this.live.putRelation(ns, relation);
+      for (const [ns, record] of snapshot.memories) this.live.putMemory(ns, record);
+      for (const [ns, relation] of snapshot.relations) this.live.putRelation(ns, relation);
       this.seq = 0;
-      this.advanceTo(top.rows[0]?.seq ?? 0);
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
+      this.advanceTo(snapshot.seq);
     } finally {
       client.release();
     }
@@ -463,51 +343,22 @@ export class PostgresStore extends NamespacedEngine {
    */
   private async catchUp(client: pg.ClientBase): Promise<void> {
     for (;;) {
-      // One round trip when nothing changed: the floor, and the changes after the last seen.
-      const read = await client.query<{
-        floor: number;
-        seq: number | null;
-        kind: string;
-        id: string;
-      }>(
-        `SELECT s.value AS floor, c.seq, c.kind, c.id FROM mnemo_state s
-         LEFT JOIN LATERAL (
-           SELECT seq, kind, id FROM mnemo_changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
-         WHERE s.key = 'change_floor'`,
-        [this.seq, PAGE],
-      );
-      const floor = read.rows[0]?.floor ?? 0;
-      if (floor > this.seq) {
+      const changes = await changesAfter(client, this.seq);
+      if (changes.kind === 'none') return;
+      if (changes.kind === 'expired') {
         this.logger.warn(
-          { seq: this.seq, floor },
+          { seq: this.seq, floor: changes.floor },
           'this replica was away longer than the changes are kept: reloading every memory',
         );
         await this.reload();
         return;
       }
-      const changes = {
-        rows: read.rows.filter((r): r is typeof r & { seq: number } => r.seq !== null),
-      };
-      if (changes.rows.length === 0) return;
-      const memoryIds = new Set<string>();
-      const relationIds = new Set<string>();
-      for (const c of changes.rows) (c.kind === 'memory' ? memoryIds : relationIds).add(c.id);
-      const memories = await client.query(`${MEMORY_SELECT} WHERE id = ANY($1)`, [[...memoryIds]]);
-      const relations = await client.query(`${RELATION_SELECT} WHERE id = ANY($1)`, [
-        [...relationIds],
-      ]);
-      for (const row of memories.rows) {
-        memoryIds.delete(row.id);
-        this.live.putMemory(row.namespace, memoryFromRow(row));
-      }
-      for (const id of memoryIds) this.live.dropMemory(id);
-      for (const row of relations.rows) {
-        relationIds.delete(row.id);
-        this.live.putRelation(row.namespace, relationFromRow(row));
-      }
-      for (const id of relationIds) this.live.dropRelation(id);
-      this.advanceTo(changes.rows[changes.rows.length - 1]?.seq ?? this.seq);
-      if (changes.rows.length < PAGE) return;
+      for (const [ns, record] of changes.memories) this.live.putMemory(ns, record);
+      for (const id of changes.goneMemories) this.live.dropMemory(id);
+      for (const [ns, relation] of changes.relations) this.live.putRelation(ns, relation);
+      for (const id of changes.goneRelations) this.live.dropRelation(id);
+      this.advanceTo(changes.last);
+      if (!changes.more) return;
     }
   }
 
@@ -525,27 +376,5 @@ export class PostgresStore extends NamespacedEngine {
 
   private assertOpen(): void {
     if (this.closed) throw new StoreError('the memory store is closed');
-  }
-}
-
-/** `items` in runs of at most `size`. */
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/** Visits every row of `select` (ordered by id), PAGE at a time: no result holds them all. */
-async function pages(
-  client: pg.ClientBase,
-  select: string,
-  visit: (row: Row) => void,
-): Promise<void> {
-  let after = '';
-  for (;;) {
-    const page = await client.query(`${select} WHERE id > $1 ORDER BY id LIMIT ${PAGE}`, [after]);
-    for (const row of page.rows) visit(row);
-    if (page.rows.length < PAGE) return;
-    after = page.rows[page.rows.length - 1]?.id as string;
   }
 }

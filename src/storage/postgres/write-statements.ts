@@ -1,0 +1,103 @@
+// A mutation of one namespace as SQL: the rows it writes, forgets and deletes, in statements of
+// at most BATCH rows, and what the live records become once they are committed.
+import type { Mutation } from '../engine.js';
+import type { LiveRecords } from '../live-records.js';
+import { crossing } from '../namespace-view.js';
+import { storedShape } from '../records.js';
+import {
+  MEMORY_COLUMNS,
+  memoryValues,
+  RELATION_COLUMNS,
+  relationValues,
+  upsertSql,
+} from './rows.js';
+
+/** Rows a statement carries at most (PostgreSQL takes 65,535 parameters). */
+const BATCH = 500;
+
+export interface WriteStatements {
+  statements: [string, unknown[]][];
+  /** The ids of the memories and relations written or deleted: one change row each. */
+  memories: string[];
+  relations: string[];
+  /** Applies the mutation to the live records: after the commit, never before. */
+  apply(): void;
+}
+
+/**
+ * The statements of mutation `m` in namespace `ns`, written at `at`, and what to apply to `live`
+ * once committed. A record another namespace holds refuses the whole mutation.
+ */
+export function writeStatements(
+  live: LiveRecords,
+  ns: string,
+  m: Mutation<unknown>,
+  at: number,
+): WriteStatements {
+  const owns = (owner: string | undefined) => owner === undefined || owner === ns;
+  for (const r of m.memories ?? []) {
+    if (!owns(live.namespaceOfMemory(r.id))) throw crossing(ns);
+  }
+  for (const r of m.relations ?? []) {
+    if (!owns(live.namespaceOfRelation(r.id))) throw crossing(ns);
+  }
+  const statements: [string, unknown[]][] = [];
+  for (const part of chunks(m.forgotten ?? [], BATCH)) {
+    const values: unknown[] = [];
+    const rows = part.map((r, i) => {
+      values.push(ns, r.id, at, JSON.stringify(storedShape(r)));
+      return `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`;
+    });
+    statements.push([
+      `INSERT INTO mnemo_forgotten (namespace, id, forgotten_at, record) VALUES ${rows.join(', ')}`,
+      values,
+    ]);
+  }
+  for (const part of chunks(m.memories ?? [], BATCH)) {
+    statements.push([
+      upsertSql('mnemo_memories', MEMORY_COLUMNS, part.length),
+      part.flatMap((r) => memoryValues(r, ns)),
+    ]);
+  }
+  // A delete names an id only: one of another namespace is never deleted from here.
+  const deletes = (m.deletes ?? []).filter((id) => live.namespaceOfMemory(id) === ns);
+  if (deletes.length > 0) {
+    statements.push([
+      'DELETE FROM mnemo_memories WHERE namespace = $1 AND id = ANY($2)',
+      [ns, deletes],
+    ]);
+  }
+  for (const part of chunks(m.relations ?? [], BATCH)) {
+    statements.push([
+      upsertSql('mnemo_relations', RELATION_COLUMNS, part.length),
+      part.flatMap((r) => relationValues(r, ns)),
+    ]);
+  }
+  const relationDeletes = (m.relationDeletes ?? []).filter(
+    (id) => live.namespaceOfRelation(id) === ns,
+  );
+  if (relationDeletes.length > 0) {
+    statements.push([
+      'DELETE FROM mnemo_relations WHERE namespace = $1 AND id = ANY($2)',
+      [ns, relationDeletes],
+    ]);
+  }
+  return {
+    statements,
+    memories: [...(m.memories ?? []).map((r) => r.id), ...deletes],
+    relations: [...(m.relations ?? []).map((r) => r.id), ...relationDeletes],
+    apply: () => {
+      for (const r of m.memories ?? []) live.putMemory(ns, r);
+      for (const id of deletes) live.dropMemory(id);
+      for (const r of m.relations ?? []) live.putRelation(ns, r);
+      for (const id of relationDeletes) live.dropRelation(id);
+    },
+  };
+}
+
+/** `items` in runs of at most `size`. */
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
