@@ -11,6 +11,7 @@ import { AnnClaim, type AnnClaimOptions } from './ann-claim.js';
 import { ANN_FILE } from './ann-file.js';
 import { annKey, KeyTable } from './ann-keys.js';
 import { type AnnFileIdentity, annFileIdentity, isSameAnnFile } from './ann-layout.js';
+import type { AnnSource } from './ann-source.js';
 import { type AnnShape, type FromWorker, newUsearchIndex, type ToWorker } from './ann-worker.js';
 import type { VectorHits } from './vector-index.js';
 
@@ -35,23 +36,6 @@ const BATCH = 10_000;
 const CHECKPOINT = 200_000;
 /** Ids whose coverage is worked out between two yields to the event loop. */
 const COVERAGE_CHUNK = 5_000;
-
-/** What the index is built from and scores with: the semantic index's vectors. */
-export interface AnnSource {
-  readonly model: string;
-  readonly dimensions: number;
-  /** Memories with a vector. */
-  readonly size: number;
-  /** Every memory with a vector, as a list of its own (it is iterated across yields). */
-  ids(): string[];
-  /** The hash of the text memory `id`'s vector is of, when it has one. */
-  hashOf(id: string): string | undefined;
-  /** The exact cosine of memory `id`'s vector and `query`; undefined when it has none. */
-  similarity(id: string, query: Float32Array): number | undefined;
-  has(id: string): boolean;
-  /** Copies memory `id`'s vector into `out` at `offset`; false when it has none. */
-  copyVector(id: string, out: Float32Array, offset: number): boolean;
-}
 
 export interface AnnOptions {
   dataDir: string;

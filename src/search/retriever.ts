@@ -14,10 +14,11 @@ import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
 import { documentOf, type MemoryDocument, type NoteText, sameNote } from './document.js';
 import { prunable, rowsByWordsAndMeaning } from './hybrid-rows.js';
 import { type Dynamics, LAST_USED, LexicalIndex } from './lexical-index.js';
+import { modelDefaults } from './model-defaults.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
 import { retrieverPersistence } from './retriever-sidecar.js';
-import { modelDefaults, type SemanticIndex } from './semantic-index.js';
+import type { SemanticIndex } from './semantic-index.js';
 import { contenders, type Filter, hasTag, rowsByWords, type Top } from './top-rows.js';
 import { WordsAhead } from './words-ahead.js';
 
@@ -30,7 +31,7 @@ export interface RetrieverSettings {
    * model's own.
    */
   hybridWeight?: number | undefined;
-  /** Cosines that count as a match by meaning; unset: the model's own (semantic-index.ts). */
+  /** Cosines that count as a match by meaning; unset: the model's own (model-defaults.ts). */
   similarityThreshold?: number | undefined;
   /** Cosines at which a memory is a near-duplicate of another; unset: the model's own. */
   nearDuplicateThreshold?: number | undefined;

@@ -2,16 +2,14 @@
 // cosine.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import {
-  JsonlVectorStore,
-  type StoredVector,
-  VECTORS_FILE,
-  type VectorStore,
-} from '../storage/vector-store.js';
+import { JsonlVectorStore, VECTORS_FILE, type VectorStore } from '../storage/vector-store.js';
 import { AnnIndex, type AnnOptions, type AnnStatus } from './ann-index.js';
-import { type EmbeddingProvider, MINILM_MODEL, STATIC_MODEL } from './embeddings.js';
+import { annSourceOf } from './ann-source.js';
+import type { EmbeddingProvider } from './embeddings.js';
+import { type HeldVector, KeptVectors } from './kept-vectors.js';
 import { contentHash } from './lexical-index.js';
 import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
+import { dequantise } from './vector-quantise.js';
 
 export { VECTORS_FILE };
 
@@ -20,60 +18,8 @@ const BATCH = 32;
 /** A search waits for the vectors still to compute when there are at most this many. */
 const SEARCH_WAITS_FOR = 256;
 
-/**
- * What a cosine means differs by model: where a match by meaning starts and how much of the
- * relevance it carries (both tuned on the LoCoMo development file, see the README), and where
- * save_memory calls a memory a near-duplicate (paraphrases score about 0.9 with the static model,
- * memories on the same topic 0.5 to 0.6).
- */
-export interface ModelDefaults {
-  similarity: number;
-  hybridWeight: number;
-  nearDuplicate: number;
-}
-
-const MODEL_DEFAULTS: Record<string, ModelDefaults> = {
-  [STATIC_MODEL]: { similarity: 0.4, hybridWeight: 0.3, nearDuplicate: 0.85 },
-  // Not measurable here (no model hub): the usual cosines of this model, not tuned.
-  [MINILM_MODEL]: { similarity: 0.35, hybridWeight: 0.3, nearDuplicate: 0.9 },
-};
-const FALLBACK_DEFAULTS: ModelDefaults = { similarity: 0.4, hybridWeight: 0.2, nearDuplicate: 0.9 };
-
-export function modelDefaults(model: string | null): ModelDefaults {
-  const base = model?.replace(/:[^:/]*$/, '') ?? '';
-  return MODEL_DEFAULTS[base] ?? FALLBACK_DEFAULTS;
-}
-
 export function textHash(content: string): string {
   return contentHash(content).toString(36);
-}
-
-/** A vector as int8 and the scale that turns it back (the cosine moves by well under 1%). */
-export function quantise(vector: Float32Array): { values: Int8Array; scale: number } {
-  let max = 0;
-  for (const x of vector) max = Math.max(max, Math.abs(x));
-  const scale = max / 127 || 1;
-  const values = new Int8Array(vector.length);
-  for (let i = 0; i < vector.length; i++) values[i] = Math.round((vector[i] as number) / scale);
-  return { values, scale };
-}
-
-/** The unit vector of a stored one; undefined when it has not `dimensions` values. */
-export function dequantise(
-  stored: Pick<StoredVector, 'values' | 'scale'>,
-  dimensions: number,
-): Float32Array | undefined {
-  const { values, scale } = stored;
-  if (values.length !== dimensions) return undefined;
-  const out = new Float32Array(dimensions);
-  let norm = 0;
-  for (let i = 0; i < dimensions; i++) {
-    out[i] = (values[i] as number) * scale;
-    norm += (out[i] as number) ** 2;
-  }
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let i = 0; i < dimensions; i++) (out[i] as number) /= norm;
-  return out;
 }
 
 export interface SemanticIndexOptions {
@@ -128,9 +74,8 @@ export class SemanticIndex {
   private vectors: VectorIndex | undefined;
   /** Candidates by meaning at a large store; none below its threshold, or with ann: false. */
   private ann: AnnIndex | undefined;
-  /** Where vectors are kept; written to once the model is there, until close. */
-  private readonly store: VectorStore;
-  private storing = false;
+  /** Where vectors are kept between runs. */
+  private readonly kept: KeptVectors;
   /** What each live memory's vector must be of: id → the hash of its text. */
   private readonly wanted = new Map<string, string>();
   /**
@@ -140,8 +85,6 @@ export class SemanticIndex {
   private readonly texts = new Map<string, string>();
   /** A memory's text now, for one whose text was not given (a start from the sidecar). */
   textSource: ((id: string) => string | undefined) | undefined;
-  /** Stored vectors of this model, by id, until the memory asks for them. */
-  private stored = new Map<string, StoredVector>();
   private readonly pending = new Set<string>();
   /** Memories to embed again whatever is stored (reindex all). */
   private readonly fresh = new Set<string>();
@@ -153,17 +96,17 @@ export class SemanticIndex {
   /** embeddedCount when reindex last answered. */
   private reportedCount = 0;
   private draining: Promise<void> | undefined;
-  /** Stored entries that no longer count (old content, other models, memories gone). */
-  private staleLines = 0;
   private loaded = false;
   private settled = false;
   private closed = false;
   readonly ready: Promise<void>;
 
   constructor(private readonly options: SemanticIndexOptions) {
-    this.store =
+    this.kept = new KeptVectors(
       options.store ??
-      new JsonlVectorStore(path.join(options.dataDir, VECTORS_FILE), options.logger);
+        new JsonlVectorStore(path.join(options.dataDir, VECTORS_FILE), options.logger),
+      options.logger,
+    );
     this.ready = this.start()
       .catch((error: Error) => {
         options.logger.warn({ err: error.message }, 'embeddings stopped: search is by words');
@@ -280,7 +223,7 @@ export class SemanticIndex {
     this.pending.delete(id);
     this.fresh.delete(id);
     this.dropText(id);
-    this.keep([{ id, model: provider.id, hash, ...quantise(vector) }]);
+    this.kept.keep([{ id, hash, vector }]);
   }
 
   /** The vector of a memory, once computed. */
@@ -338,7 +281,7 @@ export class SemanticIndex {
     await this.ready;
     if (!this.provider) return { model: null, embedded: 0, total: this.wanted.size };
     if (all) {
-      this.stored.clear();
+      this.kept.forgetLoaded();
       this.clearVectors();
       for (const id of this.wanted.keys()) {
         this.pending.add(id);
@@ -376,16 +319,11 @@ export class SemanticIndex {
   /** Stops embedding; resolves once the vector store has written what it was given. */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    if (this.storing && this.vectors && this.provider) {
-      // The snapshot a next start reads instead of every line, if it is behind.
-      this.store.snapshot?.(() => this.liveVectors());
-    }
+    // The snapshot a next start reads instead of every line, if it is behind.
+    if (this.vectors && this.provider) this.kept.snapshot(() => this.liveVectors());
     this.closed = true;
-    this.storing = false;
     this.ann?.close();
-    return this.store.close().catch((error: Error) => {
-      this.options.logger.warn({ err: error.message }, 'closing the vector store');
-    });
+    return this.kept.close();
   }
 
   private async start(): Promise<void> {
@@ -401,17 +339,14 @@ export class SemanticIndex {
     if (this.closed) return;
     // The index takes vectors only once the stored ones are read: until then what is upserted
     // waits in `wanted`, and is looked for among them below.
-    await this.load(this.provider.id);
+    await this.kept.load(this.provider.id);
     if (this.closed) return;
     // Room for every memory at once: growing by doubling would hold two matrices for a while.
     const capacity = Math.max(1024, Math.ceil(this.wanted.size * 1.05));
     const vectors = new VectorIndex(this.provider.dimensions, capacity, matVec);
     this.vectors = vectors;
-    this.storing = true;
     for (const id of this.wanted.keys()) this.want(id);
-    // What is left of the stored vectors (of texts a note may still give) is copied out of the
-    // snapshot's buffer, which can then go.
-    for (const stored of this.stored.values()) stored.values = stored.values.slice();
+    this.kept.start();
     this.loaded = true;
     this.openAnn(this.provider, vectors);
     // In the background, once the notes' texts are known (until then the stored vectors stay at
@@ -419,7 +354,7 @@ export class SemanticIndex {
     void Promise.resolve(this.options.textsSettled)
       .catch(() => {})
       .then(() => {
-        this.stored.clear();
+        this.kept.forgetLoaded();
         if (this.closed || !this.provider) return;
         if (this.pending.size > 0) {
           logger.info(
@@ -438,18 +373,7 @@ export class SemanticIndex {
     if (settings === false) return;
     const { wanted } = this;
     this.ann = new AnnIndex(
-      {
-        model: provider.id,
-        dimensions: provider.dimensions,
-        get size() {
-          return vectors.size;
-        },
-        ids: () => vectors.idList(),
-        hashOf: (id) => wanted.get(id),
-        has: (id) => vectors.has(id),
-        similarity: (id, query) => vectors.similarity(id, query),
-        copyVector: (id, out, offset) => vectors.copyInto(id, out, offset),
-      },
+      annSourceOf(provider.id, vectors, (id) => wanted.get(id)),
       { ...settings, dataDir: this.options.dataDir, logger: this.options.logger },
     );
     void this.ann.open();
@@ -470,40 +394,17 @@ export class SemanticIndex {
     this.ann?.cleared();
   }
 
-  /** Reads the vector store: the last vector of each id for this model. */
-  private async load(model: string): Promise<void> {
-    const entries = await this.store.load((vector) => {
-      if (vector.model === model) this.stored.set(vector.id, vector);
-    });
-    this.staleLines = entries - this.stored.size;
-  }
-
-  /** Hands vectors to the store, unless closed (a store is not written after its close). */
-  private keep(vectors: StoredVector[]): void {
-    if (this.storing && vectors.length > 0) this.store.append(vectors);
-  }
-
   /**
    * The vectors of `batch` another process stored since the load (same model, same text), taken
    * into the index; answers the rest, to compute.
    */
-  private async takeStored<T extends { id: string; hash: string }>(
-    model: string,
-    batch: T[],
-  ): Promise<T[]> {
-    const ask = batch.filter((b) => !this.fresh.has(b.id)).map((b) => b.id);
-    if (ask.length === 0) return batch;
-    const found = new Map<string, StoredVector>();
-    try {
-      for (const vector of await this.store.lookup(ask)) found.set(vector.id, vector);
-    } catch (error) {
-      this.options.logger.warn({ err: (error as Error).message }, 'looking up stored vectors');
-    }
+  private async takeStored<T extends { id: string; hash: string }>(batch: T[]): Promise<T[]> {
+    const found = await this.kept.lookup(batch.filter((b) => !this.fresh.has(b.id)));
     if (found.size === 0) return batch;
     return batch.filter((b) => {
       const stored = found.get(b.id);
+      if (!stored) return true;
       // The memory may have changed or gone while the store answered.
-      if (!stored || stored.model !== model || stored.hash !== b.hash) return true;
       if (this.wanted.get(b.id) !== b.hash) return false;
       const vector = this.vectors && dequantise(stored, this.vectors.dimensions);
       if (!vector) return true;
@@ -516,28 +417,18 @@ export class SemanticIndex {
   private want(id: string): void {
     const hash = this.wanted.get(id);
     if (!hash || !this.vectors) return;
-    const kept = this.retained.get(id);
-    if (kept) {
-      this.retained.delete(id);
-      if (kept.hash === hash) {
-        this.setVector(id, kept.vector);
-        this.pending.delete(id);
-        this.dropText(id);
-        return;
-      }
+    // Kept across a reset, else read from the store at start.
+    const retained = this.retained.get(id);
+    this.retained.delete(id);
+    const vector =
+      retained?.hash === hash ? retained.vector : this.kept.take(id, hash, this.vectors.dimensions);
+    if (!vector) {
+      this.pending.add(id);
+      return;
     }
-    const stored = this.stored.get(id);
-    if (stored && stored.hash === hash) {
-      const vector = dequantise(stored, this.vectors.dimensions);
-      if (vector) {
-        this.stored.delete(id);
-        this.setVector(id, vector);
-        this.pending.delete(id);
-        this.dropText(id);
-        return;
-      }
-    }
-    this.pending.add(id);
+    this.setVector(id, vector);
+    this.pending.delete(id);
+    this.dropText(id);
   }
 
   private async work(): Promise<void> {
@@ -562,10 +453,10 @@ export class SemanticIndex {
         if (batch.length === BATCH) break;
       }
       if (batch.length === 0) continue;
-      const missing = await this.takeStored(provider.id, batch);
+      const missing = await this.takeStored(batch);
       if (this.closed) return;
       const vectors = missing.length > 0 ? await provider.embed(missing.map((b) => b.text)) : [];
-      const computed: StoredVector[] = [];
+      const computed: HeldVector[] = [];
       missing.forEach((b, i) => {
         // The memory may have changed or gone while the model worked.
         if (this.wanted.get(b.id) !== b.hash) return;
@@ -573,10 +464,10 @@ export class SemanticIndex {
         this.setVector(b.id, vector);
         this.fresh.delete(b.id);
         this.dropText(b.id);
-        computed.push({ id: b.id, model: provider.id, hash: b.hash, ...quantise(vector) });
+        computed.push({ id: b.id, hash: b.hash, vector });
       });
       if (this.closed) return;
-      this.keep(computed);
+      this.kept.keep(computed);
       done += batch.length;
       this.embeddedCount += computed.length;
       report();
@@ -585,19 +476,17 @@ export class SemanticIndex {
 
   /** Compacts the store when stale entries outnumber live ones. */
   private compact(): void {
-    if (this.closed || !this.storing || !this.vectors || !this.provider) return;
-    if (this.staleLines <= this.vectors.size) return;
-    this.store.compact(this.liveVectors());
-    this.staleLines = 0;
+    if (this.closed || !this.vectors || !this.provider) return;
+    this.kept.compact(this.vectors.size, this.liveVectors());
   }
 
-  /** Every vector held, quantised as stored (lazily: a store may not read them). */
-  private *liveVectors(): Iterable<StoredVector> {
-    const { wanted, vectors, provider } = this;
-    if (!vectors || !provider) return;
+  /** Every vector held (lazily: a store may not read them). */
+  private *liveVectors(): Iterable<HeldVector> {
+    const { wanted, vectors } = this;
+    if (!vectors) return;
     for (const { id, vector } of vectors.eachRow()) {
       const hash = wanted.get(id);
-      if (hash) yield { id, model: provider.id, hash, ...quantise(vector) };
+      if (hash) yield { id, hash, vector };
     }
   }
 }

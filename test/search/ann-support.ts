@@ -1,7 +1,7 @@
 // Vectors like the static model's (clustered, unit length) in a VectorIndex, and the AnnSource a
 // test hands AnnIndex over them: what SemanticIndex gives it, without a model.
 import { seededRandom } from '../../bench/lib/content.js';
-import type { AnnSource } from '../../src/search/ann-index.js';
+import { type AnnSource, annSourceOf } from '../../src/search/ann-source.js';
 import { VectorIndex } from '../../src/search/vector-index.js';
 
 export const DIMS = 100;
@@ -29,18 +29,7 @@ export function testVectors(count: number, seed = 1, clusters = 200): TestVector
   };
   const vectors = new VectorIndex(DIMS, Math.max(1024, count));
   const hashes = new Map<string, string>();
-  const source: AnnSource = {
-    model: MODEL,
-    dimensions: DIMS,
-    get size() {
-      return vectors.size;
-    },
-    ids: () => vectors.idList(),
-    hashOf: (id) => hashes.get(id),
-    has: (id) => vectors.has(id),
-    similarity: (id, query) => vectors.similarity(id, query),
-    copyVector: (id, out, offset) => vectors.copyInto(id, out, offset),
-  };
+  const source: AnnSource = annSourceOf(MODEL, vectors, (id) => hashes.get(id));
   const put = (id: string, vector: Float32Array, hash = 'h0') => {
     hashes.set(id, hash);
     vectors.set(id, vector);

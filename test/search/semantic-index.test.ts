@@ -5,13 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import type { EmbeddingProvider } from '../../src/search/embeddings.js';
-import {
-  dequantise,
-  quantise,
-  SemanticIndex,
-  textHash,
-  VECTORS_FILE,
-} from '../../src/search/semantic-index.js';
+import { SemanticIndex, textHash, VECTORS_FILE } from '../../src/search/semantic-index.js';
+import { dequantise, quantise } from '../../src/search/vector-quantise.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import {
   JsonlVectorStore,

@@ -4,7 +4,7 @@
 // `superseded_by`), the newer one naming what it supersedes, a conflict as a `conflicts_with`
 // relation for the review queue. Also the way back: undoing a supersession.
 import { randomUUID } from 'node:crypto';
-import { modelDefaults } from '../../search/semantic-index.js';
+import { modelDefaults } from '../../search/model-defaults.js';
 import { dot } from '../../search/vector-index.js';
 import { wordNeighbours } from '../../search/word-neighbours.js';
 import type { MemoryRecord, MemoryStatus, RelationRecord } from '../../storage/records.js';
