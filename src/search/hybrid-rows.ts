@@ -3,9 +3,10 @@
 // side did not find has a relevance that its BM25 score alone decides, and that rises with it,
 // so the walk of top-rows.ts leaves out those that cannot reach any top.
 import type { MemoryRecord } from '../storage/records.js';
-import { BestValues, largest } from './best-values.js';
+import { largest } from './best-values.js';
 import type { Matches } from './bm25.js';
 import type { Dynamics, LexicalIndex } from './lexical-index.js';
+import { PageBars } from './page-bars.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
 import { type Filter, filteredMatches, hasTag, type Top } from './top-rows.js';
@@ -108,32 +109,12 @@ export function rowsByWordsAndMeaning(
       i < n ? index.dynamicsAt(ordinals[i] as number, dynamics) : (others[i - n] as MemoryRecord),
     );
 
-  const count = tops.length;
-  const bars = tops.map((top) => new BestValues(Math.min(top.count, total)));
-  const ceilings = Float64Array.from(tops, (top) => top.ceiling);
-  const positive = tops.map((top) => top.positive === true);
-  let highest = 0;
-  for (let t = 0; t < count; t++) highest = Math.max(highest, ceilings[t] as number);
-  const floors = new Float64Array(count);
-  let lowest = Number.NEGATIVE_INFINITY;
-  // Below `cutoff` (a BM25 score), a row without a cosine is below `lowest`: its relevance is
-  // (1 - weight) * lexical / best (the margin, far above rounding, leaves the edge to the exact
-  // test; a share of words near 0 leaves every row to it).
+  const bars = new PageBars(tops, total);
+  // Below `cutoff` (a BM25 score), a row without a cosine is below every bar: its relevance is
+  // (1 - weight) * lexical / best (a share of words near 0 leaves every row to the exact test).
   const share = 1 - weight;
-  let cutoff = Number.NEGATIVE_INFINITY;
-  const raise = () => {
-    lowest = Number.POSITIVE_INFINITY;
-    for (let t = 0; t < count; t++) {
-      const floor = (bars[t] as BestValues).floor;
-      floors[t] = positive[t] ? Math.max(0, floor) : floor;
-      lowest = Math.min(lowest, floors[t] as number);
-    }
-    cutoff =
-      lowest > 0 && highest > 0 && lowest < Number.POSITIVE_INFINITY && share >= 1e-6
-        ? (lowest / highest / share) * best * (1 - 1e-9)
-        : Number.NEGATIVE_INFINITY;
-  };
-  raise();
+  const cutoffNow = () => (share >= 1e-6 ? bars.cutoff(best / share) : Number.NEGATIVE_INFINITY);
+  let cutoff = cutoffNow();
   const seen = new Uint8Array(total);
   const taken: number[] = [];
   const takenScores: number[] = [];
@@ -141,20 +122,11 @@ export function rowsByWordsAndMeaning(
   const take = (i: number, r: number) => {
     seen[i] = 1;
     const score = scoreOf(i);
-    let wanted = false;
-    for (let t = 0; t < count; t++) {
-      const top = tops[t] as Top;
-      const value = top.value(r, score);
-      // Beaten outright by `count` rows already there (or at 0 in a positive-only top): never
-      // among this top's best. A NaN is kept, as `contenders` keeps it.
-      if (!(value < (floors[t] as number)) && !(positive[t] && !(value > 0))) wanted = true;
-      if (!top.positive || value > 0) (bars[t] as BestValues).offer(value);
-    }
-    if (!wanted) return;
+    if (!bars.offer(r, score)) return;
     taken.push(i);
     takenScores.push(score);
     takenRelevance.push(r);
-    raise();
+    cutoff = cutoffNow();
   };
   // Every hit first (there are `limit` at most), then the best by words, then the rest.
   for (const j of simOfRow.keys()) take(j, relevanceOf(j));
@@ -165,15 +137,7 @@ export function rowsByWordsAndMeaning(
   for (let i = 0; i < n; i++) {
     if ((lexical[i] as number) < cutoff || seen[i]) continue;
     const r = fusedRelevance(lexical[i] as number, best, undefined, bestSim, threshold, weight);
-    if (r * highest < lowest) continue;
-    for (let t = 0; t < count; t++) {
-      const reach = r * (ceilings[t] as number);
-      const floor = floors[t] as number;
-      if (!(reach < floor || (reach <= 0 && positive[t]))) {
-        take(i, r);
-        break;
-      }
-    }
+    if (bars.mayReach(r)) take(i, r);
   }
 
   // In the order every row would have, so ties break the same way.

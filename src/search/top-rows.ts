@@ -5,6 +5,7 @@ import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
 import { BestValues, largest } from './best-values.js';
 import type { Matches } from './bm25.js';
 import { type Dynamics, LAST_USED, type LexicalIndex } from './lexical-index.js';
+import { PageBars } from './page-bars.js';
 import { RankedRows } from './ranked-rows.js';
 
 /** Which memories a search considers, and their decay scores. */
@@ -97,33 +98,9 @@ export function rowsByWords(
   const rows = new RankedRows(false, lookup);
   rows.matched = n;
 
-  const count = tops.length;
-  // No bar holds more than the n rows there are (as in `contenders`).
-  const bars = tops.map((top) => new BestValues(Math.min(top.count, n)));
-  const ceilings = Float64Array.from(tops, (top) => top.ceiling);
-  const positive = tops.map((top) => top.positive === true);
-  let highest = 0;
-  for (let t = 0; t < count; t++) highest = Math.max(highest, ceilings[t] as number);
-  const floors = new Float64Array(count);
-  // The lowest bar: a row whose relevance times the highest ceiling is below it is below every
-  // top's (r >= 0, so r * ceiling <= r * highest in floating point too).
-  let lowest = Number.NEGATIVE_INFINITY;
-  // The same test on a BM25 score, without the division: below `cutoff`, a row is below
-  // `lowest` (the margin, far above rounding, leaves a row near the edge to the exact test).
-  let cutoff = Number.NEGATIVE_INFINITY;
-  const raise = () => {
-    lowest = Number.POSITIVE_INFINITY;
-    for (let t = 0; t < count; t++) {
-      const floor = (bars[t] as BestValues).floor;
-      floors[t] = positive[t] ? Math.max(0, floor) : floor;
-      lowest = Math.min(lowest, floors[t] as number);
-    }
-    cutoff =
-      lowest > 0 && highest > 0 && lowest < Number.POSITIVE_INFINITY
-        ? (lowest / highest) * best * (1 - 1e-9)
-        : Number.NEGATIVE_INFINITY;
-  };
-  raise();
+  const bars = new PageBars(tops, n);
+  // The same test as `mayReach` on a BM25 score, without the division.
+  let cutoff = bars.cutoff(best);
   const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
   const seen = new Uint8Array(n);
   const taken: number[] = [];
@@ -132,35 +109,17 @@ export function rowsByWords(
     seen[i] = 1;
     const r = (lexical[i] as number) / best;
     const score = filter.score(index.dynamicsAt(ordinals[i] as number, dynamics));
-    let wanted = false;
-    for (let t = 0; t < count; t++) {
-      const top = tops[t] as Top;
-      const value = top.value(r, score);
-      // Beaten outright by `count` rows already there (or at 0 in a positive-only top): never
-      // among this top's best. A NaN is kept, as `contenders` keeps it.
-      if (!(value < (floors[t] as number)) && !(positive[t] && !(value > 0))) wanted = true;
-      if (!top.positive || value > 0) (bars[t] as BestValues).offer(value);
-    }
-    if (!wanted) return;
+    if (!bars.offer(r, score)) return;
     taken.push(i);
     takenScores.push(score);
-    raise();
+    cutoff = bars.cutoff(best);
   };
   let first = 0;
   for (const top of tops) first += top.count;
   for (const i of largest(lexical, n, first)) take(i);
   for (let i = 0; i < n; i++) {
     if ((lexical[i] as number) < cutoff || seen[i]) continue;
-    const r = (lexical[i] as number) / best;
-    if (r * highest < lowest) continue;
-    for (let t = 0; t < count; t++) {
-      const reach = r * (ceilings[t] as number);
-      const floor = floors[t] as number;
-      if (!(reach < floor || (reach <= 0 && positive[t]))) {
-        take(i);
-        break;
-      }
-    }
+    if (bars.mayReach((lexical[i] as number) / best)) take(i);
   }
   // In the order every row would have, so ties break the same way.
   const order = Int32Array.from(taken.keys()).sort(
