@@ -19,7 +19,8 @@ import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
 
-function settingsFrom(config: Config): MemorySettings {
+/** The use cases' settings, as a config gives them. */
+export function settingsFrom(config: Config): MemorySettings {
   return {
     decay: { model: config.decayModel, halfLifeDays: config.halfLifeDays, beta: config.beta },
     dangerZone: { min: config.dangerZoneMin, max: config.dangerZoneMax },

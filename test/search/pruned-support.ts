@@ -2,6 +2,8 @@
 // the meaning side, recalls over both, and the queries and inputs they are asked.
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import { seededRandom } from '../../bench/lib/content.js';
+import { settingsFrom } from '../../src/app/memory.js';
 import { loadConfig } from '../../src/config.js';
 import type { SearchMemoryInput } from '../../src/contract/search-memory.js';
 import { DAY } from '../../src/decay/index.js';
@@ -18,17 +20,8 @@ import {
 } from '../../src/storage/records.js';
 import { T0 } from '../support.js';
 
-/** mulberry32: a small seeded PRNG returning floats in [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, as the bench draws its content: floats in [0, 1). */
+export const seeded = seededRandom;
 
 /** Draws 0..n-1 with probability proportional to 1 / (rank + 1): a few words are everywhere. */
 export function zipf(n: number, random: () => number): () => number {
@@ -114,25 +107,12 @@ export function fakeMeaning(records: readonly MemoryRecord[]): SemanticIndex {
   } as unknown as SemanticIndex;
 }
 
-export const defaultSettings: MemorySettings = (() => {
-  const c = loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' });
-  return {
-    decay: { model: c.decayModel, halfLifeDays: c.halfLifeDays, beta: c.beta },
-    dangerZone: { min: c.dangerZoneMin, max: c.dangerZoneMax },
-    promotion: {
-      threshold: c.promoteThreshold,
-      minUses: c.promoteMinUses,
-      useCount: c.promoteUseCount,
-      windowDays: c.promoteWindowDays,
-    },
-    forgetThreshold: c.forgetThreshold,
-    reviewBlendRatio: c.reviewBlendRatio,
-    searchDecayWeight: c.searchDecayWeight,
-    autoReinforce: false,
-    hybridWeight: 0.3,
-    similarityThreshold: 0.5,
-  };
-})();
+export const defaultSettings: MemorySettings = {
+  ...settingsFrom(loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' })),
+  autoReinforce: false,
+  hybridWeight: 0.3,
+  similarityThreshold: 0.5,
+};
 
 /** A recall over these memories, pruned or exhaustive, with or without a meaning side. */
 export function recallOver(
