@@ -3,7 +3,7 @@
 //   --markdown FILE --profile DIR --mnemo-cli dist/cli.js]
 // mnemo vs @modelcontextprotocol/server-memory as a user's client runs them: real text, the SDK
 // client's own close, the next start after it, and the disk's floor measured in the same run
-// (README, Benchmarks; issue 24). The stores part prints Markdown tables to paste into the README.
+// (docs/benchmarks.md; issue 24). The stores part prints Markdown tables to paste into that page.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

@@ -1,5 +1,5 @@
 // node --import tsx bench/tables.ts FILE.json
-// The stores part's Markdown (what the README's bench:stores regions hold) made again from the
+// The stores part's Markdown (what docs/benchmarks.md's bench:stores regions hold) made again from the
 // --json file of a run, without running anything.
 import fs from 'node:fs';
 import { type Machine, storesMarkdown } from './lib/report.js';

@@ -53,7 +53,7 @@ export interface ConfigFlags {
 /**
  * Every setting in one table, from which the schema and the loader are derived. Values come from
  * the environment (MNEMO_*) and CLI flags; the CLI's main is the only caller, and src/cli.ts the
- * only reader of process.env. The README's Settings table lists the same rows (tested).
+ * only reader of process.env. The guide's Settings table (docs/settings.md) lists the same rows (tested).
  */
 export const SETTINGS = {
   dataDir: {

@@ -55,7 +55,7 @@ export interface Setting {
   blankIsValue?: true;
   /** Checks the value; each message names the variable and the fix. */
   schema: z.ZodType;
-  /** What it is for, word for word as in the README's Settings table. */
+  /** What it is for, word for word as in the guide's Settings table (docs/settings.md). */
   meaning: string;
 }
 

@@ -25,7 +25,7 @@ const configError = (env: Record<string, string>, flags?: Flags): ConfigError =>
 };
 
 describe('loadConfig', () => {
-  it('defaults to the values of the README Settings table', () => {
+  it("defaults to the values of the guide's Settings table", () => {
     const config = load();
     assert.equal(config.decayModel, 'power_law');
     assert.equal(config.halfLifeDays, 3);
@@ -220,11 +220,10 @@ describe('loadConfig', () => {
   });
 });
 
-describe("the README's Settings table, the contract", () => {
-  const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Settings\n'));
+describe("the guide's Settings table (docs/settings.md), the contract", () => {
+  const page = fs.readFileSync(new URL('../docs/settings.md', import.meta.url), 'utf8');
   const rows = new Map<string, { flag: string | undefined; default: string; meaning: string }>();
-  for (const line of section.slice(0, section.indexOf('\n## ', 1)).split('\n')) {
+  for (const line of page.split('\n')) {
     const cells = /^\| `(MNEMO_\w+)`(?: \(`(--[\w-]+)`\))? \| (.*) \| (.*) \|$/.exec(line);
     if (cells) {
       rows.set(cells[1] as string, {
@@ -253,7 +252,7 @@ describe("the README's Settings table, the contract", () => {
     }
   });
 
-  it('every default loads as the README says', () => {
+  it('every default loads as the guide says', () => {
     const config = loadConfig({ env: {}, home: HOME }) as Record<string, unknown>;
     for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
       if (['string', 'number', 'boolean'].includes(typeof setting.default)) {

@@ -235,9 +235,9 @@ export function targetsList(targets: readonly Target[]): string {
 }
 
 /**
- * What the README's bench:stores regions hold, from a run's figures (so `bench/tables.ts` makes
+ * What docs/benchmarks.md's bench:stores regions hold, from a run's figures (so `bench/tables.ts` makes
  * it again from a --json file): the tables and the targets of the sizes run. The notes on what
- * each column means are the README's prose.
+ * each column means are that page's prose.
  */
 export function storesMarkdown(run: {
   machine: Machine;

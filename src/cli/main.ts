@@ -59,7 +59,7 @@ Options (every command):
   -h, --help                  this help
   -v, --version               the version
 
-Settings come from the environment; see the README for every MNEMO_* variable.
+Settings come from the environment; see docs/settings.md for every MNEMO_* variable.
 `;
 
 /** A command whose module (and what it needs: express, pg) is loaded only when it runs. */
