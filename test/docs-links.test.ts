@@ -2,6 +2,7 @@
 // every #anchor a heading of the page it names (GitHub's slugs), so a reader who follows the
 // front door's links never lands on nothing.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -47,6 +48,23 @@ describe('the README and the guide', () => {
   it('the README stays a front door: at most 300 lines', () => {
     const lines = fs.readFileSync(path.join(root, 'README.md'), 'utf8').split('\n').length;
     assert.ok(lines <= 300, `README.md has ${lines} lines: move detail into docs/`);
+  });
+
+  it("the README's JSON snippets parse as they would be pasted", () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```json\n([^`]*)```/g)].map((m) => m[1] as string);
+    assert.ok(blocks.length >= 4, `${blocks.length} JSON snippets`);
+    for (const block of blocks) assert.doesNotThrow(() => JSON.parse(block), block);
+  });
+
+  it("`npm run claude-config` prints an entry with this node and this clone's built CLI", () => {
+    const printed = JSON.parse(
+      execFileSync('npm', ['run', '--silent', 'claude-config'], { cwd: root, encoding: 'utf8' }),
+    ) as { mcpServers: { mnemo: { command: string; args: string[] } } };
+    assert.deepEqual(printed.mcpServers.mnemo, {
+      command: process.execPath,
+      args: [path.join(root, 'dist', 'cli.js'), 'stdio'],
+    });
   });
 
   for (const page of pages) {
