@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { buildVocabulary, ContentGenerator } from './lib/content.js';
+import { ms } from './lib/format.js';
 import { type Summary, summarize } from './lib/percentile.js';
 import { groups, killGroup, spawnGroup } from './lib/processes.js';
 import { machine } from './lib/report.js';
@@ -331,8 +332,6 @@ async function load(
 }
 
 // ---- report ----
-
-const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 function table(rows: readonly Row[]): string {
   const header = ['path', 'tool', 'clients', 'calls', 'p50 ms', 'p99 ms', 'calls/s'];
