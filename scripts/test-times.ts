@@ -44,7 +44,11 @@ function timeFile(file: string): Promise<FileTime> {
       out += chunk.toString();
     });
     child.on('close', () => {
-      const [real = 0, user = 0, sys = 0, status = 1] = out.trim().split(/\s+/).slice(-4).map(Number);
+      const [real = 0, user = 0, sys = 0, status = 1] = out
+        .trim()
+        .split(/\s+/)
+        .slice(-4)
+        .map(Number);
       resolve({ file, wallMs: real * 1000, cpuMs: (user + sys) * 1000, ok: status === 0 });
     });
   });
@@ -72,9 +76,7 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const files = (positionals.length > 0 ? positionals : ['test']).flatMap((p) => [
-    ...testFiles(p),
-  ]);
+  const files = (positionals.length > 0 ? positionals : ['test']).flatMap((p) => [...testFiles(p)]);
   files.sort();
   const jobs = Math.max(1, Number(values.jobs));
   const startLoad = load();
@@ -87,7 +89,9 @@ async function main(): Promise<void> {
         const file = files[i] as string;
         const time = await timeFile(file);
         times.push(time);
-        process.stderr.write(`${fmt(time.wallMs).padStart(8)} ${fmt(time.cpuMs).padStart(8)}  ${file}\n`);
+        process.stderr.write(
+          `${fmt(time.wallMs).padStart(8)} ${fmt(time.cpuMs).padStart(8)}  ${file}\n`,
+        );
       }
     }),
   );
@@ -111,7 +115,9 @@ async function main(): Promise<void> {
   }
   console.log('\n    wall      CPU  files  folder');
   for (const [folder, f] of [...byFolder].sort((a, b) => b[1].wall - a[1].wall)) {
-    console.log(`${fmt(f.wall).padStart(8)} ${fmt(f.cpu).padStart(8)}  ${String(f.n).padStart(5)}  ${folder}`);
+    console.log(
+      `${fmt(f.wall).padStart(8)} ${fmt(f.cpu).padStart(8)}  ${String(f.n).padStart(5)}  ${folder}`,
+    );
   }
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ wall, cpu, times }, null, 1)}\n`);
 }
