@@ -34,7 +34,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   server: ['tools', 'prompts', 'resources', 'logging', 'version'],
   config: ['setting', 'vault', 'search', 'storage', 'decay', 'platform'],
   transport: ['storage', 'platform'],
-  ui: ['memory', 'contract', 'storage', 'decay', 'platform'],
+  ui: ['transport', 'memory', 'contract', 'storage', 'decay', 'platform'],
   // storage: engine.ts (isNamespace), lock.ts (DirLock) and postgres/database.ts (a pool).
   oauth: ['ui', 'transport', 'config', 'storage', 'platform'],
   // storage: lock.ts (DirLock) for gateway.json, until the lock moves to platform.
