@@ -19,8 +19,8 @@ import { createProvider, type ProviderFetch, RESOURCE_SCOPE, ROUTES } from './pr
 import { connectGuard, protectedResourceMetadata } from './resource.js';
 import type { OAuthStore } from './store.js';
 
-export { type GrantSummary, Grants } from './grants.js';
 export type { OAuthCaller } from '../transport/request-state.js';
+export { type GrantSummary, Grants } from './grants.js';
 
 /** Registered clients kept at most: past it, registration waits for unused ones to expire. */
 export const MAX_CLIENTS = 500;
