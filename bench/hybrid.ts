@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ANN_FILE } from '../src/search/ann-index.js';
 import { ServerSession } from './lib/client.js';
+import { ms } from './lib/format.js';
 import { type Summary, summarize } from './lib/percentile.js';
 import { writeMnemoStore } from './lib/stores.js';
 import { type AnnBenchResult, annRecall } from './semantic.js';
@@ -162,8 +163,6 @@ export async function hybridBench(options: {
     if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 export function hybridReport(r: HybridBenchResult): string {
   const n = r.memories.toLocaleString('en-US');

@@ -1,12 +1,13 @@
 // npm run bench -- --parts import: `mnemo import` of a server-memory file of N observations (five
 // an entity, a relation every tenth entity), then `mnemo export` of the memories it made, each as
 // the built CLI runs it, timed from spawn to exit, with the child's peak RSS (README, Benchmarks).
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ContentGenerator, type Vocabulary } from './lib/content.js';
+import { peakRssMb } from './lib/cpu.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MNEMO_CLI = path.join(ROOT, 'dist/cli.js');
@@ -120,21 +121,11 @@ async function timed(args: string[], count: number): Promise<RunFigures> {
   });
   let peak = 0;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, peakRssMb(child));
+    peak = Math.max(peak, peakRssMb(child.pid) ?? 0);
   }, 20);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   clearInterval(sampler);
   if (code !== 0) throw new Error(`mnemo ${args.join(' ')} exited with ${code}`);
   const ms = performance.now() - started;
   return { ms, perSecond: count / (ms / 1000), peakRssMb: peak };
-}
-
-function peakRssMb(child: ChildProcess): number {
-  try {
-    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
-    return kb === undefined ? 0 : Number(kb) / 1024;
-  } catch {
-    return 0;
-  }
 }

@@ -14,6 +14,7 @@ import { VectorIndex } from '../src/search/vector-index.js';
 import { dequantise } from '../src/search/vector-quantise.js';
 import { JsonlVectorStore, VECTORS_FILE } from '../src/storage/vector-store.js';
 import { ServerSession } from './lib/client.js';
+import { mb, ms } from './lib/format.js';
 import { type Summary, summarize } from './lib/percentile.js';
 import { writeMnemoStore } from './lib/stores.js';
 
@@ -218,9 +219,6 @@ export async function annRecall(
 }
 
 const sizeOf = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-
-const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-const mb = (bytes: number) => (bytes / 1024 ** 2).toFixed(1);
 
 export function semanticReport(r: SemanticBenchResult): string {
   const n = r.memories.toLocaleString('en-US');

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ServerSession } from './lib/client.js';
 import { ContentGenerator, type Vocabulary } from './lib/content.js';
+import { count, ms } from './lib/format.js';
 import { type Summary, summarize } from './lib/percentile.js';
 import { writeMnemoStore, writePromotableStore } from './lib/stores.js';
 
@@ -128,9 +129,6 @@ export async function vaultBench(
   );
   return { promote, index };
 }
-
-const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-const count = (n: number) => n.toLocaleString('en-US');
 
 export function vaultReport(r: VaultBenchResult): string {
   const { promote, index } = r;

@@ -1,9 +1,9 @@
 // One MCP server under test: spawned as a child process, spoken to over stdio by the SDK client,
 // and closed by it as a user's client closes it.
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { peakRssMb } from './cpu.js';
 
 export interface ServerSpec {
   command: string;
@@ -126,11 +126,7 @@ export class ServerSession {
 
   /** The child's peak resident set (VmHWM), in MB. */
   peakRssMb(): number {
-    const pid = this.transport.pid;
-    if (pid === null) return Number.NaN;
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
-    return kb === undefined ? Number.NaN : Number(kb) / 1024;
+    return peakRssMb(this.transport.pid) ?? Number.NaN;
   }
 
   /**

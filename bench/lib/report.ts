@@ -3,6 +3,7 @@
 import os from 'node:os';
 import type { CloseReport } from './client.js';
 import { type Floor, floorAt, timesFloor } from './floor.js';
+import { count, ms } from './format.js';
 import type { ServerResult } from './stores-bench.js';
 
 export interface Target {
@@ -85,15 +86,6 @@ export function checkTargets(results: readonly ServerResult[]): Target[] {
   return out;
 }
 
-export const ms = (x: number) =>
-  x >= 1000
-    ? Math.round(x).toLocaleString('en-US')
-    : x >= 100
-      ? x.toFixed(0)
-      : x >= 10
-        ? x.toFixed(1)
-        : x.toFixed(2);
-const count = (n: number) => n.toLocaleString('en-US');
 const times = (x: number) => `${x.toFixed(1)}x`;
 
 export function markdownTable(header: readonly string[], rows: readonly string[][]): string {

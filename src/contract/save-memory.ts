@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_STRENGTH, MIN_STRENGTH } from '../decay/index.js';
-import { contentProblem } from '../memory/input-rules.js';
+import { contentProblem } from './rules.js';
 import {
   count,
   JSON_OBJECT_LIMITS,

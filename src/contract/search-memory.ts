@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_NEIGHBOURS, NEIGHBOUR_BUDGET } from '../memory/neighbours.js';
+import { MAX_NEIGHBOURS, NEIGHBOUR_BUDGET } from './limits.js';
 import {
   count,
   DEFAULT_PREVIEW,

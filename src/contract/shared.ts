@@ -1,9 +1,9 @@
 // What the tools' schemas share: the shape of a contract, field builders, limits and hints.
 // Zod and the domain's constants only: the SDK stays in src/tools.
 import { z } from 'zod';
-import { jsonObjectProblem, MAX_META_CHARS, MAX_META_DEPTH } from '../memory/input-rules.js';
 import { groupDigits } from '../platform/digits.js';
 import { MEMORY_STATUSES } from '../storage/records.js';
+import { jsonObjectProblem, MAX_META_CHARS, MAX_META_DEPTH } from './rules.js';
 
 /** How a tool behaves, as MCP's ToolAnnotations say it. */
 export interface ToolHints {

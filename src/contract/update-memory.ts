@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_VERSIONS } from '../memory/versions.js';
+import { MAX_VERSIONS } from './limits.js';
 import { memoryFields, supersededUndone } from './save-memory.js';
 import { memoryId, type ToolContract, writes } from './shared.js';
 

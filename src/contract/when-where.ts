@@ -1,7 +1,7 @@
 // What every result says of its when and where: the day it was saved in words, how long ago
 // that is, its source and context, and on request the memories saved next to it.
 import { z } from 'zod';
-import { MAX_NEIGHBOURS, NEIGHBOUR_BUDGET } from '../memory/neighbours.js';
+import { MAX_NEIGHBOURS, NEIGHBOUR_BUDGET } from './limits.js';
 import { count } from './shared.js';
 
 /** Characters of a result's context: the rest is in open_memories. */

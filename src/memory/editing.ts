@@ -2,6 +2,7 @@
 // replaced is kept on the record (versions.ts); a promoted memory's note follows where it is
 // still mnemo's.
 import type { RestoreMemoryInput, RestoreMemoryOutput } from '../contract/restore-memory.js';
+import { contentProblem, jsonObjectProblem, storableProblem } from '../contract/rules.js';
 import {
   UPDATABLE_FIELDS,
   type UpdateMemoryInput,
@@ -12,7 +13,6 @@ import type { ChangedNote } from '../vault/writer.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
 import { type LinkedMemory, unlinkSupersession } from './facts/links.js';
-import { contentProblem, jsonObjectProblem, storableProblem } from './input-rules.js';
 import {
   currentFields,
   currentVersion,

@@ -2,9 +2,11 @@
 // built at the first ask (one pass over the memories), then kept in step by the ids the engine
 // says changed (its change feed, whichever process or replica wrote, on either engine). A call
 // then reads only the memories it shows, never every memory of the namespace.
+
+import { NEIGHBOUR_BUDGET } from '../contract/limits.js';
 import type { StorageEngine } from '../storage/engine.js';
 import type { MemoryRecord } from '../storage/records.js';
-import { NEIGHBOUR_BUDGET, type Neighbour, Sessions } from './neighbours.js';
+import { type Neighbour, Sessions } from './neighbours.js';
 
 /**
  * Past this many changes since the last ask (an import, a gc), building again is cheaper than

@@ -4,14 +4,11 @@
 // A memory with neither a source nor a context belongs to no session: its neighbours are the
 // memories that have neither either, saved within NO_SESSION_WINDOW of it (before or after).
 // Without that bound, every memory saved without a source would be one endless session.
+import { NEIGHBOUR_BUDGET } from '../contract/limits.js';
 import type { MemoryRecord } from '../storage/records.js';
 import { preview } from './present.js';
 import { dayInWords } from './when.js';
 
-/** Neighbours a result may ask for on each side. */
-export const MAX_NEIGHBOURS = 10;
-/** Characters of neighbours' content one result carries in all. */
-export const NEIGHBOUR_BUDGET = 2000;
 /** How far apart in time (seconds) two memories of no session may be and still be neighbours. */
 export const NO_SESSION_WINDOW = 6 * 3600;
 /** Below this, a neighbour's text says too little to be worth its place. */

@@ -235,8 +235,10 @@ export class NoteSync {
       return { ...record, promoted_to: moved.path };
     }
     // Demoted only when its note was seen here and seen to go: one never seen may be in a vault
-    // mnemo is not pointed at (cortexgraph's).
-    if (!this.lost.has(id)) return undefined;
+    // mnemo is not pointed at (cortexgraph's). Not while that removal is still settling: a rename
+    // is a removal then an addition, and a run for another change of the memory's notes (the
+    // note promotion wrote, say) must not conclude before the addition had its time to arrive.
+    if (!this.lost.has(id) || this.removed.has(id)) return undefined;
     if (log) {
       this.logger.warn(
         { memory_id: id },

@@ -1,9 +1,7 @@
 // A memory's earlier states, kept on its record: what update_memory replaced, and what
 // restore_memory brings back. Pure.
+import { MAX_VERSIONS } from '../contract/limits.js';
 import type { MemoryRecord, MemoryVersion } from '../storage/records.js';
-
-/** Earlier versions a memory keeps; past these, the oldest goes. */
-export const MAX_VERSIONS = 20;
 
 /** What an update may change: the rest of the record stays. */
 export interface VersionedFields {

@@ -6,6 +6,7 @@ import type {
   ObserveMemoryUsageInput,
   ObserveMemoryUsageOutput,
 } from '../contract/observe-memory-usage.js';
+import { contentProblem, jsonObjectProblem, storableProblem } from '../contract/rules.js';
 import type { SaveMemoryInput, SaveMemoryOutput } from '../contract/save-memory.js';
 import type { TouchMemoryInput, TouchMemoryOutput } from '../contract/touch-memory.js';
 import { clampStrength, isCrossDomain, reinforce, reviewPriority } from '../decay/index.js';
@@ -13,7 +14,6 @@ import { type MemoryRecord, newMemoryRecord, type RelationRecord } from '../stor
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
 import { factCandidates, factLinks, type LinkedMemory } from './facts/links.js';
-import { contentProblem, jsonObjectProblem, storableProblem } from './input-rules.js';
 import { preview, round } from './present.js';
 
 /** At most this many near-duplicates are listed on save. */

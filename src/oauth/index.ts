@@ -19,8 +19,8 @@ import { createProvider, type ProviderFetch, RESOURCE_SCOPE, ROUTES } from './pr
 import { connectGuard, protectedResourceMetadata } from './resource.js';
 import type { OAuthStore } from './store.js';
 
+export type { OAuthCaller } from '../transport/request-state.js';
 export { type GrantSummary, Grants } from './grants.js';
-export type { OAuthCaller } from './resource.js';
 
 /** Registered clients kept at most: past it, registration waits for unused ones to expire. */
 export const MAX_CLIENTS = 500;
@@ -56,7 +56,7 @@ export interface OAuthOptions {
 export interface OAuthServer {
   /** Discovery, the provider, the consent API and page: mounted before the other routes. */
   routes: express.Router;
-  /** The guard of /connect/mcp: sets res.locals.oauth (OAuthCaller) or answers 401. */
+  /** The guard of /connect/mcp: sets requestState(res).oauth (OAuthCaller) or answers 401. */
   guard: express.RequestHandler;
   grants: Grants;
   /** GET /grants and DELETE /grants/:id, for /ui/api/oauth. */

@@ -4,19 +4,13 @@ import { requireBearerAuth } from '@modelcontextprotocol/express';
 import { type AuthInfo, OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
 import type express from 'express';
 import type { Provider } from 'oidc-provider';
+import { type OAuthCaller, requestState } from '../transport/request-state.js';
 import { namespacesOfScope } from './grants.js';
 import { RESOURCE_SCOPE } from './provider.js';
 import { keyOf, type OAuthStore } from './store.js';
 
 /** How often a grant's "last used" is written (seconds): not a write per call. */
 const USE_RESOLUTION = 300;
-
-/** What a verified request carries in `res.locals.oauth`. */
-export interface OAuthCaller {
-  namespaces: string[];
-  /** The grant's key: the rate limit counts per grant. */
-  grant: string;
-}
 
 const invalid = (why: string) => new OAuthError(OAuthErrorCode.InvalidToken, why);
 
@@ -68,7 +62,7 @@ export function tokenVerifier(options: ResourceOptions) {
 }
 
 /**
- * The guard of /connect/mcp: a verified token sets `res.locals.oauth` (OAuthCaller); anything
+ * The guard of /connect/mcp: a verified token sets `requestState(res).oauth` (OAuthCaller); anything
  * else is answered 401 with `WWW-Authenticate: Bearer resource_metadata="…"`.
  */
 export function connectGuard(options: ResourceOptions): express.RequestHandler {
@@ -81,7 +75,7 @@ export function connectGuard(options: ResourceOptions): express.RequestHandler {
     void bearer(req, res, () => {
       const extra = req.auth?.extra as { namespaces: string[]; grant: string } | undefined;
       if (extra)
-        res.locals.oauth = {
+        requestState(res).oauth = {
           namespaces: extra.namespaces,
           grant: extra.grant,
         } satisfies OAuthCaller;

@@ -13,8 +13,8 @@
 // again writes only the rest.
 
 import { createHash } from 'node:crypto';
+import { contentProblem, jsonObjectProblem, storableProblem } from '../contract/rules.js';
 import { MAX_CONTENT, MAX_TAGS } from '../contract/shared.js';
-import { contentProblem, jsonObjectProblem, storableProblem } from '../memory/input-rules.js';
 import type { StorageEngine } from '../storage/engine.js';
 import {
   type MemoryRecord,

@@ -1,6 +1,7 @@
 // The audit log of the HTTP edge: one line a request, what was called and how it ended.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { requestState } from './request-state.js';
 
 /**
  * A method or tool name as the log shows it: a name, or `(other)` for anything else a caller put
@@ -24,7 +25,7 @@ export function audit(logger: Logger) {
         req.path.length > LOGGED_PATH ? `${req.path.slice(0, LOGGED_PATH)}...` : req.path;
       logger.info(
         {
-          label: (res.locals.label as string | undefined) ?? 'mnemo',
+          label: requestState(res).label ?? 'mnemo',
           route: `${req.method} ${path}`,
           method,
           tool,

@@ -3,6 +3,7 @@ import { DEFAULT_NAMESPACE, isNamespace, NAMESPACE_PATTERN } from '../storage/en
 import { presentedToken, tokenMatches } from './auth.js';
 import type { HttpDeps } from './http.js';
 import { HttpError } from './http-error.js';
+import type { Holder } from './request-state.js';
 
 /** What telling callers apart needs of the app's deps: the configured tokens. */
 type CallerDeps = Pick<HttpDeps, 'authToken' | 'tokens' | 'gateway'>;
@@ -36,21 +37,23 @@ export function refuseOtherOrigins(req: Request): void {
 }
 
 /**
- * The label of the configured token a /mcp request presents: 'mnemo' for the global one,
- * 'upstream:<label>' for the own token of the upstream whose route it calls; undefined for no
+ * Who holds the configured token a request presents: MNEMO_AUTH_TOKEN, one of the token file,
+ * or (on /mcp/<label>) the own token of the upstream whose route it calls; undefined for no
  * token or a wrong one. Every token accepted on the route is compared, so the timing does not
  * tell which one matched.
  */
-export function tokenHolder(req: Request, deps: CallerDeps, mcp: boolean): string | undefined {
-  const accepted: [string, string][] = [];
-  if (deps.authToken !== undefined) accepted.push(['mnemo', deps.authToken]);
-  (deps.tokens ?? []).forEach((grant, i) => {
-    accepted.push([`grant:${i}`, grant.token]);
+export function tokenHolder(req: Request, deps: CallerDeps, mcp: boolean): Holder | undefined {
+  const accepted: [Holder, string][] = [];
+  if (deps.authToken !== undefined) accepted.push([{ kind: 'global' }, deps.authToken]);
+  (deps.tokens ?? []).forEach((grant, index) => {
+    accepted.push([{ kind: 'grant', index }, grant.token]);
   });
   const label = mcp ? routeLabel(req.path) : undefined;
   const own =
     label !== undefined && deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
-  if (own !== undefined) accepted.push([`upstream:${label}`, own]);
+  if (label !== undefined && own !== undefined) {
+    accepted.push([{ kind: 'upstream', label }, own]);
+  }
   const presented = presentedToken(req.headers.authorization);
   const matched = accepted.filter(([, token]) => tokenMatches(presented, token));
   return matched[0]?.[0];
@@ -63,11 +66,11 @@ export function tokenHolder(req: Request, deps: CallerDeps, mcp: boolean): strin
  * by name); undefined when a token is needed and none matched.
  */
 export function namespacesOf(
-  holder: string | undefined,
+  holder: Holder | undefined,
   deps: CallerDeps,
 ): readonly string[] | 'tokenless' | undefined {
-  if (holder === 'mnemo') return [DEFAULT_NAMESPACE];
-  const grant = holder?.startsWith('grant:') ? deps.tokens?.[Number(holder.slice(6))] : undefined;
+  if (holder?.kind === 'global') return [DEFAULT_NAMESPACE];
+  const grant = holder?.kind === 'grant' ? deps.tokens?.[holder.index] : undefined;
   if (grant) return grant.namespaces;
   if (deps.authToken === undefined && (deps.tokens ?? []).length === 0) return 'tokenless';
   return undefined;

@@ -15,6 +15,7 @@ import { hostName, isAllowedHost } from './hosts.js';
 import { errorAnswer, HttpError } from './http-error.js';
 import { jsonBody, oneMessage } from './json-body.js';
 import { type McpRoute, serveMcp } from './mcp-route.js';
+import { holderKey, requestState } from './request-state.js';
 import type { TokenGrant } from './tokens.js';
 
 /** The OAuth-protected MCP endpoint (MNEMO_OAUTH): its own path, apart from /mcp. */
@@ -49,7 +50,7 @@ export interface HttpDeps {
    */
   oauth?: {
     routes: express.Router;
-    /** Sets res.locals.oauth ({ namespaces, grant }) for a valid token, else answers 401. */
+    /** Sets requestState(res).oauth ({ namespaces, grant }) for a valid token, else answers 401. */
     guard: express.RequestHandler;
     grantsApi: express.Router;
   };
@@ -96,7 +97,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   if (deps.oauth) {
     app.use(deps.oauth.routes);
     app.use(CONNECT_MCP, deps.oauth.guard, (_req, res, next) => {
-      res.locals.holder = `oauth:${(res.locals.oauth as { grant: string }).grant}`;
+      const state = requestState(res);
+      if (state.oauth) state.holder = { kind: 'oauth', grant: state.oauth.grant };
       next();
     });
   }
@@ -105,11 +107,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   /** A token opens /mcp: MNEMO_AUTH_TOKEN, or one of the token file. */
   const guarded = deps.authToken !== undefined || tokens.length > 0;
 
-  // Who calls, checked once: the configured token presented for this route, by label ('mnemo'
-  // for MNEMO_AUTH_TOKEN, 'grant:<n>' for the nth of the token file, 'upstream:<label>' for
-  // that upstream's own), or undefined.
+  // Who calls, checked once: the holder of the configured token presented for this route
+  // (MNEMO_AUTH_TOKEN, one of the token file, that upstream's own), or undefined.
   app.use('/mcp', (req, res, next) => {
-    res.locals.holder = tokenHolder(req, deps, true);
+    requestState(res).holder = tokenHolder(req, deps, true);
     next();
   });
 
@@ -117,7 +118,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   if (deps.ui) {
     app.use('/ui/api', (req, res, next) => {
       refuseOtherOrigins(req);
-      res.locals.holder = tokenHolder(req, deps, false);
+      requestState(res).holder = tokenHolder(req, deps, false);
       next();
     });
   }
@@ -135,8 +136,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         standardHeaders: 'draft-8',
         legacyHeaders: false,
         keyGenerator: (req, res) => {
-          const holder = res.locals.holder as string | undefined;
-          return holder ? `token:${holder}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+          const holder = requestState(res).holder;
+          return holder ? `token:${holderKey(holder)}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
         },
         handler: () => {
           throw new HttpError(429, `more than ${perMinute} calls a minute: slow down and retry`);
@@ -150,10 +151,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.post('/mcp/:label', (req, res, next) => {
     const label = req.params.label;
     const own = deps.gateway?.has(label) ? deps.gateway.tokenFor(label) : undefined;
-    const holder = res.locals.holder as string | undefined;
-    if ((guarded || own !== undefined) && holder !== 'mnemo' && holder !== `upstream:${label}`) {
-      throw unauthorized();
-    }
+    const holder = requestState(res).holder;
+    const opens =
+      holder?.kind === 'global' || (holder?.kind === 'upstream' && holder.label === label);
+    if ((guarded || own !== undefined) && !opens) throw unauthorized();
     if (!deps.gateway?.has(label)) {
       throw new HttpError(
         404,
@@ -165,16 +166,17 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   app.post('/mcp/:label', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
     const label = req.params.label as string;
-    res.locals.label = label;
+    requestState(res).label = label;
     await (deps.gateway as NonNullable<HttpDeps['gateway']>).handle(label, req, res);
   });
 
   if (deps.ui) {
     app.use('/ui/api', (req, res, next) => {
-      const held = namespacesOf(res.locals.holder as string | undefined, deps);
+      const state = requestState(res);
+      const held = namespacesOf(state.holder, deps);
       if (guarded && held === undefined) throw unauthorized();
-      res.locals.namespace = chosenNamespace(req, held);
-      res.locals.namespaces = held;
+      state.namespace = chosenNamespace(req, held);
+      state.namespaces = held;
       // A body, when there is one, is JSON; a DELETE needs none (`req.is` is null without a body).
       const bodiless = req.method === 'DELETE' && req.is('application/json') === null;
       if (req.method !== 'GET' && !bodiless && !req.is('application/json')) {
@@ -186,7 +188,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (deps.oauth) {
       // The grants are the person's: the admin token's only.
       app.use('/ui/api/oauth', (_req, res, next) => {
-        if (res.locals.holder !== 'mnemo') {
+        if (requestState(res).holder?.kind !== 'global') {
           throw new HttpError(403, 'the grants are listed and revoked with MNEMO_AUTH_TOKEN only');
         }
         next();
@@ -202,10 +204,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // The namespace of the call: the one asked for, if its token holds it, else the token's first.
   app.use('/mcp', (req, res, next) => {
-    const holder = res.locals.holder as string | undefined;
-    const held = namespacesOf(holder, deps);
+    const state = requestState(res);
+    const held = namespacesOf(state.holder, deps);
     if (guarded && held === undefined) throw unauthorized();
-    res.locals.namespace = chosenNamespace(req, held);
+    state.namespace = chosenNamespace(req, held);
     next();
   });
 
@@ -220,7 +222,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     return handler;
   };
   app.post('/mcp', jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
-    await handlerFor(res.locals.namespace as string)(req, res);
+    await handlerFor(requestState(res).namespace as string)(req, res);
   });
 
   app.all('/mcp', () => {
@@ -230,7 +232,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   if (deps.oauth) {
     // The same MCP handler as /mcp, in a namespace of the token's grant.
     app.post(CONNECT_MCP, jsonBody(deps.bodyLimit), oneMessage, async (req, res) => {
-      const caller = res.locals.oauth as { namespaces: readonly string[] };
+      const caller = requestState(res).oauth;
+      if (!caller) throw unauthorized();
       await handlerFor(chosenNamespace(req, caller.namespaces))(req, res);
     });
     app.all(CONNECT_MCP, () => {

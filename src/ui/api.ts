@@ -9,6 +9,7 @@ import type { Memory } from '../memory/index.js';
 import { oneLine, preview } from '../memory/present.js';
 import { UserError } from '../platform/errors.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
+import { requestState } from '../transport/request-state.js';
 import { type CurveSettings, PROJECTED_DAYS, scoreCurve, thresholdsOf } from './curve.js';
 
 export interface UiApiDeps {
@@ -29,7 +30,6 @@ const OVERVIEW_DAYS = 30;
 /** Memories saved around the one a page shows, a side: its session, as open_memories gives it. */
 const NEIGHBOURS_SHOWN = 3;
 
-/** The router of /ui/api; `res.locals.namespace` is set by the caller's auth. */
 /** What each button of one memory does, by the last word of its route. */
 const ACTIONS: Record<string, (memory: Memory, id: string) => Promise<unknown>> = {
   touch: (m, id) => m.writing.touch({ memory_id: id }),
@@ -41,11 +41,12 @@ const ACTIONS: Record<string, (memory: Memory, id: string) => Promise<unknown>> 
 
 export function uiApi(deps: UiApiDeps): express.Router {
   const api = express.Router();
-  const memoryOf = (res: Response) => deps.memoryFor(res.locals.namespace as string);
+  // The namespace and the ones the token holds were set by the caller's auth (transport/http.ts).
+  const memoryOf = (res: Response) => deps.memoryFor(requestState(res).namespace as string);
 
   api.get('/session', (_req, res) => {
     const memory = memoryOf(res);
-    const held = res.locals.namespaces as readonly string[] | 'any' | undefined;
+    const held = requestState(res).namespaces;
     res.json({
       namespace: memory.overview.namespace,
       // The namespaces the page may switch to: its token's, or any (null) without a token.

@@ -183,6 +183,26 @@ describe('promotion into the Obsidian vault', () => {
     assert.equal(again.promoted[0]?.path, 'Pets/Our kitten.md');
   });
 
+  it('a rename seen half (the old path gone, the new one not yet read) does not demote the memory meanwhile', async () => {
+    const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
+    const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
+    const from = promoted[0]?.path ?? '';
+    await noticed(from);
+    fs.mkdirSync(path.join(t.vault, 'Pets'));
+    fs.renameSync(path.join(t.vault, from), path.join(t.vault, 'Pets/Our kitten.md'));
+    await t.opened.notes.refresh(from);
+    // Another reconcile of the memory while the removal settles (as the batch of a note change
+    // would run it): the removal's verdict waits for the addition.
+    await t.opened.noteSync.recheck(memory_id);
+    assert.equal(t.store.memories.get(memory_id)?.status, 'promoted');
+    await noticed('Pets/Our kitten.md');
+    assert.equal(t.store.memories.get(memory_id)?.promoted_to, 'Pets/Our kitten.md');
+    assert.deepEqual(
+      log.lines.map((l) => l.msg).filter((m) => typeof m === 'string' && m.startsWith('note ')),
+      ['note moved: promoted_to follows it'],
+    );
+  });
+
   it('a deleted note puts the memory back to active, and logs it', async () => {
     const { memory_id } = await t.memory.writing.save({ content: 'Kitten' });
     const { promoted } = await t.memory.promotion.promote({ memory_id, force: true });
