@@ -10,10 +10,14 @@ import {
   unitOrZero,
 } from './embeddings.js';
 
+type Transformers = typeof import('@huggingface/transformers');
+
 /** The package, or an error that names the setting and the fix when it is not installed. */
-export async function importTransformers(): Promise<typeof import('@huggingface/transformers')> {
+export async function importTransformers(
+  load: () => Promise<Transformers> = () => import('@huggingface/transformers'),
+): Promise<Transformers> {
   try {
-    return await import('@huggingface/transformers');
+    return await load();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;

@@ -12,7 +12,7 @@ import {
   MINILM_MODEL,
   SHIPPED_MODELS_DIR,
 } from '../../src/search/embeddings.js';
-import { fetchWithHeaderTimeout } from '../../src/search/minilm.js';
+import { fetchWithHeaderTimeout, importTransformers } from '../../src/search/minilm.js';
 import { capturingLogger } from '../support.js';
 
 /** The static model's table as the ONNX model it used to be, for transformers.js. */
@@ -189,6 +189,27 @@ describe('embeddings', () => {
       } finally {
         fs.rmSync(cache, { recursive: true, force: true });
       }
+    });
+
+    it('without @huggingface/transformers installed, names the package, the setting and the fix', async () => {
+      const missing = Object.assign(new Error("Cannot find package '@huggingface/transformers'"), {
+        code: 'ERR_MODULE_NOT_FOUND',
+      });
+      await assert.rejects(
+        importTransformers(() => Promise.reject(missing)),
+        (error: Error) =>
+          /needs the package @huggingface\/transformers, which is not installed/.test(
+            error.message,
+          ) &&
+          /npm install @huggingface\/transformers/.test(error.message) &&
+          /MNEMO_EMBEDDINGS=static/.test(error.message),
+      );
+      // Any other failure of the import is its own.
+      const broken = new Error('native binding failed');
+      await assert.rejects(
+        importTransformers(() => Promise.reject(broken)),
+        broken,
+      );
     });
 
     it('without the static model, logs an error and gives no provider', async () => {
