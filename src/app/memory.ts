@@ -9,7 +9,7 @@ import { createMemory, type Memory } from '../memory/index.js';
 import { NoteSync } from '../memory/note-sync.js';
 import { createReadiness, type Readiness } from '../memory/readiness.js';
 import { deferred } from '../platform/deferred.js';
-import { loadEmbeddings } from '../search/embeddings.js';
+import { loadEmbeddings, MINILM_MODEL } from '../search/embeddings.js';
 import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
@@ -133,7 +133,9 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     enabled: config.embeddings !== 'off',
     textsSettled: textsSettled.promise,
     provider,
-    matVec: provider.then((p) => (p ? onnxMatVec() : undefined)),
+    // MiniLM's ONNX runtime, when that is the model, multiplies faster than the plain loop; the
+    // static model loads no runtime, so its searches take the loop.
+    matVec: provider.then((p) => (p?.id.startsWith(`${MINILM_MODEL}:`) ? onnxMatVec() : undefined)),
     // Replicas share what they computed: a memory saved elsewhere is embedded once.
     ...(store instanceof PostgresStore ? { store: store.vectorStore() } : {}),
   });

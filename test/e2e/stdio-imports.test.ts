@@ -1,7 +1,7 @@
 // What `mnemo stdio` loads before its first answer: only what that answer and the store's load
 // need. Each package below took a start tens of milliseconds to compile, or megabytes to hold,
 // for a server that may never use it (express and pg belong to serve and PostgreSQL, usearch to
-// a store with vectors, yaml to a vault's notes, transformers.js and the ONNX runtime to the
+// a store with vectors, yaml to a vault's notes, the tokenizer and transformers.js to the
 // model, which loads after the first answer).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -18,6 +18,7 @@ const NOT_BEFORE_THE_FIRST_ANSWER = [
   'pg',
   'oidc-provider',
   '@huggingface/transformers',
+  '@huggingface/tokenizers',
   'onnxruntime-node',
   'onnxruntime-common',
   'sharp',

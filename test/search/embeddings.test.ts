@@ -4,15 +4,19 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import {
   type EmbeddingProvider,
-  fetchWithHeaderTimeout,
   loadEmbeddings,
   MINILM_MODEL,
   SHIPPED_MODELS_DIR,
 } from '../../src/search/embeddings.js';
+import { fetchWithHeaderTimeout, importTransformers } from '../../src/search/minilm.js';
 import { capturingLogger } from '../support.js';
+
+/** The static model's table as the ONNX model it used to be, for transformers.js. */
+const ONNX_STANDIN = fileURLToPath(new URL('../fixtures/static-onnx', import.meta.url));
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
 const norm = (a: Float32Array) => Math.sqrt(cosine(a, a));
@@ -34,7 +38,7 @@ describe('embeddings', () => {
   after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 
   describe('the static model', () => {
-    it('loads from models/static through transformers.js, 100 dimensions', () => {
+    it('loads from models/static, 100 dimensions', () => {
       assert.equal(provider.id, 'mnemo/static-glove-100d:q8');
       assert.equal(provider.dimensions, 100);
     });
@@ -163,9 +167,13 @@ describe('embeddings', () => {
       // cache lookup, not MiniLM itself (which cannot be fetched here).
       const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-cache-'));
       try {
-        fs.cpSync(path.join(SHIPPED_MODELS_DIR, 'static'), path.join(cache, MINILM_MODEL), {
-          recursive: true,
-        });
+        fs.cpSync(ONNX_STANDIN, path.join(cache, MINILM_MODEL), { recursive: true });
+        for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
+          fs.copyFileSync(
+            path.join(SHIPPED_MODELS_DIR, 'static', file),
+            path.join(cache, MINILM_MODEL, file),
+          );
+        }
         const log = capturingLogger();
         const loaded = await loadEmbeddings('minilm', {
           cacheDir: cache,
@@ -174,9 +182,34 @@ describe('embeddings', () => {
         });
         assert.equal(loaded?.id, 'Xenova/all-MiniLM-L6-v2:q8');
         assert.deepEqual(log.lines, []);
+        // The stand-in is the static model's table as an ONNX graph: the ONNX runtime and the
+        // plain TypeScript model give the same vectors.
+        const texts = ['a kitten sleeping on a rug', 'Café au LAIT', '', 'xyzzyq cat'];
+        assert.deepEqual(await loaded?.embed(texts), await provider.embed(texts));
       } finally {
         fs.rmSync(cache, { recursive: true, force: true });
       }
+    });
+
+    it('without @huggingface/transformers installed, names the package, the setting and the fix', async () => {
+      const missing = Object.assign(new Error("Cannot find package '@huggingface/transformers'"), {
+        code: 'ERR_MODULE_NOT_FOUND',
+      });
+      await assert.rejects(
+        importTransformers(() => Promise.reject(missing)),
+        (error: Error) =>
+          /needs the package @huggingface\/transformers, which is not installed/.test(
+            error.message,
+          ) &&
+          /npm install @huggingface\/transformers/.test(error.message) &&
+          /MNEMO_EMBEDDINGS=static/.test(error.message),
+      );
+      // Any other failure of the import is its own.
+      const broken = new Error('native binding failed');
+      await assert.rejects(
+        importTransformers(() => Promise.reject(broken)),
+        broken,
+      );
     });
 
     it('without the static model, logs an error and gives no provider', async () => {
