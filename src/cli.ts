@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 // The mnemo program (dist/cli.js, the package's bin): hands argv, the environment, the
 // streams and the process's signals to main, and exits with what it returns.
-// First, before the program's modules are evaluated: the young generation's size (young-heap.ts).
-import './platform/young-heap.js';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { main } from './cli/main.js';

@@ -1,15 +1,21 @@
-// Imported first by src/cli.ts, so that it runs before the rest of the program is evaluated: the
-// young generation of V8's heap stays at its first size (1 MB a semi-space) instead of doubling up
-// to 16 MB a semi-space while a large store loads. At 100,000 memories that is about 25 MB of peak
-// resident memory less (issue 24: 175 MB, target 150 MB), as `--max-semi-space-size=1` on node's
-// command line would do; the growth factor is the one such flag V8 still reads once the heap is
-// made. Whoever sets a semi-space flag for node themselves (NODE_OPTIONS, node's command line)
-// keeps theirs.
-import process from 'node:process';
+// The size of V8's young generation for a server on a small store. Called as the server starts,
+// before the store loads: the young generation then stays at its first size (1 MB a semi-space)
+// instead of doubling up to 16 MB a semi-space while the store loads, as `--max-semi-space-size=1`
+// on node's command line would do (the growth factor is the one such flag V8 still reads once
+// the heap is made). At 100,000 memories that is about 20 MB of peak resident memory less
+// (issue 24: 160 MB, target 150 MB). On a large store it is the other way: a load's short-lived
+// objects, promoted early out of a small young generation, pile up in the old one (at 1,000,000
+// memories the peak grew by about 180 MB), so it is left alone past SMALL_LOG_BYTES. Whoever gives
+// node a semi-space setting themselves (NODE_OPTIONS, node's command line) keeps theirs.
+import fs from 'node:fs';
+import path from 'node:path';
 import v8 from 'node:v8';
 
 /** The V8 flag that keeps the young generation at its first size. */
 export const YOUNG_HEAP_FLAG = '--semi-space-growth-factor=1';
+
+/** Up to this size of memories.jsonl (about 200,000 memories of conversation text). */
+export const SMALL_LOG_BYTES = 128 * 1024 * 1024;
 
 /** Whether node was told a semi-space setting already (NODE_OPTIONS or its own arguments). */
 export function semiSpaceGiven(
@@ -20,5 +26,17 @@ export function semiSpaceGiven(
   return given.some((arg) => arg.replaceAll('_', '-').includes('semi-space'));
 }
 
-if (!semiSpaceGiven(process.execArgv, process.env.NODE_OPTIONS))
+/**
+ * Keeps the young generation small when the store in `dataDir` is (its memories.jsonl at most
+ * SMALL_LOG_BYTES, or none yet) and node was given no semi-space setting; true when it did.
+ */
+export function keepYoungHeapSmall(
+  dataDir: string,
+  node: { execArgv: readonly string[]; nodeOptions: string | undefined },
+): boolean {
+  if (semiSpaceGiven(node.execArgv, node.nodeOptions)) return false;
+  const log = fs.statSync(path.join(dataDir, 'memories.jsonl'), { throwIfNoEntry: false });
+  if ((log?.size ?? 0) > SMALL_LOG_BYTES) return false;
   v8.setFlagsFromString(YOUNG_HEAP_FLAG);
+  return true;
+}
