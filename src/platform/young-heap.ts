@@ -35,8 +35,14 @@ export function keepYoungHeapSmall(
   node: { execArgv: readonly string[]; nodeOptions: string | undefined },
 ): boolean {
   if (semiSpaceGiven(node.execArgv, node.nodeOptions)) return false;
-  const log = fs.statSync(path.join(dataDir, 'memories.jsonl'), { throwIfNoEntry: false });
-  if ((log?.size ?? 0) > SMALL_LOG_BYTES) return false;
+  let size = 0;
+  try {
+    size = fs.statSync(path.join(dataDir, 'memories.jsonl'), { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    // A folder that cannot be read: the store says so, with the fix; nothing to size here.
+    return false;
+  }
+  if (size > SMALL_LOG_BYTES) return false;
   v8.setFlagsFromString(YOUNG_HEAP_FLAG);
   return true;
 }

@@ -64,6 +64,13 @@ describe('young heap', () => {
       keepYoungHeapSmall(dataDir(), { execArgv: ['--max-semi-space-size=8'], nodeOptions: '' }),
       false,
     );
+    const file = path.join(dataDir(), 'a-file');
+    fs.writeFileSync(file, '');
+    assert.equal(
+      keepYoungHeapSmall(path.join(file, 'data'), node),
+      false,
+      'a data dir under a file',
+    );
     assert.equal(semiSpaceGiven([], '--max_semi_space_size=8 --enable-source-maps'), true);
     assert.equal(semiSpaceGiven(['--cpu-prof'], '--enable-source-maps'), false);
     assert.equal(semiSpaceGiven([], undefined), false);
