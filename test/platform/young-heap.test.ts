@@ -17,23 +17,22 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function dataDir(logBytes?: number): string {
+/** A store's files: a log of `logBytes` (sparse: its size is what counts), a sidecar or not. */
+function store(logBytes: number, sidecar = true): { log: string; sidecar: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'young-heap-'));
   dirs.push(dir);
-  // Sparse: its size is what counts, not its bytes.
-  if (logBytes !== undefined) {
-    const log = path.join(dir, 'memories.jsonl');
-    fs.writeFileSync(log, '');
-    fs.truncateSync(log, logBytes);
-  }
-  return dir;
+  const files = { log: path.join(dir, 'memories.jsonl'), sidecar: path.join(dir, 'memories.idx') };
+  fs.writeFileSync(files.log, '');
+  fs.truncateSync(files.log, logBytes);
+  if (sidecar) fs.writeFileSync(files.sidecar, 'x');
+  return files;
 }
 
 /** The young generation's size (MB) after a child allocated a lot, keeping a tenth of it. */
-function newSpaceMb(dir: string | undefined): number {
-  const keep = dir
+function newSpaceMb(files: { log: string; sidecar: string } | undefined): number {
+  const keep = files
     ? `const { keepYoungHeapSmall } = await import(${JSON.stringify(MODULE)});
-       keepYoungHeapSmall(${JSON.stringify(dir)}, { execArgv: [], nodeOptions: '' });`
+       keepYoungHeapSmall(${JSON.stringify(files)}, { execArgv: [], nodeOptions: '' });`
     : '';
   const script = `${keep}
     const v8 = await import('node:v8');
@@ -50,27 +49,22 @@ function newSpaceMb(dir: string | undefined): number {
 }
 
 describe('young heap', () => {
-  it('keeps the young generation at its first size for a small store', () => {
-    const kept = newSpaceMb(dataDir(1000));
+  it('keeps the young generation at its first size for a small store with a sidecar', () => {
+    const kept = newSpaceMb(store(1000));
     const grown = newSpaceMb(undefined);
     assert.ok(kept <= 4, `new space ${kept} MB with the flag`);
     assert.ok(grown > kept, `new space ${grown} MB without it, ${kept} MB with it`);
   });
 
-  it('leaves it alone for a large store, or a semi-space setting given to node', () => {
+  it('leaves it alone for a large store, one without a sidecar, or a semi-space setting given to node', () => {
     const node = { execArgv: [], nodeOptions: undefined };
-    assert.equal(keepYoungHeapSmall(dataDir(SMALL_LOG_BYTES + 1), node), false);
-    assert.equal(
-      keepYoungHeapSmall(dataDir(), { execArgv: ['--max-semi-space-size=8'], nodeOptions: '' }),
-      false,
-    );
-    const file = path.join(dataDir(), 'a-file');
-    fs.writeFileSync(file, '');
-    assert.equal(
-      keepYoungHeapSmall(path.join(file, 'data'), node),
-      false,
-      'a data dir under a file',
-    );
+    assert.equal(keepYoungHeapSmall(store(SMALL_LOG_BYTES + 1), node), false, 'a large log');
+    assert.equal(keepYoungHeapSmall(store(1000, false), node), false, 'no sidecar');
+    const given = { execArgv: ['--max-semi-space-size=8'], nodeOptions: '' };
+    assert.equal(keepYoungHeapSmall(store(1000), given), false, 'a setting given');
+    const file = store(0).log;
+    const under = { log: path.join(file, 'memories.jsonl'), sidecar: path.join(file, 'x.idx') };
+    assert.equal(keepYoungHeapSmall(under, node), false, 'a data dir under a file');
     assert.equal(semiSpaceGiven([], '--max_semi_space_size=8 --enable-source-maps'), true);
     assert.equal(semiSpaceGiven(['--cpu-prof'], '--enable-source-maps'), false);
     assert.equal(semiSpaceGiven([], undefined), false);

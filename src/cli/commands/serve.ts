@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { keepYoungHeapSmall } from '../../platform/young-heap.js';
 import type { CommandContext } from '../command.js';
-import { clockFor } from '../runtime.js';
+import { clockFor, storeFiles } from '../runtime.js';
 import { serveUntilStopped } from '../signals.js';
 
 /** `mnemo serve`: serves over HTTP until a signal. */
@@ -16,7 +16,7 @@ export async function runServe({
 }: CommandContext): Promise<number> {
   // Before the store loads (young-heap.ts); a database's rows are not read at once.
   if (!config.databaseUrl) {
-    keepYoungHeapSmall(config.dataDir, {
+    keepYoungHeapSmall(storeFiles(config.dataDir), {
       execArgv: process.execArgv,
       nodeOptions: env?.NODE_OPTIONS,
     });
