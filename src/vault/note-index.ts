@@ -244,8 +244,14 @@ export class VaultIndex {
   private awaitVault(): void {
     if (this.closed || this.creation) return;
     const folder = this.nearestExisting();
-    const look = () => {
+    // The entry of `folder` on the way to the vault, and the folder itself (removed): a change to
+    // any other (the data dir's log at every save, when the vault is to be made in the data dir)
+    // can neither make the vault nor move the nearest folder.
+    const next = path.relative(folder, this.vault).split(path.sep)[0];
+    const self = path.basename(folder);
+    const look = (_event?: string, file?: string | Buffer | null) => {
       if (this.closed) return;
+      if (typeof file === 'string' && file !== next && file !== self) return;
       if (fs.existsSync(this.vault)) {
         void this.vaultCreated();
       } else if (this.nearestExisting() !== folder) {

@@ -197,6 +197,30 @@ describe('no note falls between the first scan and the watch', () => {
     }
   });
 
+  it('a vault made folders deep, while saves change the data dir, is indexed and watched', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const vault = path.join(dir, 'a', 'b', 'vault');
+    const t = await openTestClient({ MNEMO_VAULT_DIR: vault }, { watchVault: true });
+    try {
+      // Saves change the folders watched on the way (the data dir's log): none makes the vault.
+      await t.ok('save_memory', { content: 'before the folders' });
+      fs.mkdirSync(path.join(dir, 'a'));
+      await t.ok('save_memory', { content: 'between the folders' });
+      fs.mkdirSync(path.join(dir, 'a', 'b'));
+      initVault(vault, 'mnemo');
+      fs.writeFileSync(path.join(vault, 'Garden.md'), 'The tomatoes need water daily.');
+      await eventually(async () => {
+        const found = await t.ok<{ results: { path?: string }[] }>('search_unified', {
+          query: 'tomatoes',
+        });
+        return found.results.some((r) => r.path === 'Garden.md');
+      }, 'the note to be found');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a vault made by another process while mnemo runs is indexed and watched', async () => {
     const t = await openTestMemory({}, undefined, { watchVault: true });
     try {

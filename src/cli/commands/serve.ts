@@ -1,7 +1,8 @@
 import type { Config } from '../../config.js';
 import { createLogger } from '../../logger.js';
+import { keepYoungHeapSmall } from '../../platform/young-heap.js';
 import type { CommandContext } from '../command.js';
-import { clockFor } from '../runtime.js';
+import { clockFor, storeFiles } from '../runtime.js';
 import { serveUntilStopped } from '../signals.js';
 
 /** `mnemo serve`: serves over HTTP until a signal. */
@@ -13,6 +14,13 @@ export async function runServe({
   signals,
   env,
 }: CommandContext): Promise<number> {
+  // Before the store loads (young-heap.ts); a database's rows are not read at once.
+  if (!config.databaseUrl) {
+    keepYoungHeapSmall(storeFiles(config.dataDir), {
+      execArgv: process.execArgv,
+      nodeOptions: env?.NODE_OPTIONS,
+    });
+  }
   // Loaded here, not at the top: `mnemo stdio` starts without express and the gateway.
   const { createServeApp } = await import('../../app/http.js');
   const logger = createLogger(config.logLevel);

@@ -48,7 +48,7 @@ const lower = (word: string | undefined) => (word ?? '').toLowerCase();
 const isWord = (word: string) => /^[\p{L}-]{1,20}$/u.test(word);
 
 function isOwner(word: string): boolean {
-  return OWNERS.has(lower(word)) || (/^\p{Lu}/u.test(word) && word.endsWith("'s"));
+  return OWNERS.has(lower(word)) || (word.endsWith("'s") && /^\p{Lu}/u.test(word));
 }
 
 /** The possessed attributes a clause states, each with its owner word and value. */
@@ -63,9 +63,13 @@ export function attributeMatches(text: string): AttributeMatch[] {
   const found: AttributeMatch[] = [];
   for (let k = 0; k < words.length; k += 1) {
     const word = words[k] as string;
-    const inverse = favouriteFirst(words, k);
-    if (inverse) found.push({ ...inverse, index: 0, end: text.length });
-    if (!isOwner(word) && lower(word) !== 'the') continue;
+    // Most words are none of these: the cheap test first (favouriteFirst needs is or are).
+    const lowered = lower(word);
+    if (lowered === 'is' || lowered === 'are') {
+      const inverse = favouriteFirst(words, k);
+      if (inverse) found.push({ ...inverse, index: 0, end: text.length });
+    }
+    if (lowered !== 'the' && !isOwner(word)) continue;
     const owner = lower(word) === 'the' && lower(words[k + 1]) === "user's" ? "user's" : word;
     const start = owner === "user's" && lower(word) === 'the' ? k + 2 : k + 1;
     const read = readAttribute(words, start, lower(word) === 'the' && owner === word);

@@ -17,19 +17,32 @@ export interface Clause {
 const QUESTION_START =
   /^(?:do|does|did|is|are|was|were|where|what|when|who|whom|how|which|why|has|have|can|should|shall)\b/;
 
+/** Any character outside ASCII, where toLowerCase would lower more than A-Z. */
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /** The text with A-Z lowered and nothing else: the same length, so offsets carry over. */
 export function asciiLower(text: string): string {
+  // On ASCII text toLowerCase lowers A-Z only, natively: the save path reads every text for facts.
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text.replace(/[A-Z]/g, (char) => char.toLowerCase());
 }
 
+const CURLY_QUOTE = /[\u2018\u2019]/;
+/** White space that `\s+` to one space changes: any but a space, or two in a row. */
+const UNEVEN_SPACE = /[^\S ]|\s\s/;
+
+/** Enough of a clause's start for QUESTION_START: its longest word and the boundary after it. */
+const QUESTION_START_CHARS = 8;
+
 /** The memory's first MAX_FACT_TEXT characters, cut at ends of sentences, semicolons and lines. */
 export function clausesOf(content: string): Clause[] {
-  const text = content
-    .slice(0, MAX_FACT_TEXT)
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/\bI'm\b/g, 'I am')
-    .replace(/\bI've\b/g, 'I have')
-    .replace(/\s+/g, ' ');
+  // Each rewrite only where it changes something: a replace builds a new text even when every
+  // match is replaced by itself (a single space by a space), and the save path reads every text.
+  let text = content.slice(0, MAX_FACT_TEXT);
+  if (CURLY_QUOTE.test(text)) text = text.replace(/[\u2018\u2019]/g, "'");
+  if (text.includes("I'm")) text = text.replace(/\bI'm\b/g, 'I am');
+  if (text.includes("I've")) text = text.replace(/\bI've\b/g, 'I have');
+  if (UNEVEN_SPACE.test(text)) text = text.replace(/\s+/g, ' ');
   const clauses: Clause[] = [];
   let start = 0;
   for (let i = 0; i <= text.length && clauses.length < MAX_CLAUSES; i += 1) {
@@ -44,7 +57,8 @@ export function clausesOf(content: string): Clause[] {
     if (!end) continue;
     const body = text.slice(start, i).trim();
     if (body !== '') {
-      clauses.push({ text: body, question: char === '?' || QUESTION_START.test(asciiLower(body)) });
+      const start = asciiLower(body.slice(0, QUESTION_START_CHARS));
+      clauses.push({ text: body, question: char === '?' || QUESTION_START.test(start) });
     }
     start = i + 1;
   }

@@ -75,7 +75,7 @@ function verdictFor(
   candidate: FactCandidate,
 ): FactVerdict['kind'] | null {
   const elapsed = statement.createdAt - candidate.createdAt;
-  const relations = factsOf(candidate.content)
+  const relations = keptFacts(candidate.content)
     .filter((fact) => !fact.past)
     .map((fact) => strongest(next, fact, elapsed));
   if (relations.includes('supersedes')) {
@@ -91,9 +91,34 @@ function verdictFor(
   return 'conflicts';
 }
 
+/** How many candidates' facts are kept: the same memories are candidates of save after save. */
+const CANDIDATE_FACTS_KEPT = 1024;
+const candidateFacts = new Map<string, Fact[]>();
+/** The statement read last: `mayJudge` reads it, then the judge of the same save. */
+let lastStatement: { content: string; facts: Fact[] } | undefined;
+
+/** factsOf `content`, kept (it is pure): the facts are only read. */
+function statementFacts(content: string): Fact[] {
+  if (lastStatement?.content !== content) lastStatement = { content, facts: factsOf(content) };
+  return lastStatement.facts;
+}
+
+function keptFacts(content: string): Fact[] {
+  let facts = candidateFacts.get(content);
+  if (facts === undefined) {
+    facts = factsOf(content);
+    // The oldest one out (a Map keeps the order of insertion).
+    if (candidateFacts.size >= CANDIDATE_FACTS_KEPT) {
+      candidateFacts.delete(candidateFacts.keys().next().value as string);
+    }
+    candidateFacts.set(content, facts);
+  }
+  return facts;
+}
+
 /** The judge: for each candidate, whether the statement supersedes it, conflicts with it, or neither. */
 function judge(statement: FactStatement, candidates: readonly FactCandidate[]): FactVerdict[] {
-  const next = factsOf(statement.content);
+  const next = statementFacts(statement.content);
   if (next.length === 0) return [];
   const verdicts: FactVerdict[] = [];
   const seen = new Set<string>();
@@ -108,5 +133,5 @@ function judge(statement: FactStatement, candidates: readonly FactCandidate[]): 
 
 /** The offline judge: no verdict without a fact read in the new memory, whatever the candidates. */
 export const judgeFacts: FactJudge = Object.assign(judge, {
-  mayJudge: (content: string) => factsOf(content).length > 0,
+  mayJudge: (content: string) => statementFacts(content).length > 0,
 });

@@ -233,7 +233,8 @@ export function subjectBefore(before: string, context: SubjectContext): SubjectR
 
 /** The person a clause opens with ("Caroline told me..."), for the pronouns that follow. */
 export function leadingName(clause: string): string | null {
-  const first = clause.split(' ', 1)[0] ?? '';
+  const space = clause.indexOf(' ');
+  const first = space < 0 ? clause : clause.slice(0, space);
   const word = bare(first).replace(/'s$/, '');
   if (!CAPITALISED.test(first) || word === 'i' || PRONOUNS.has(word) || NOT_NAMES.has(word)) {
     return null;

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import {
+  keepYoungHeapSmall,
+  SMALL_LOG_BYTES,
+  semiSpaceGiven,
+} from '../../src/platform/young-heap.js';
+
+const MODULE = fileURLToPath(new URL('../../src/platform/young-heap.ts', import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A store's files: a log of `logBytes` (sparse: its size is what counts), a sidecar or not. */
+function store(logBytes: number, sidecar = true): { log: string; sidecar: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'young-heap-'));
+  dirs.push(dir);
+  const files = { log: path.join(dir, 'memories.jsonl'), sidecar: path.join(dir, 'memories.idx') };
+  fs.writeFileSync(files.log, '');
+  fs.truncateSync(files.log, logBytes);
+  if (sidecar) fs.writeFileSync(files.sidecar, 'x');
+  return files;
+}
+
+/** The young generation's size (MB) after a child allocated a lot, keeping a tenth of it. */
+function newSpaceMb(files: { log: string; sidecar: string } | undefined): number {
+  const keep = files
+    ? `const { keepYoungHeapSmall } = await import(${JSON.stringify(MODULE)});
+       keepYoungHeapSmall(${JSON.stringify(files)}, { execArgv: [], nodeOptions: '' });`
+    : '';
+  const script = `${keep}
+    const v8 = await import('node:v8');
+    const kept = [];
+    for (let i = 0; i < 2e6; i++) { const o = { a: i, b: 'x' + i }; if (i % 10 === 0) kept.push(o); }
+    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    console.log(space.space_size / 1048576);`;
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  return Number(out.trim());
+}
+
+describe('young heap', () => {
+  it('keeps the young generation at its first size for a small store with a sidecar', () => {
+    const kept = newSpaceMb(store(1000));
+    const grown = newSpaceMb(undefined);
+    assert.ok(kept <= 4, `new space ${kept} MB with the flag`);
+    assert.ok(grown > kept, `new space ${grown} MB without it, ${kept} MB with it`);
+  });
+
+  it('leaves it alone for a large store, one without a sidecar, or a semi-space setting given to node', () => {
+    const node = { execArgv: [], nodeOptions: undefined };
+    assert.equal(keepYoungHeapSmall(store(SMALL_LOG_BYTES + 1), node), false, 'a large log');
+    assert.equal(keepYoungHeapSmall(store(1000, false), node), false, 'no sidecar');
+    const given = { execArgv: ['--max-semi-space-size=8'], nodeOptions: '' };
+    assert.equal(keepYoungHeapSmall(store(1000), given), false, 'a setting given');
+    const file = store(0).log;
+    const under = { log: path.join(file, 'memories.jsonl'), sidecar: path.join(file, 'x.idx') };
+    assert.equal(keepYoungHeapSmall(under, node), false, 'a data dir under a file');
+    assert.equal(semiSpaceGiven([], '--max_semi_space_size=8 --enable-source-maps'), true);
+    assert.equal(semiSpaceGiven(['--cpu-prof'], '--enable-source-maps'), false);
+    assert.equal(semiSpaceGiven([], undefined), false);
+  });
+});
