@@ -354,7 +354,7 @@ export const SETTINGS = {
         'MNEMO_EMBEDDINGS must be one of auto, minilm, static, off: auto uses all-MiniLM-L6-v2 when it loads, else the bundled static model',
     }),
     meaning:
-      '`auto` (all-MiniLM-L6-v2 when it loads, else the shipped static model), `minilm`, `static` or `off` (words only)',
+      '`auto` (all-MiniLM-L6-v2 when `@huggingface/transformers` is installed and the model loads, else the shipped static model), `minilm`, `static` or `off` (words only)',
   },
   // Unset by default: each model has its own (a cosine means different things to different models).
   hybridWeight: {
