@@ -15,7 +15,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { eventually } from '../support.js';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// The checkout itself: `npm test` runs a mirror whose files are links to it, and npm pack takes
+// no linked file, so the root is where package.json really is.
+const ROOT = path.dirname(
+  fs.realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))),
+);
 const VERSION = (
   JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     version: string;
