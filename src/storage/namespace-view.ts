@@ -27,6 +27,8 @@ export interface NamespaceHost {
   forgottenOwners(): Promise<ReadonlyMap<string, string>>;
   sizesIn(ns: string): Promise<Record<string, number>>;
   refresh(): Promise<void>;
+  /** Refresh for namespace `ns` (an engine that loads namespaces on demand loads it first). */
+  refreshIn(ns: string): Promise<void>;
   transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
 }
 
@@ -86,7 +88,7 @@ export class NamespaceView implements StorageEngine {
   }
 
   refresh(): Promise<void> {
-    return this.host.refresh();
+    return this.host.refreshIn(this.namespaceName);
   }
 
   transact<T>(plan: () => Mutation<T>): Promise<T> {
@@ -132,6 +134,10 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   abstract forgottenOwners(): Promise<ReadonlyMap<string, string>>;
   abstract sizesIn(ns: string): Promise<Record<string, number>>;
   abstract refresh(): Promise<void>;
+  /** Every namespace is held: refreshing one refreshes them all. */
+  refreshIn(_ns: string): Promise<void> {
+    return this.refresh();
+  }
   abstract transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
   abstract close(): void | Promise<void>;
 
