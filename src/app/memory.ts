@@ -112,6 +112,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
         logger,
         clock,
         preload: options.namespacesOnDemand !== true,
+        ...(config.cacheMb !== undefined ? { cacheMb: config.cacheMb } : {}),
       })
     : JsonlStore.start({
         dataDir: config.dataDir,
