@@ -12,6 +12,7 @@ import { MEMORY_COLUMNS, memoryValues, upsertSql } from '../../src/storage/postg
 import { MIGRATIONS, SCHEMA_VERSION, schemaStatus } from '../../src/storage/postgres/schema.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import { pgSchema, proxyTo } from '../support-pg.js';
+import { throwawayCluster } from '../support-pg-cluster.js';
 
 const T0 = 1_767_225_600;
 
@@ -201,5 +202,62 @@ describe('PostgresStore, namespaces on demand', () => {
     await assert.rejects(b.namespace('elsewhere').refresh(), TransientError);
     proxy.restore();
     await seen(b, 'during');
+  });
+});
+
+describe('PostgresStore, the database crashing under writes in many namespaces', () => {
+  it('loses no answered write, and both replicas hold every one once it is back', {
+    timeout: 120_000,
+  }, async (t) => {
+    const cluster = await throwawayCluster(t);
+    if (!cluster) return;
+    const a = await open(t, cluster.url, { preload: false });
+    const b = await open(t, cluster.url, { preload: false });
+    const names = ['n0', 'n1', 'n2', 'n3'];
+    for (const ns of names) {
+      await a.namespace(ns).refresh();
+      await b.namespace(ns).refresh();
+    }
+    const answered = new Map<string, string[]>(names.map((ns) => [ns, []]));
+    let failed = 0;
+    let stop = false;
+    const writers = names.flatMap((ns) =>
+      [a, b].map(async (store, w) => {
+        for (let i = 0; !stop; i++) {
+          const id = `${ns}-${w}-${i}`;
+          try {
+            await save(store.namespace(ns), newMemoryRecord(id, `saved ${id}`, T0));
+            answered.get(ns)?.push(id);
+          } catch (error) {
+            assert.ok(error instanceof TransientError, String(error));
+            failed++;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        }
+      }),
+    );
+    // Some writes answered, then the crash, then some writes answered again.
+    const total = () => [...answered.values()].reduce((n, ids) => n + ids.length, 0);
+    while (total() < 40) await new Promise((resolve) => setImmediate(resolve));
+    await cluster.crashAndStart();
+    const after = total();
+    while (total() < after + 40) await new Promise((resolve) => setImmediate(resolve));
+    stop = true;
+    await Promise.all(writers);
+    const check = await client(t, cluster.url);
+    for (const [ns, ids] of answered) {
+      const rows = await check.query<{ id: string }>(
+        'SELECT id FROM mnemo_memories WHERE namespace = $1',
+        [ns],
+      );
+      const stored = new Set(rows.rows.map((r) => r.id));
+      for (const id of ids) assert.ok(stored.has(id), `${id} answered, and stored`);
+      for (const store of [a, b]) {
+        const last = ids[ids.length - 1] as string;
+        await seen(store.namespace(ns), last);
+        for (const id of ids) assert.ok(store.namespace(ns).memories.has(id), `${id} held`);
+      }
+    }
+    t.diagnostic(`${total()} writes answered, ${failed} refused while the database was away`);
   });
 });

@@ -118,7 +118,16 @@ export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: string }).code ?? '';
   if (/^(08|57P0)/.test(code)) return true;
   if (
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)
+    // ENOENT: the server's socket file is gone (it is down), as ECONNREFUSED over TCP.
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'EPIPE',
+      'ETIMEDOUT',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      'ENOENT',
+    ].includes(code)
   ) {
     return true;
   }
