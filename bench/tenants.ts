@@ -67,7 +67,10 @@ interface Replica {
   url: URL;
   pid: number;
   spawnedAt: number;
+  output: { text: string };
 }
+
+const replicasStarted: Replica[] = [];
 
 async function startServe(cli: string, databaseUrl: string, dir: string): Promise<Replica> {
   const spawnedAt = performance.now();
@@ -80,19 +83,24 @@ async function startServe(cli: string, databaseUrl: string, dir: string): Promis
     MNEMO_DATABASE_URL: databaseUrl,
     MNEMO_CACHE_MB: String(opts.cacheMb),
   });
-  let out = '';
+  const output = { text: '' };
+  const keep = (d: Buffer) => {
+    output.text = (output.text + d.toString()).slice(-8000);
+  };
   const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
     child.stdout?.on('data', (d: Buffer) => {
+      keep(d);
       out += d.toString();
       const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
       if (m) resolve(new URL(m[1] as string));
     });
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.once('exit', () => reject(new Error(`mnemo serve exited\n${out.slice(-2000)}`)));
+    child.stderr?.on('data', keep);
+    child.once('exit', () => reject(new Error(`mnemo serve exited\n${output.text}`)));
   });
-  return { url, pid: child.pid as number, spawnedAt };
+  const replica = { url, pid: child.pid as number, spawnedAt, output };
+  replicasStarted.push(replica);
+  return replica;
 }
 
 function peakRssMb(pid: number): number {
@@ -304,6 +312,10 @@ async function main(): Promise<void> {
         ...(await run(opts.baseline, old, admin, texts, dir, true)),
       });
     }
+  } catch (error) {
+    for (const r of replicasStarted)
+      process.stderr.write(`--- replica ${r.pid}\n${r.output.text}\n`);
+    throw error;
   } finally {
     for (const child of [...groups]) await killGroup(child);
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});

@@ -15,9 +15,9 @@ import {
 } from './database.js';
 import { Follower } from './follower.js';
 import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings.js';
-import { beginInNamespace, recordChanges } from './namespace-feed.js';
+import { beginInNamespace, pruneChanges, recordChanges } from './namespace-feed.js';
 import { changesAfter, readNamespace, versionsOf } from './record-reads.js';
-import { LOCKS, migrate } from './schema.js';
+import { migrate } from './schema.js';
 import { PgVectorStore } from './vectors.js';
 import { type WriteStatements, writeStatements } from './write-statements.js';
 
@@ -46,7 +46,7 @@ export interface PostgresStoreOptions {
   preload?: boolean;
   /** MNEMO_CACHE_MB: the namespaces held beyond it are let go, least recently used first. */
   cacheMb?: number;
-  /** A namespace used within this many ms is not let go (2 s unless told). */
+  /** A namespace read within this many ms is not let go (5 s unless told). */
   evictGraceMs?: number;
 }
 
@@ -99,7 +99,7 @@ export class PostgresStore extends NamespacedEngine {
     });
     this.holdings = new Holdings({
       budgetBytes: (options.cacheMb ?? defaultCacheMb()) * 2 ** 20,
-      graceMs: options.evictGraceMs ?? 2000,
+      graceMs: options.evictGraceMs ?? 5000,
       now: () => performance.now(),
       release: (ns) => {
         this.follower.forget(ns);
@@ -203,6 +203,11 @@ export class PostgresStore extends NamespacedEngine {
   /** The server process of the connection that follows the others (for tests that cut it). */
   get followerPid(): number | undefined {
     return this.follower.pid;
+  }
+
+  /** Namespace `ns` is read now: not let go for the grace from now (a request reads it). */
+  override touch(ns: string): void {
+    this.holdings.touch(ns);
   }
 
   /** The version of namespace `ns` this replica holds; undefined when it holds none. */
@@ -393,7 +398,9 @@ export class PostgresStore extends NamespacedEngine {
       this.follower.advanced(ns);
       return m.result;
     });
-    if (++this.writes % (this.options.pruneEvery ?? 1000) === 0) await this.prune();
+    if (++this.writes % (this.options.pruneEvery ?? 1000) === 0) {
+      await pruneChanges(this.pool, this.options.keepChangesSeconds ?? 86_400, this.logger);
+    }
     return result;
   }
 
@@ -469,32 +476,6 @@ export class PostgresStore extends NamespacedEngine {
       held.version = changes.last;
       this.follower.advanced(ns);
       if (!changes.more) return;
-    }
-  }
-
-  /** Drops the changes older than they are kept (one replica at a time; never fails a write). */
-  private async prune(): Promise<void> {
-    const keep = this.options.keepChangesSeconds ?? 86_400;
-    const client = await this.pool.connect().catch(() => undefined);
-    if (!client) return;
-    try {
-      await client.query('BEGIN');
-      const got = await client.query<{ got: boolean }>(
-        'SELECT pg_try_advisory_xact_lock($1) AS got',
-        [LOCKS.prune],
-      );
-      if (got.rows[0]?.got) {
-        await client.query(
-          'DELETE FROM mnemo_changes WHERE at < clock_timestamp() - make_interval(secs => $1)',
-          [keep],
-        );
-      }
-      await client.query('COMMIT');
-      client.release();
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      client.release(error as Error);
-      this.logger.warn({ err: (error as Error).message }, 'cannot prune the old changes');
     }
   }
 

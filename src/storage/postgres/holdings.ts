@@ -67,6 +67,12 @@ export class Holdings {
     return held;
   }
 
+  /** `ns` is used now, if it is held (never makes an entry). */
+  touch(ns: string): void {
+    const held = this.held.get(ns);
+    if (held) held.used = this.options.now();
+  }
+
   /** The version of `ns` held: undefined when it is not, 0 while it loads. */
   version(ns: string): number | undefined {
     const held = this.held.get(ns);

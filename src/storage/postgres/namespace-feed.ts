@@ -4,8 +4,9 @@
 // a version and reads the changes after it; the versions of a namespace have no gaps, so a
 // missing one means the changes it needed were pruned.
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { isNamespace } from '../engine.js';
-import { notifySql } from './schema.js';
+import { LOCKS, notifySql } from './schema.js';
 
 /** `ns` as an SQL literal: a namespace name is of a-z, 0-9, _ and - only (checked). */
 export function namespaceLiteral(ns: string): string {
@@ -64,4 +65,32 @@ export async function recordChanges(
     [ns, version, kinds, [...ids.memories, ...ids.relations], next],
   );
   return next;
+}
+
+/**
+ * Drops the changes older than `keepSeconds` (one replica at a time, in a transaction of its own:
+ * never fails a write, never takes a namespace's lock).
+ */
+export async function pruneChanges(pool: pg.Pool, keepSeconds: number, logger: Logger) {
+  const client = await pool.connect().catch(() => undefined);
+  if (!client) return;
+  try {
+    await client.query('BEGIN');
+    const got = await client.query<{ got: boolean }>(
+      'SELECT pg_try_advisory_xact_lock($1) AS got',
+      [LOCKS.prune],
+    );
+    if (got.rows[0]?.got) {
+      await client.query(
+        'DELETE FROM mnemo_changes WHERE at < clock_timestamp() - make_interval(secs => $1)',
+        [keepSeconds],
+      );
+    }
+    await client.query('COMMIT');
+    client.release();
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    client.release(error as Error);
+    logger.warn({ err: (error as Error).message }, 'cannot prune the old changes');
+  }
 }
