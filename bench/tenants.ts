@@ -117,10 +117,17 @@ async function connect(replica: Replica, ns: string): Promise<Client> {
   return client;
 }
 
+/** Calls answered with a transient error ("retry in a moment"): counted, not timed. */
+const transient = { count: 0 };
+
 async function call(client: Client, name: string, args: Record<string, unknown>) {
   const started = performance.now();
   const result = await client.callTool({ name, arguments: args }, { timeout: 120_000 });
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content).slice(0, 300)}`);
+  if (result.isError) {
+    const text = JSON.stringify(result.content).slice(0, 300);
+    if (!/retry in a moment/.test(text)) throw new Error(`${name}: ${text}`);
+    transient.count++;
+  }
   return performance.now() - started;
 }
 
@@ -280,6 +287,7 @@ async function spreadParts(
   for (const c of cache.values()) await c.close().catch(() => {});
   report.spread = { calls, perSecond: calls / opts.seconds, summary: summarize(times) };
   report.peakRssMb = replicas.map((r) => Math.round(peakRssMb(r.pid)));
+  report.transientErrors = transient.count;
 }
 
 async function main(): Promise<void> {

@@ -169,6 +169,13 @@ export function storeFailure(error: unknown, committing: boolean, url: string): 
       { cause: error },
     );
   }
+  if (/timeout exceeded when trying to connect/.test((error as Error)?.message ?? '')) {
+    return new TransientError(
+      'every connection of this replica to PostgreSQL stayed busy too long: nothing was written, retry in a moment',
+      URL_SETTING,
+      { cause: error },
+    );
+  }
   if (!isConnectionError(error)) {
     return error instanceof Error && !(error instanceof pgDriver().DatabaseError)
       ? error

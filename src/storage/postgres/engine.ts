@@ -60,12 +60,9 @@ type Row = Record<string, unknown>;
  * its rows and one change row a record, and NOTIFYs. A touch on two replicas is therefore exact,
  * and gc, promotion and consolidation (each within a namespace) never act twice on one memory.
  *
- * A replica holds the namespaces it was asked about: one loads at its first read or write (the
- * read waits for it, never seeing part of it), follows the others' writes through LISTEN while
- * held, and is let go when the namespaces held outgrow MNEMO_CACHE_MB, least recently used first.
- * After a lost connection a replica reads what it missed of each namespace it holds; one whose
- * missed changes were pruned is read anew.
- *
+ * A replica holds the namespaces it was asked about: one loads whole at its first need, follows
+ * the others' writes while held, and is let go beyond MNEMO_CACHE_MB, least recently used first;
+ * after a lost connection a replica reads what it missed of each (a pruned gap: all of it again).
  * The engine is the view of the default namespace; `namespace()` answers the others'.
  */
 export class PostgresStore extends NamespacedEngine {
@@ -82,6 +79,9 @@ export class PostgresStore extends NamespacedEngine {
   private readonly holdings: Holdings;
   private readonly follower: Follower;
   private writes = 0;
+  /** Namespaces loading at once at most: half the pool, the rest for writes and catch-ups. */
+  private freeLoadSlots: number;
+  private readonly loadWaiters: (() => void)[] = [];
   /** Every namespace is held (`preload`), a new one as soon as it is heard of. */
   private preloads = false;
   private closed = false;
@@ -93,6 +93,7 @@ export class PostgresStore extends NamespacedEngine {
     this.logger = options.logger;
     // Throws at once on a URL that is not one.
     clientConfig(options.url);
+    this.freeLoadSlots = Math.max(1, Math.floor((options.poolSize ?? 10) / 2));
     this.pool = createPool(options.url, {
       max: options.poolSize ?? 10,
       applicationName: 'mnemo',
@@ -167,8 +168,7 @@ export class PostgresStore extends NamespacedEngine {
   }
 
   private async prepare(): Promise<void> {
-    // Not before the caller has subscribed its indexes and wired its server.
-    await Promise.resolve();
+    await Promise.resolve(); // Not before the caller has subscribed its indexes and wired its server.
     await migrate(this.pool, this.options.url);
   }
 
@@ -266,15 +266,30 @@ export class PostgresStore extends NamespacedEngine {
     if (this.closed) throw new StoreError('the memory store is closed');
     const held = this.holdings.entry(ns);
     if (held.version !== undefined) return;
-    const client = await this.connect();
-    try {
-      await this.readIn(client, ns);
-      client.release();
-    } catch (error) {
-      client.release(isConnectionError(error) ? (error as Error) : undefined);
-      throw this.failure(error, false);
-    }
+    await this.loadSlot(async () => {
+      const client = await this.connect();
+      try {
+        await this.readIn(client, ns);
+        client.release();
+      } catch (error) {
+        client.release(isConnectionError(error) ? (error as Error) : undefined);
+        throw this.failure(error, false);
+      }
+    });
     for (const released of this.holdings.trim(ns)) this.logger.debug({ released }, 'let go');
+  }
+
+  /** Runs a load when one of the few load slots is free: writes keep connections of the pool. */
+  private async loadSlot(load: () => Promise<void>): Promise<void> {
+    if (this.freeLoadSlots > 0) this.freeLoadSlots--;
+    else await new Promise<void>((resolve) => this.loadWaiters.push(resolve));
+    try {
+      await load();
+    } finally {
+      const next = this.loadWaiters.shift();
+      if (next) next();
+      else this.freeLoadSlots++;
+    }
   }
 
   /** Reads namespace `ns` anew as of one snapshot (its records replace what is held). */
