@@ -190,6 +190,14 @@ export const SETTINGS = {
     meaning:
       'keep the memories in PostgreSQL (`postgres://USER@HOST:PORT/DB`) rather than in the data dir',
   },
+  cacheMb: {
+    variable: 'MNEMO_CACHE_MB',
+    schema: number('MNEMO_CACHE_MB', 'set e.g. 512')
+      .refine((v) => v > 0, { message: 'MNEMO_CACHE_MB must be more than 0, e.g. 512' })
+      .optional(),
+    meaning:
+      'with MNEMO_DATABASE_URL, the memory a `mnemo serve` replica gives the namespaces it holds (MB); beyond it the least recently used are let go (unset: a quarter of the RAM, 256 to 4096)',
+  },
   httpHost: {
     variable: 'MNEMO_HTTP_HOST',
     flag: '--host',

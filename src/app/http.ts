@@ -119,7 +119,12 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
         config.gatewayConfig === undefined ? undefined : loadGatewayConfig(config.gatewayConfig);
       const tokens = config.tokensFile === undefined ? undefined : loadTokenFile(config.tokensFile);
       refuseSharedToken(config, tokens);
-      const memory = openMemory(config, { logger, clock: deps.clock, watchVault: true });
+      const memory = openMemory(config, {
+        logger,
+        clock: deps.clock,
+        watchVault: true,
+        namespacesOnDemand: true,
+      });
       opened = memory;
       // A database that cannot be used stops the start with its one line (the CLI exits 1).
       await memory.connected.catch(async (error: Error) => {

@@ -86,6 +86,11 @@ export interface OpenOptions {
   /** Lines the log may have past the sidecar before it is written again (StoreOptions). */
   sidecarMinLines?: number;
   /**
+   * On PostgreSQL, load each namespace at its first need rather than all at the start: for the
+   * long-running servers (stdio, serve), not for one-shot commands that walk every namespace.
+   */
+  namespacesOnDemand?: boolean;
+  /**
    * The embedding model loads once the store has and this has settled too: stdio's first answer.
    * Importing transformers.js and the ONNX runtime holds the event loop for a few hundred ms.
    */
@@ -102,7 +107,13 @@ export interface OpenOptions {
 export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const { logger, clock } = options;
   const store = config.databaseUrl
-    ? PostgresStore.start({ url: config.databaseUrl, logger, clock })
+    ? PostgresStore.start({
+        url: config.databaseUrl,
+        logger,
+        clock,
+        preload: options.namespacesOnDemand !== true,
+        ...(config.cacheMb !== undefined ? { cacheMb: config.cacheMb } : {}),
+      })
     : JsonlStore.start({
         dataDir: config.dataDir,
         logger,

@@ -46,6 +46,7 @@ export function createStdioApp(config: Config, deps: StdioAppDeps): StdioApp {
         logger,
         clock: deps.clock,
         watchVault: true,
+        namespacesOnDemand: true,
         modelAfter: answered.promise,
       });
       opened = memory;

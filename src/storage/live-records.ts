@@ -169,6 +169,24 @@ export class LiveRecords {
     space.relationsByMemory.get(previous.to_memory_id)?.delete(previous.id);
   }
 
+  /**
+   * Lets go of namespace `ns`'s records (an engine that loads namespaces on demand no longer holds
+   * it): each listener is told of each memory gone, the watchers of nothing (nothing changed).
+   */
+  releaseSpace(ns: string): void {
+    const space = this.byName.get(ns);
+    if (!space) return;
+    if (space.listeners.length > 0) {
+      for (const record of space.memories.values()) {
+        for (const l of space.listeners) l.remove(record);
+      }
+    }
+    space.memories.clear();
+    for (const id of space.relations.keys()) this.relationSpace.delete(id);
+    space.relations.clear();
+    space.relationsByMemory.clear();
+  }
+
   /** Forgets every memory, telling each listener to expect them all again. */
   clearMemories(): void {
     for (const space of this.byName.values()) {

@@ -27,6 +27,10 @@ export interface NamespaceHost {
   forgottenOwners(): Promise<ReadonlyMap<string, string>>;
   sizesIn(ns: string): Promise<Record<string, number>>;
   refresh(): Promise<void>;
+  /** Refresh for namespace `ns` (an engine that loads namespaces on demand loads it first). */
+  refreshIn(ns: string): Promise<void>;
+  /** Namespace `ns` is read now (an engine that lets go of namespaces keeps it meanwhile). */
+  touch?(ns: string): void;
   transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
 }
 
@@ -46,10 +50,12 @@ export class NamespaceView implements StorageEngine {
   }
 
   get memories(): ReadonlyMap<string, MemoryRecord> {
+    this.host.touch?.(this.namespaceName);
     return this.host.live.space(this.namespaceName).memories;
   }
 
   get relations(): ReadonlyMap<string, RelationRecord> {
+    this.host.touch?.(this.namespaceName);
     return this.host.live.space(this.namespaceName).relations;
   }
 
@@ -58,6 +64,7 @@ export class NamespaceView implements StorageEngine {
   }
 
   relationsOf(memoryId: string): RelationRecord[] {
+    this.host.touch?.(this.namespaceName);
     return this.host.live.relationsIn(this.namespaceName, memoryId);
   }
 
@@ -86,7 +93,7 @@ export class NamespaceView implements StorageEngine {
   }
 
   refresh(): Promise<void> {
-    return this.host.refresh();
+    return this.host.refreshIn(this.namespaceName);
   }
 
   transact<T>(plan: () => Mutation<T>): Promise<T> {
@@ -132,6 +139,10 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   abstract forgottenOwners(): Promise<ReadonlyMap<string, string>>;
   abstract sizesIn(ns: string): Promise<Record<string, number>>;
   abstract refresh(): Promise<void>;
+  /** Every namespace is held: refreshing one refreshes them all. */
+  refreshIn(_ns: string): Promise<void> {
+    return this.refresh();
+  }
   abstract transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
   abstract close(): void | Promise<void>;
 
@@ -139,15 +150,20 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
     return namespaceView(this, this.views, name);
   }
 
+  touch?(ns: string): void;
+
   get memories(): ReadonlyMap<string, MemoryRecord> {
+    this.touch?.(DEFAULT_NAMESPACE);
     return this.live.space(DEFAULT_NAMESPACE).memories;
   }
 
   get relations(): ReadonlyMap<string, RelationRecord> {
+    this.touch?.(DEFAULT_NAMESPACE);
     return this.live.space(DEFAULT_NAMESPACE).relations;
   }
 
   relationsOf(memoryId: string): RelationRecord[] {
+    this.touch?.(DEFAULT_NAMESPACE);
     return this.live.relationsIn(DEFAULT_NAMESPACE, memoryId);
   }
 

@@ -324,19 +324,19 @@ describe('mnemo migrate: a data dir into PostgreSQL and back', () => {
         ['work', { memories: 0, relations: 0, forgotten: 0, vectors: 0 }],
       ],
     );
-    const changes = await db.query<{ seq: string; id: string }>(
-      'SELECT seq, id FROM mnemo_changes ORDER BY seq',
+    const changes = await db.query<{ seq: string; id: string; version: string }>(
+      `SELECT seq, id, version FROM mnemo_changes WHERE namespace = 'default' ORDER BY seq`,
     );
     assert.deepEqual(
       changes.slice(-2).map((c) => c.id),
       ['m2', 'm3'],
     );
-    const last = changes[changes.length - 1]?.seq;
-    // The notification of the last batch names the schema and the last sequence number (sent at
-    // its commit).
+    const last = changes[changes.length - 1]?.version;
+    // The notification of the last batch names the schema, the namespace and its last version
+    // (sent at its commit).
     await new Promise<void>((resolve) => {
       const check = () => {
-        if (payloads.includes(`${db.schema}:${last}`)) resolve();
+        if (payloads.includes(`${db.schema}:default:${last}`)) resolve();
       };
       check();
       listener.on('notification', check);

@@ -110,7 +110,7 @@ describe('PostgresStore', () => {
     }));
     await gone;
     assert.equal((await b.findForgotten('x'))?.content, 'from a');
-    assert.equal(b.lastSeq, a.lastSeq);
+    assert.equal(b.versionOf(), a.versionOf());
   });
 
   it('answers reads while the other replica writes without a pause', {
@@ -151,7 +151,7 @@ describe('PostgresStore', () => {
     await save(b, newMemoryRecord('own', 'here', T0));
     await b.refresh();
     assert.deepEqual([...b.memories.keys()], ['own']);
-    assert.equal(b.lastSeq, 1);
+    assert.equal(b.versionOf(), 1);
   });
 
   it('reinforces exactly: two replicas touching one memory 100 times each end at 200', async (t) => {
@@ -232,10 +232,11 @@ describe('PostgresStore', () => {
     proxy.cut();
     await a.transact(() => ({ result: undefined, deletes: ['early'] }));
     for (let i = 0; i < 3; i++) await save(a, newMemoryRecord(`late${i}`, 'while b was away', T0));
-    const floor = await db.query<{ value: number }>(
-      `SELECT value FROM mnemo_state WHERE key = 'change_floor'`,
+    const next = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM mnemo_changes WHERE namespace = 'default' AND version = $1`,
+      [(b.versionOf() ?? 0) + 1],
     );
-    assert.ok((floor[0]?.value ?? 0) > b.lastSeq, 'the changes b missed were pruned');
+    assert.equal(next[0]?.n, 0, 'the changes b missed were pruned');
     proxy.restore();
     await seen(b, 'late2');
     assert.deepEqual([...b.memories.keys()].sort(), ['late0', 'late1', 'late2']);
@@ -251,16 +252,18 @@ describe('PostgresStore', () => {
       lockWaitMs: 100,
     });
     t.after(() => store.close());
-    const { LOCKS } = await import('../../src/storage/postgres/schema.js');
+    const { beginInNamespace } = await import('../../src/storage/postgres/namespace-feed.js');
     const holder = await pgPoolOf(t, db.url);
     const client = await holder.connect();
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.write]);
+    await beginInNamespace(client, 'default', 60_000);
     await assert.rejects(save(store, newMemoryRecord('held', 'up', T0)), (error) => {
       assert.ok(error instanceof TransientError);
       assert.match(error.message, /another replica has been writing .* nothing was written/);
       return true;
     });
+    // Another namespace's writes never wait for this one's lock.
+    await save(store.namespace('work'), newMemoryRecord('free', 'elsewhere', T0));
+    assert.ok(store.namespace('work').memories.has('free'));
     await client.query('ROLLBACK');
     client.release();
     await save(store, newMemoryRecord('held', 'up', T0));

@@ -24,6 +24,7 @@ import {
   type VectorLine,
   zero,
 } from './copy.js';
+import { beginInNamespace, recordChanges } from './namespace-feed.js';
 import {
   MEMORY_COLUMNS,
   memoryValues,
@@ -31,7 +32,7 @@ import {
   relationValues,
   upsertSql,
 } from './rows.js';
-import { LOCKS, migrate, notifySql, schemaStatus } from './schema.js';
+import { migrate, schemaStatus } from './schema.js';
 
 /**
  * Copies every namespace of the data dir into the database of `pool`, applying the schema's
@@ -202,19 +203,23 @@ async function refuseMoves(
 }
 
 /**
- * Runs `work` in one transaction holding the write lock every mnemo writer takes, so its rows
- * and its changes come in commit order for the replicas.
+ * Runs `work` in one transaction holding namespace `ns`'s write lock (none for the vectors,
+ * which are in no namespace's feed), so its rows and its changes come in order for the replicas;
+ * `work` is told the namespace's version.
  */
 async function inWriteTransaction<T>(
   pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<T>,
+  ns: string | undefined,
+  work: (client: pg.PoolClient, version: number) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.write]);
-    const result = await work(client);
+    const version =
+      ns === undefined
+        ? await client.query('BEGIN').then(() => 0)
+        : await beginInNamespace(client, ns, 60_000);
+    const result = await work(client, version);
     await client.query('COMMIT');
     return result;
   } catch (error) {
@@ -229,27 +234,6 @@ async function inWriteTransaction<T>(
 }
 
 /**
- * Tells the replicas of the records written: a row each in mnemo_changes, and a notification
- * with the last sequence number (sent on commit).
- */
-async function recordChanges(
-  client: pg.PoolClient,
-  ns: string,
-  kind: 'memory' | 'relation',
-  ids: string[],
-): Promise<void> {
-  if (ids.length === 0) return;
-  await client.query(
-    `WITH c AS (
-       INSERT INTO mnemo_changes (namespace, kind, id) SELECT $1::text, $2::text, unnest($3::text[])
-       RETURNING seq
-     )
-     SELECT ${notifySql('max(seq)')} FROM c`,
-    [ns, kind, ids],
-  );
-}
-
-/**
  * Upserts one batch of memories or relations of namespace `ns` (`rows`: their values in
  * `columns` order), writing only those the table does not hold as they are; answers how many.
  */
@@ -261,7 +245,7 @@ async function upsertRecords(
   ns: string,
   kind: 'memory' | 'relation',
 ): Promise<number> {
-  return inWriteTransaction(pool, async (client) => {
+  return inWriteTransaction(pool, ns, async (client, version) => {
     const ids = rows.map((r) => r[0] as string);
     // Checked up front already; again under the lock, for a writer that came in between.
     const { rows: elsewhere } = await client.query<{ id: string; namespace: string }>(
@@ -286,12 +270,11 @@ async function upsertRecords(
        RETURNING id`,
       rows.flat(),
     );
-    await recordChanges(
-      client,
-      ns,
-      kind,
-      written.map((r) => r.id),
-    );
+    const changed = written.map((r) => r.id);
+    await recordChanges(client, ns, version, {
+      memories: kind === 'memory' ? changed : [],
+      relations: kind === 'relation' ? changed : [],
+    });
     return written.length;
   });
 }
@@ -302,7 +285,7 @@ async function insertForgotten(
   ns: string,
   copies: ForgottenCopy[],
 ): Promise<number> {
-  return inWriteTransaction(pool, async (client) => {
+  return inWriteTransaction(pool, ns, async (client) => {
     const { rowCount } = await client.query(
       `INSERT INTO mnemo_forgotten (namespace, id, forgotten_at, record)
        SELECT $1::text, x.line->>'id', (x.line->>'forgotten_at')::bigint, x.line->'record'
@@ -321,7 +304,7 @@ async function insertForgotten(
 
 /** Upserts vectors by memory id, writing only those that differ; answers how many. */
 async function upsertVectors(pool: pg.Pool, lines: VectorLine[]): Promise<number> {
-  return inWriteTransaction(pool, async (client) => {
+  return inWriteTransaction(pool, undefined, async (client) => {
     const { rowCount } = await client.query(
       `INSERT INTO mnemo_vectors (memory_id, model, content_hash, scale, vector)
        SELECT x->>'id', x->>'model', x->>'hash', (x->>'s')::real, decode(x->>'v', 'base64')

@@ -118,7 +118,16 @@ export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: string }).code ?? '';
   if (/^(08|57P0)/.test(code)) return true;
   if (
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)
+    // ENOENT: the server's socket file is gone (it is down), as ECONNREFUSED over TCP.
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'EPIPE',
+      'ETIMEDOUT',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      'ENOENT',
+    ].includes(code)
   ) {
     return true;
   }
@@ -156,6 +165,13 @@ export function storeFailure(error: unknown, committing: boolean, url: string): 
   if ((error as { code?: string }).code === '55P03') {
     return new TransientError(
       'another replica has been writing for longer than a write waits (a large gc or import?): nothing was written, retry in a moment',
+      URL_SETTING,
+      { cause: error },
+    );
+  }
+  if (/timeout exceeded when trying to connect/.test((error as Error)?.message ?? '')) {
+    return new TransientError(
+      'every connection of this replica to PostgreSQL stayed busy too long: nothing was written, retry in a moment',
       URL_SETTING,
       { cause: error },
     );

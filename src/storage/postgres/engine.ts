@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { TransientError } from '../../platform/errors.js';
 import { StoreError } from '../data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
-import { NamespacedEngine } from '../namespace-view.js';
+import { crossing, NamespacedEngine } from '../namespace-view.js';
 import { type MemoryRecord, toMemoryRecord } from '../records.js';
 import {
   clientConfig,
@@ -13,10 +14,15 @@ import {
   storeFailure,
 } from './database.js';
 import { Follower } from './follower.js';
-import { changesAfter, readSnapshot } from './record-reads.js';
-import { LOCKS, migrate, notifySql } from './schema.js';
+import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings.js';
+import { beginInNamespace, pruneChanges, recordChanges } from './namespace-feed.js';
+import { changesAfter, readNamespace, versionsOf } from './record-reads.js';
+import { migrate } from './schema.js';
 import { PgVectorStore } from './vectors.js';
 import { type WriteStatements, writeStatements } from './write-statements.js';
+
+/** How long a read waits for its namespace's first load before it answers a transient error. */
+const LOAD_WAIT_MS = 10_000;
 
 export interface PostgresStoreOptions {
   /** MNEMO_DATABASE_URL. */
@@ -33,19 +39,30 @@ export interface PostgresStoreOptions {
   lockWaitMs?: number;
   /** Every this many writes of this replica, older changes are pruned (1000 unless told). */
   pruneEvery?: number;
+  /**
+   * Load every namespace at the start (one-shot commands that walk them all); else a namespace
+   * loads when a read or write of it first comes.
+   */
+  preload?: boolean;
+  /** MNEMO_CACHE_MB: the namespaces held beyond it are let go, least recently used first. */
+  cacheMb?: number;
+  /** A namespace read within this many ms is not let go (5 s unless told). */
+  evictGraceMs?: number;
 }
 
 type Row = Record<string, unknown>;
 
 /**
- * Every write is one transaction under one advisory lock (LOCKS.write), so writes of all replicas
- * run one at a time and commit in the order of their change sequence numbers: a transaction first
- * reads the changes it has not seen, plans against the latest records, writes its rows and one
- * change row a record, and NOTIFYs. A touch on two replicas is therefore exact, and gc, promotion
- * and consolidation never act twice on one memory. Replicas LISTEN and read the changes after the
- * last they saw; after a lost connection they read what they missed, and a replica away longer
- * than the changes are kept reloads everything.
+ * A write is one transaction holding its namespace's lock (its row in mnemo_namespaces): writes in
+ * one namespace, of every replica, run one at a time and number their changes on from the
+ * namespace's version; writes in different namespaces never wait for each other. Under the lock a
+ * write reads the namespace's changes it has not seen, plans against the latest records, writes
+ * its rows and one change row a record, and NOTIFYs. A touch on two replicas is therefore exact,
+ * and gc, promotion and consolidation (each within a namespace) never act twice on one memory.
  *
+ * A replica holds the namespaces it was asked about: one loads whole at its first need, follows
+ * the others' writes while held, and is let go beyond MNEMO_CACHE_MB, least recently used first;
+ * after a lost connection a replica reads what it missed of each (a pruned gap: all of it again).
  * The engine is the view of the default namespace; `namespace()` answers the others'.
  */
 export class PostgresStore extends NamespacedEngine {
@@ -59,12 +76,14 @@ export class PostgresStore extends NamespacedEngine {
   private readonly pool: pg.Pool;
   private readonly options: PostgresStoreOptions;
   private readonly logger: Logger;
-  /** The last change this replica applied. */
-  private seq = 0;
-  /** Reads and writes of the live records, one at a time, in the order they were asked. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly holdings: Holdings;
   private readonly follower: Follower;
   private writes = 0;
+  /** Namespaces loading at once at most: half the pool, the rest for writes and catch-ups. */
+  private freeLoadSlots: number;
+  private readonly loadWaiters: (() => void)[] = [];
+  /** Every namespace is held (`preload`), a new one as soon as it is heard of. */
+  private preloads = false;
   private closed = false;
   private ended: Promise<void> | undefined;
 
@@ -74,21 +93,39 @@ export class PostgresStore extends NamespacedEngine {
     this.logger = options.logger;
     // Throws at once on a URL that is not one.
     clientConfig(options.url);
+    this.freeLoadSlots = Math.max(1, Math.floor((options.poolSize ?? 10) / 2));
     this.pool = createPool(options.url, {
       max: options.poolSize ?? 10,
       applicationName: 'mnemo',
+    });
+    this.holdings = new Holdings({
+      budgetBytes: (options.cacheMb ?? defaultCacheMb()) * 2 ** 20,
+      graceMs: options.evictGraceMs ?? 5000,
+      now: () => performance.now(),
+      release: (ns) => {
+        this.follower.forget(ns);
+        this.live.releaseSpace(ns);
+        this.logger.debug({ namespace: ns }, 'let go of a namespace: beyond MNEMO_CACHE_MB');
+      },
     });
     this.follower = new Follower({
       url: options.url,
       logger: options.logger,
       reconnectMs: options.reconnectMs,
-      applied: () => this.seq,
-      catchUp: () =>
-        this.serial(async () => {
-          if (this.closed) return;
+      applied: (ns) => this.holdings.version(ns),
+      unheld: (ns) => {
+        if (this.preloads && !this.closed) this.ensure(ns, false).catch(() => {});
+      },
+      versions: async () => {
+        const names = this.holdings.names();
+        return names.length === 0 ? new Map() : versionsOf(this.pool, names);
+      },
+      catchUp: (ns) =>
+        this.holdings.serial(ns, async () => {
+          if (this.closed || this.holdings.get(ns)?.version === undefined) return;
           const client = await this.pool.connect();
           try {
-            await this.catchUp(client);
+            await this.catchUp(client, ns);
             client.release();
           } catch (error) {
             client.release(error as Error);
@@ -104,10 +141,10 @@ export class PostgresStore extends NamespacedEngine {
   }
 
   /**
-   * Returns at once, and in the background applies the migrations the database lacks, loads every
-   * namespace's records and starts following the other replicas. Await `ready` before use: it
-   * rejects with a DatabaseError (naming MNEMO_DATABASE_URL and the fix) when the database cannot
-   * be used.
+   * Returns at once, and in the background applies the migrations the database lacks and starts
+   * following the other replicas (and with `preload`, loads every namespace). Await `ready`
+   * before use: it rejects with a DatabaseError (naming MNEMO_DATABASE_URL and the fix) when the
+   * database cannot be used.
    */
   static start(options: PostgresStoreOptions, listeners: StoreListener[] = []): PostgresStore {
     const store = new PostgresStore(options);
@@ -115,7 +152,7 @@ export class PostgresStore extends NamespacedEngine {
     return store;
   }
 
-  /** Starts, and resolves once loaded (closing the store if it cannot be). */
+  /** Starts, and resolves once ready (closing the store if it cannot be). */
   static async open(
     options: PostgresStoreOptions,
     listeners: StoreListener[] = [],
@@ -131,24 +168,30 @@ export class PostgresStore extends NamespacedEngine {
   }
 
   private async prepare(): Promise<void> {
-    // Not before the caller has subscribed its indexes and wired its server.
-    await Promise.resolve();
+    await Promise.resolve(); // Not before the caller has subscribed its indexes and wired its server.
     await migrate(this.pool, this.options.url);
   }
 
   private async load(): Promise<void> {
     try {
       await this.connected;
-      await this.serial(() => this.reload());
+      // Ready once it follows the others: no write of theirs after this is missed.
+      await this.follower.start();
+      if (this.options.preload ?? true) {
+        const names = await this.pool.query<{ namespace: string }>(
+          'SELECT namespace FROM mnemo_namespaces ORDER BY namespace',
+        );
+        for (const { namespace } of names.rows) await this.ensure(namespace, false);
+        // And any namespace written from now on.
+        this.preloads = true;
+      }
     } catch (error) {
       if (this.closed) throw new StoreError('the memory store is closed');
       throw databaseError(error, this.options.url);
     }
-    // Ready once it follows the others: no write of theirs after this is missed.
-    await this.follower.start();
     this.logger.debug(
-      { database: redactUrl(this.options.url), memories: this.live.memoryCount, seq: this.seq },
-      'loaded from PostgreSQL',
+      { database: redactUrl(this.options.url), memories: this.live.memoryCount },
+      'connected to PostgreSQL',
     );
   }
 
@@ -162,25 +205,127 @@ export class PostgresStore extends NamespacedEngine {
     return this.follower.pid;
   }
 
-  /** The change sequence number of the last change this replica applied. */
-  get lastSeq(): number {
-    return this.seq;
+  /** Namespace `ns` is read now: not let go for the grace from now (a request reads it). */
+  override touch(ns: string): void {
+    this.holdings.touch(ns);
+  }
+
+  /** The version of namespace `ns` this replica holds; undefined when it holds none. */
+  versionOf(ns: string = DEFAULT_NAMESPACE): number | undefined {
+    return this.holdings.get(ns)?.version;
+  }
+
+  /** The namespaces this replica holds now (loaded). */
+  heldNamespaces(): string[] {
+    return this.holdings.names();
+  }
+
+  /** About how many bytes the namespaces held take (what MNEMO_CACHE_MB bounds). */
+  get heldBytes(): number {
+    return this.holdings.totalBytes;
   }
 
   /**
-   * Applies the changes other replicas were heard to make before this call and are not applied
-   * yet; resolves at once when there are none. (Reads never wait for the database: a change not
-   * yet heard of is seen within the replication lag.)
+   * Loads namespace `ns` if it is not held (the caller waits for all of it, at most
+   * LOAD_WAIT_MS when `bounded`), and marks it used.
    */
-  refresh(): Promise<void> {
-    this.assertOpen();
-    return this.follower.caughtUp();
+  private async ensure(ns: string, bounded = true): Promise<void> {
+    const held = this.holdings.entry(ns);
+    if (held.version !== undefined) return;
+    held.loading ??= this.holdings.serial(ns, () => this.loadNow(ns));
+    const loading = held.loading;
+    loading.catch(() => {
+      if (this.holdings.get(ns)?.loading !== loading) return;
+      this.holdings.delete(ns);
+      this.follower.forget(ns);
+    });
+    if (!bounded) return loading;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new TransientError(
+              `namespace "${ns}" is still loading from PostgreSQL: retry in a moment`,
+              'MNEMO_DATABASE_URL',
+            ),
+          ),
+        LOAD_WAIT_MS,
+      );
+      timer.unref();
+    });
+    try {
+      await Promise.race([loading, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  /** The last change applied is now `seq`: the reads waiting for it go on. */
-  private advanceTo(seq: number): void {
-    if (seq > this.seq) this.seq = seq;
-    this.follower.advanced();
+  /** In `ns`'s queue: reads the namespace as of one snapshot unless it is held. */
+  private async loadNow(ns: string): Promise<void> {
+    if (this.closed) throw new StoreError('the memory store is closed');
+    const held = this.holdings.entry(ns);
+    if (held.version !== undefined) return;
+    await this.loadSlot(async () => {
+      const client = await this.connect();
+      try {
+        await this.readIn(client, ns);
+        client.release();
+      } catch (error) {
+        client.release(isConnectionError(error) ? (error as Error) : undefined);
+        throw this.failure(error, false);
+      }
+    });
+    for (const released of this.holdings.trim(ns)) this.logger.debug({ released }, 'let go');
+  }
+
+  /** Runs a load when one of the few load slots is free: writes keep connections of the pool. */
+  private async loadSlot(load: () => Promise<void>): Promise<void> {
+    if (this.freeLoadSlots > 0) this.freeLoadSlots--;
+    else await new Promise<void>((resolve) => this.loadWaiters.push(resolve));
+    try {
+      await load();
+    } finally {
+      const next = this.loadWaiters.shift();
+      if (next) next();
+      else this.freeLoadSlots++;
+    }
+  }
+
+  /** Reads namespace `ns` anew as of one snapshot (its records replace what is held). */
+  private async readIn(client: pg.ClientBase, ns: string): Promise<void> {
+    const snapshot = await readNamespace(client, ns);
+    const held = this.holdings.entry(ns);
+    if (held.version !== undefined) this.live.releaseSpace(ns);
+    let bytes = 0;
+    for (const record of snapshot.memories) {
+      this.live.putMemory(ns, record);
+      bytes += memoryBytes(record);
+    }
+    for (const relation of snapshot.relations) {
+      this.live.putRelation(ns, relation);
+      bytes += relationBytes(relation);
+    }
+    held.bytes = bytes;
+    held.version = snapshot.version;
+    this.follower.advanced(ns);
+  }
+
+  /**
+   * Applies the changes other replicas were heard to make in the default namespace before this
+   * call and are not applied yet; resolves at once when there are none. (Reads never wait for
+   * the database: a change not yet heard of is seen within the replication lag.)
+   */
+  refresh(): Promise<void> {
+    return this.refreshIn(DEFAULT_NAMESPACE);
+  }
+
+  /** As refresh, for namespace `ns`: loads it first if it is not held. */
+  override async refreshIn(ns: string): Promise<void> {
+    this.assertOpen();
+    await this.ready;
+    await this.ensure(ns);
+    await this.follower.caughtUp(ns);
   }
 
   async findForgottenIn(ns: string, id: string): Promise<MemoryRecord | undefined> {
@@ -199,6 +344,7 @@ export class PostgresStore extends NamespacedEngine {
        WHERE namespace = $1 ORDER BY id, seq DESC) last ORDER BY seq`,
       [ns],
     );
+    await this.ensure(ns);
     const live = this.live.space(ns).memories;
     return rows.filter((row) => !live.has(row.id)).map((row) => toMemoryRecord(row.record));
   }
@@ -228,36 +374,29 @@ export class PostgresStore extends NamespacedEngine {
   async transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T> {
     this.assertOpen();
     await this.ready;
-    return this.serial(async () => {
+    await this.ensure(ns);
+    const result = await this.holdings.serial(ns, async () => {
       this.assertOpen();
+      // Let go of between the load and now: read again first.
+      await this.loadNow(ns);
+      const held = this.holdings.entry(ns);
       const client = await this.connect();
       let committing = false;
       let m: Mutation<T>;
       let changes: WriteStatements;
-      let seq = 0;
+      let version: number;
       try {
         // A replica holding the lock for long (a large gc) holds the others' writes up to a point.
-        await client.query(
-          `BEGIN; SET LOCAL lock_timeout = ${this.options.lockWaitMs ?? 15_000}; SELECT pg_advisory_xact_lock(${LOCKS.write})`,
-        );
-        // Under the lock: nobody writes until this commits, and these are the latest records.
-        await this.catchUp(client);
+        version = await beginInNamespace(client, ns, this.options.lockWaitMs ?? 15_000);
+        // Under the lock: nobody writes here until this commits, and these are the latest records.
+        if (version !== held.version) await this.catchUp(client, ns);
         m = plan();
         changes = writeStatements(this.live, ns, m, this.options.clock());
-        for (const [sql, values] of changes.statements) await client.query(sql, values);
-        if (changes.memories.length > 0 || changes.relations.length > 0) {
-          const result = await client.query<{ seq: number }>(
-            `WITH c AS (
-               INSERT INTO mnemo_changes (namespace, kind, id)
-               SELECT $1, 'memory', unnest($2::text[])
-               UNION ALL SELECT $1, 'relation', unnest($3::text[])
-               RETURNING seq)
-             SELECT ${notifySql('max(seq)')}, max(seq) AS seq FROM c`,
-            [ns, changes.memories, changes.relations],
-          );
-          seq = result.rows[0]?.seq ?? 0;
+        for (const [sql, values, rows] of changes.statements) {
+          const done = await client.query(sql, values);
+          if (rows !== undefined && done.rowCount !== rows) throw crossing(ns);
         }
-        if (++this.writes % (this.options.pruneEvery ?? 1000) === 0) await this.prune(client);
+        version = await recordChanges(client, ns, version, changes);
         committing = true;
         await client.query('COMMIT');
       } catch (error) {
@@ -266,19 +405,27 @@ export class PostgresStore extends NamespacedEngine {
         throw this.failure(error, committing);
       }
       client.release();
+      this.follower.wake();
+      const space = this.live.space(ns);
+      for (const r of m.memories ?? []) if (!space.memories.has(r.id)) held.bytes += memoryBytes(r);
       changes.apply();
-      this.advanceTo(seq);
+      held.version = version;
+      this.follower.advanced(ns);
       return m.result;
     });
+    if (++this.writes % (this.options.pruneEvery ?? 1000) === 0) {
+      await pruneChanges(this.pool, this.options.keepChangesSeconds ?? 86_400, this.logger);
+    }
+    return result;
   }
 
-  /** Waits for a pending catch-up and the listener, then ends every connection. */
+  /** Waits for pending catch-ups and the listener, then ends every connection. */
   close(): Promise<void> {
     if (!this.ended) {
       this.closed = true;
       this.ended = (async () => {
         await this.follower.close();
-        await this.queue.catch(() => {});
+        await this.holdings.settled();
         await this.pool.end().catch(() => {});
       })();
     }
@@ -309,69 +456,42 @@ export class PostgresStore extends NamespacedEngine {
     }
   }
 
-  /** Runs `fn` after every read or write of the live records asked before it. */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => {});
-    return run;
-  }
   /**
-   * Every record anew, as of one snapshot, with the change it was at: the first load, and the
-   * load of a replica that was away longer than the changes are kept.
+   * Applies the changes of namespace `ns` after the version held, reading each changed record as
+   * it is now; the namespace's lock orders its versions, so none is committed behind one seen.
    */
-  private async reload(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      const snapshot = await readSnapshot(client);
-      const first = this.seq === 0 && this.live.memoryCount === 0;
-      if (!first) {
-        this.live.clearMemories();
-        this.live.clearRelations();
-      }
-      for (const [ns, record] of snapshot.memories) this.live.putMemory(ns, record);
-      for (const [ns, relation] of snapshot.relations) this.live.putRelation(ns, relation);
-      this.seq = 0;
-      this.advanceTo(snapshot.seq);
-    } finally {
-      client.release();
-    }
-  }
-
-  /**
-   * Applies the changes after the last one seen, reading each changed record as it is now; the
-   * writes' lock orders the sequence, so none is committed behind one already seen.
-   */
-  private async catchUp(client: pg.ClientBase): Promise<void> {
+  private async catchUp(client: pg.ClientBase, ns: string): Promise<void> {
+    const held = this.holdings.get(ns);
+    if (held?.version === undefined) return;
     for (;;) {
-      const changes = await changesAfter(client, this.seq);
+      const changes = await changesAfter(client, ns, held.version);
       if (changes.kind === 'none') return;
       if (changes.kind === 'expired') {
         this.logger.warn(
-          { seq: this.seq, floor: changes.floor },
-          'this replica was away longer than the changes are kept: reloading every memory',
+          { namespace: ns, version: held.version },
+          'this replica was away longer than the changes are kept: reading the namespace again',
         );
-        await this.reload();
+        // Its own snapshot, in a connection of its own (`client` may be in a write's transaction).
+        const other = await this.pool.connect();
+        try {
+          await this.readIn(other, ns);
+        } finally {
+          other.release();
+        }
         return;
       }
-      for (const [ns, record] of changes.memories) this.live.putMemory(ns, record);
+      const space = this.live.space(ns);
+      for (const record of changes.memories) {
+        if (!space.memories.has(record.id)) held.bytes += memoryBytes(record);
+        this.live.putMemory(ns, record);
+      }
       for (const id of changes.goneMemories) this.live.dropMemory(id);
-      for (const [ns, relation] of changes.relations) this.live.putRelation(ns, relation);
+      for (const relation of changes.relations) this.live.putRelation(ns, relation);
       for (const id of changes.goneRelations) this.live.dropRelation(id);
-      this.advanceTo(changes.last);
+      held.version = changes.last;
+      this.follower.advanced(ns);
       if (!changes.more) return;
     }
-  }
-
-  /** Drops the changes older than they are kept, and says up to where. */
-  private async prune(client: pg.ClientBase): Promise<void> {
-    const keep = this.options.keepChangesSeconds ?? 86_400;
-    await client.query(
-      `WITH gone AS (
-         DELETE FROM mnemo_changes WHERE at < now() - make_interval(secs => $1) RETURNING seq)
-       UPDATE mnemo_state SET value = greatest(value, (SELECT coalesce(max(seq), 0) FROM gone))
-       WHERE key = 'change_floor'`,
-      [keep],
-    );
   }
 
   private assertOpen(): void {

@@ -1,5 +1,5 @@
-// What a replica reads of the records: all of them as of one snapshot (with the change it was
-// at), and the changes after the last one it saw, a page at a time.
+// What a replica reads of the records: a namespace's as of one snapshot (with the version it was
+// at), and the changes of a namespace after the last one it saw, a page at a time.
 import type pg from 'pg';
 import type { MemoryRecord, RelationRecord } from '../records.js';
 import { MEMORY_COLUMNS, memoryFromRow, RELATION_COLUMNS, relationFromRow } from './rows.js';
@@ -11,96 +11,119 @@ const RELATION_SELECT = `SELECT ${RELATION_COLUMNS.join(', ')} FROM mnemo_relati
 
 type Row = Record<string, unknown>;
 
-/** Every record, by namespace, as of one snapshot, and the last change that snapshot holds. */
+/** A namespace's records as of one snapshot, and the version that snapshot holds. */
 export interface Snapshot {
-  seq: number;
-  memories: [string, MemoryRecord][];
-  relations: [string, RelationRecord][];
+  version: number;
+  memories: MemoryRecord[];
+  relations: RelationRecord[];
 }
 
-/** Reads every record in one read-only transaction of `client`. */
-export async function readSnapshot(client: pg.ClientBase): Promise<Snapshot> {
+/** Reads namespace `ns`'s records in one read-only transaction of `client`. */
+export async function readNamespace(client: pg.ClientBase, ns: string): Promise<Snapshot> {
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const top = await client.query<{ seq: number }>(
-      'SELECT coalesce(max(seq), 0) AS seq FROM mnemo_changes',
+    const top = await client.query<{ version: number }>(
+      'SELECT version FROM mnemo_namespaces WHERE namespace = $1',
+      [ns],
     );
     // Records a page at a time: the rows of a page are garbage once read.
-    const memories: [string, MemoryRecord][] = [];
-    const relations: [string, RelationRecord][] = [];
-    await pages(client, MEMORY_SELECT, (row) =>
-      memories.push([row.namespace as string, memoryFromRow(row)]),
-    );
-    await pages(client, RELATION_SELECT, (row) =>
-      relations.push([row.namespace as string, relationFromRow(row)]),
-    );
+    const memories: MemoryRecord[] = [];
+    const relations: RelationRecord[] = [];
+    await pages(client, MEMORY_SELECT, ns, (row) => memories.push(memoryFromRow(row)));
+    await pages(client, RELATION_SELECT, ns, (row) => relations.push(relationFromRow(row)));
     await client.query('COMMIT');
-    return { seq: top.rows[0]?.seq ?? 0, memories, relations };
+    return { version: top.rows[0]?.version ?? 0, memories, relations };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
   }
 }
 
+/** The version of each of `namespaces` the database has (0 for one it does not know). */
+export async function versionsOf(
+  client: pg.ClientBase | pg.Pool,
+  namespaces: string[],
+): Promise<Map<string, number>> {
+  const rows = await client.query<{ namespace: string; version: number }>(
+    'SELECT namespace, version FROM mnemo_namespaces WHERE namespace = ANY($1::text[])',
+    [namespaces],
+  );
+  return new Map(rows.rows.map((r) => [r.namespace, r.version]));
+}
+
 /**
- * The changes after `seq`, at most a page of them: `expired` when some are no longer kept (the
- * replica must read everything again), else each changed record as it is now, or its id when it
- * is gone.
+ * The changes of a namespace after `version`, at most a page of them: `expired` when some are no
+ * longer kept (the replica must read the namespace again), else each changed record as it is
+ * now, or its id when it is gone.
  */
 export type Changes =
   | { kind: 'none' }
-  | { kind: 'expired'; floor: number }
+  | { kind: 'expired' }
   | {
       kind: 'changed';
-      /** The last change read. */
+      /** The version of the last change read. */
       last: number;
       /** A full page was read: there may be more after `last`. */
       more: boolean;
-      memories: [string, MemoryRecord][];
+      memories: MemoryRecord[];
       goneMemories: Set<string>;
-      relations: [string, RelationRecord][];
+      relations: RelationRecord[];
       goneRelations: Set<string>;
     };
 
-export async function changesAfter(client: pg.ClientBase, seq: number): Promise<Changes> {
-  // One round trip when nothing changed: the floor, and the changes after the last seen.
+export async function changesAfter(
+  client: pg.ClientBase,
+  ns: string,
+  version: number,
+): Promise<Changes> {
+  // One round trip when nothing changed: the namespace's version, and the changes after `version`.
   const read = await client.query<{
-    floor: number;
-    seq: number | null;
+    top: number | null;
+    version: number | null;
     kind: string;
     id: string;
   }>(
-    `SELECT s.value AS floor, c.seq, c.kind, c.id FROM mnemo_state s
+    `SELECT n.version AS top, c.version, c.kind, c.id
+     FROM (SELECT $1::text AS namespace) q
+     LEFT JOIN mnemo_namespaces n ON n.namespace = q.namespace
      LEFT JOIN LATERAL (
-       SELECT seq, kind, id FROM mnemo_changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
-     WHERE s.key = 'change_floor'`,
-    [seq, PAGE],
+       SELECT version, kind, id FROM mnemo_changes WHERE namespace = $1 AND version > $2
+       ORDER BY version LIMIT $3) c ON true`,
+    [ns, version, PAGE],
   );
-  const floor = read.rows[0]?.floor ?? 0;
-  if (floor > seq) return { kind: 'expired', floor };
-  const changes = read.rows.filter((r): r is typeof r & { seq: number } => r.seq !== null);
-  if (changes.length === 0) return { kind: 'none' };
+  const top = read.rows[0]?.top ?? 0;
+  if (top <= version) return { kind: 'none' };
+  const changes = read.rows.filter((r): r is typeof r & { version: number } => r.version !== null);
+  // The versions of a namespace have no gaps: one missing was pruned.
+  if (changes.some((c, i) => c.version !== version + i + 1) || changes.length === 0) {
+    return { kind: 'expired' };
+  }
   const goneMemories = new Set<string>();
   const goneRelations = new Set<string>();
   for (const c of changes) (c.kind === 'memory' ? goneMemories : goneRelations).add(c.id);
-  const memoryRows = await client.query(`${MEMORY_SELECT} WHERE id = ANY($1)`, [[...goneMemories]]);
-  const relationRows = await client.query(`${RELATION_SELECT} WHERE id = ANY($1)`, [
-    [...goneRelations],
+  const memoryRows = await client.query(`${MEMORY_SELECT} WHERE id = ANY($1) AND namespace = $2`, [
+    [...goneMemories],
+    ns,
   ]);
+  const relationRows = await client.query(
+    `${RELATION_SELECT} WHERE id = ANY($1) AND namespace = $2`,
+    [[...goneRelations], ns],
+  );
   // What is still there is changed; the rest of the ids, gone.
-  const memories: [string, MemoryRecord][] = [];
+  const memories: MemoryRecord[] = [];
   for (const row of memoryRows.rows) {
     goneMemories.delete(row.id);
-    memories.push([row.namespace, memoryFromRow(row)]);
+    memories.push(memoryFromRow(row));
   }
-  const relations: [string, RelationRecord][] = [];
+  const relations: RelationRecord[] = [];
   for (const row of relationRows.rows) {
     goneRelations.delete(row.id);
-    relations.push([row.namespace, relationFromRow(row)]);
+    relations.push(relationFromRow(row));
   }
+  const last = changes[changes.length - 1]?.version ?? version;
   return {
     kind: 'changed',
-    last: changes[changes.length - 1]?.seq ?? seq,
+    last,
     more: changes.length >= PAGE,
     memories,
     goneMemories,
@@ -109,15 +132,19 @@ export async function changesAfter(client: pg.ClientBase, seq: number): Promise<
   };
 }
 
-/** Visits every row of `select` (ordered by id), PAGE at a time: no result holds them all. */
+/** Visits every row of `select` in namespace `ns` (ordered by id), PAGE at a time: no result holds them all. */
 async function pages(
   client: pg.ClientBase,
   select: string,
+  ns: string,
   visit: (row: Row) => void,
 ): Promise<void> {
   let after = '';
   for (;;) {
-    const page = await client.query(`${select} WHERE id > $1 ORDER BY id LIMIT ${PAGE}`, [after]);
+    const page = await client.query(
+      `${select} WHERE namespace = $2 AND id > $1 ORDER BY id LIMIT ${PAGE}`,
+      [after, ns],
+    );
     for (const row of page.rows) visit(row);
     if (page.rows.length < PAGE) return;
     after = page.rows[page.rows.length - 1]?.id as string;

@@ -72,7 +72,13 @@ export function relationFromRow(row: Row): RelationRecord {
  * `INSERT ... ON CONFLICT (id) DO UPDATE` of `count` rows of `columns` into `table`, with
  * placeholders: the values go flat, row after row.
  */
-export function upsertSql(table: string, columns: readonly string[], count: number): string {
+export function upsertSql(
+  table: string,
+  columns: readonly string[],
+  count: number,
+  /** Updates only a row of the same namespace: one of another is left as it is (rowCount says). */
+  sameNamespace = false,
+): string {
   const rows: string[] = [];
   for (let r = 0; r < count; r++) {
     const base = r * columns.length;
@@ -82,5 +88,6 @@ export function upsertSql(table: string, columns: readonly string[], count: numb
     .filter((c) => c !== 'id')
     .map((c) => `${c} = EXCLUDED.${c}`)
     .join(', ');
-  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (id) DO UPDATE SET ${updates}`;
+  const guard = sameNamespace ? ` WHERE ${table}.namespace = EXCLUDED.namespace` : '';
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (id) DO UPDATE SET ${updates}${guard}`;
 }

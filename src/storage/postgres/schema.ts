@@ -110,26 +110,67 @@ CREATE INDEX mnemo_oauth_uid ON mnemo_oauth (uid_key);
 CREATE INDEX mnemo_oauth_expires ON mnemo_oauth (expires_at);
 `,
   },
+  {
+    version: 3,
+    name: 'writes and the change feed per namespace',
+    sql: `
+-- Not while a writer of an older mnemo is between its change rows and its commit.
+SELECT pg_advisory_xact_lock(${0x6d6e656d6f_02});
+-- One row a namespace: every write in it locks its row (writes in different namespaces never
+-- wait for each other) and moves its version on by the changes it made. A replica holds each
+-- namespace it loaded at a version, and reads the changes of that namespace after it.
+CREATE TABLE mnemo_namespaces (
+  namespace text PRIMARY KEY,
+  version   bigint NOT NULL DEFAULT 0
+);
+ALTER TABLE mnemo_changes ADD COLUMN version bigint;
+UPDATE mnemo_changes c SET version = v.version
+  FROM (SELECT seq, row_number() OVER (PARTITION BY namespace ORDER BY seq) AS version
+        FROM mnemo_changes) v
+  WHERE c.seq = v.seq;
+ALTER TABLE mnemo_changes ALTER COLUMN version SET NOT NULL;
+-- Written under the namespace's lock: within a namespace, later versions are never older.
+ALTER TABLE mnemo_changes ALTER COLUMN at SET DEFAULT clock_timestamp();
+CREATE UNIQUE INDEX mnemo_changes_version ON mnemo_changes (namespace, version);
+CREATE INDEX mnemo_changes_at ON mnemo_changes (at);
+-- A namespace is read alone, a page of ids at a time.
+CREATE INDEX mnemo_memories_namespace_id ON mnemo_memories (namespace, id);
+DROP INDEX mnemo_memories_namespace;
+CREATE INDEX mnemo_relations_namespace_id ON mnemo_relations (namespace, id);
+DROP INDEX mnemo_relations_namespace;
+INSERT INTO mnemo_namespaces (namespace, version)
+  SELECT namespace, max(version) FROM mnemo_changes GROUP BY namespace;
+INSERT INTO mnemo_namespaces (namespace)
+  SELECT namespace FROM mnemo_memories UNION SELECT namespace FROM mnemo_relations
+  UNION SELECT namespace FROM mnemo_forgotten
+  ON CONFLICT (namespace) DO NOTHING;
+`,
+  },
 ];
 
 /**
  * The channel every write notifies once committed. Channels are the database's, not a schema's:
- * the payload names the schema too (`<schema>:<last sequence number written>`), so mnemos in
- * two schemas of one database never take each other's changes for their own.
+ * the payload names the schema and the namespace too (`<schema>:<namespace>:<version>`), so
+ * mnemos in two schemas of one database never take each other's changes for their own.
  */
 export const CHANNEL = 'mnemo_changes';
 
-/** SQL that notifies the change `seq` (an SQL expression) of the connection's schema. */
-export function notifySql(seq: string): string {
-  return `pg_notify('${CHANNEL}', current_schema() || ':' || (${seq})::text)`;
+/** SQL that notifies version `version` (an SQL expression) of namespace `ns` (one too). */
+export function notifySql(ns: string, version: string): string {
+  return `pg_notify('${CHANNEL}', current_schema() || ':' || (${ns}) || ':' || (${version})::text)`;
 }
 
-/** The sequence number a notification of schema `schema` names, or undefined if another's. */
-export function noticeOf(payload: string, schema: string): number | undefined {
-  const at = payload.lastIndexOf(':');
-  if (at < 0 || payload.slice(0, at) !== schema) return undefined;
-  const seq = Number(payload.slice(at + 1));
-  return Number.isFinite(seq) ? seq : undefined;
+/** The namespace and version a notification of schema `schema` names, or undefined if another's. */
+export function noticeOf(
+  payload: string,
+  schema: string,
+): { ns: string; version: number } | undefined {
+  const last = payload.lastIndexOf(':');
+  const middle = last > 0 ? payload.lastIndexOf(':', last - 1) : -1;
+  if (middle < 0 || payload.slice(0, middle) !== schema) return undefined;
+  const version = Number(payload.slice(last + 1));
+  const ns = payload.slice(middle + 1, last);
+  return Number.isFinite(version) && ns !== '' ? { ns, version } : undefined;
 }
 
 /** The newest schema this mnemo knows. */
@@ -138,7 +179,10 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /** The advisory lock keys of mnemo (a bigint each, from 'mnemo' in ASCII). */
 export const LOCKS = {
   migrate: 0x6d6e656d6f_01,
+  /** Every write of schema versions 1 and 2; since 3, a namespace's row in mnemo_namespaces. */
   write: 0x6d6e656d6f_02,
+  /** One replica at a time drops the changes older than they are kept. */
+  prune: 0x6d6e656d6f_03,
 } as const;
 
 const HISTORY = `

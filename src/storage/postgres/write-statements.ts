@@ -15,8 +15,11 @@ import {
 /** Rows a statement carries at most (PostgreSQL takes 65,535 parameters). */
 const BATCH = 500;
 
+/** SQL, its values, and the rows it must write (else the write crosses namespaces). */
+export type Statement = [sql: string, values: unknown[], rows?: number];
+
 export interface WriteStatements {
-  statements: [string, unknown[]][];
+  statements: Statement[];
   /** The ids of the memories and relations written or deleted: one change row each. */
   memories: string[];
   relations: string[];
@@ -41,7 +44,7 @@ export function writeStatements(
   for (const r of m.relations ?? []) {
     if (!owns(live.namespaceOfRelation(r.id))) throw crossing(ns);
   }
-  const statements: [string, unknown[]][] = [];
+  const statements: Statement[] = [];
   for (const part of chunks(m.forgotten ?? [], BATCH)) {
     const values: unknown[] = [];
     const rows = part.map((r, i) => {
@@ -54,9 +57,11 @@ export function writeStatements(
     ]);
   }
   for (const part of chunks(m.memories ?? [], BATCH)) {
+    // The namespace held may not be all of them: the database refuses an id of another one.
     statements.push([
-      upsertSql('mnemo_memories', MEMORY_COLUMNS, part.length),
+      upsertSql('mnemo_memories', MEMORY_COLUMNS, part.length, true),
       part.flatMap((r) => memoryValues(r, ns)),
+      part.length,
     ]);
   }
   // A delete names an id only: one of another namespace is never deleted from here.
@@ -69,8 +74,9 @@ export function writeStatements(
   }
   for (const part of chunks(m.relations ?? [], BATCH)) {
     statements.push([
-      upsertSql('mnemo_relations', RELATION_COLUMNS, part.length),
+      upsertSql('mnemo_relations', RELATION_COLUMNS, part.length, true),
       part.flatMap((r) => relationValues(r, ns)),
+      part.length,
     ]);
   }
   const relationDeletes = (m.relationDeletes ?? []).filter(
