@@ -18,9 +18,11 @@ import pg from 'pg';
 import { MEMORY_COLUMNS, memoryValues } from '../src/storage/postgres/rows.js';
 import { migrate } from '../src/storage/postgres/schema.js';
 import { buildVocabulary, ContentGenerator } from './lib/content.js';
+import { peakRssMb } from './lib/cpu.js';
 import { summarize } from './lib/percentile.js';
-import { groups, killGroup, spawnGroup } from './lib/processes.js';
+import { groups, killGroup } from './lib/processes.js';
 import { mnemoRecords } from './lib/stores.js';
+import { type Replica, startServe } from './shared/serve.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'bench-tenants-token-0123456789abcdef';
@@ -63,49 +65,20 @@ function schemaUrl(schema: string): string {
   return url.toString();
 }
 
-interface Replica {
-  url: URL;
-  pid: number;
-  spawnedAt: number;
-  output: { text: string };
-}
-
 const replicasStarted: Replica[] = [];
 
-async function startServe(cli: string, databaseUrl: string, dir: string): Promise<Replica> {
-  const spawnedAt = performance.now();
-  const child = spawnGroup(ROOT, process.execPath, [cli, 'serve', '--port', '0'], {
-    MNEMO_LOG_LEVEL: 'warn',
-    MNEMO_DATA_DIR: dir,
-    MNEMO_TOKENS: path.join(dir, 'tokens'),
-    MNEMO_RATE_LIMIT: '0',
-    MNEMO_EMBEDDINGS: 'off',
-    MNEMO_DATABASE_URL: databaseUrl,
-    MNEMO_CACHE_MB: String(opts.cacheMb),
+/** A replica of the tenants' setup: tokens per namespace, the cache budget, `cli`'s build. */
+async function startTenantServe(cli: string, databaseUrl: string, dir: string): Promise<Replica> {
+  const replica = await startServe(`replica ${replicasStarted.length + 1}`, dir, databaseUrl, {
+    cli,
+    env: {
+      MNEMO_AUTH_TOKEN: undefined,
+      MNEMO_TOKENS: path.join(dir, 'tokens'),
+      MNEMO_CACHE_MB: String(opts.cacheMb),
+    },
   });
-  const output = { text: '' };
-  const keep = (d: Buffer) => {
-    output.text = (output.text + d.toString()).slice(-8000);
-  };
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      keep(d);
-      out += d.toString();
-      const m = /mnemo serve: (http:\/\/\S+\/mcp)/.exec(out);
-      if (m) resolve(new URL(m[1] as string));
-    });
-    child.stderr?.on('data', keep);
-    child.once('exit', () => reject(new Error(`mnemo serve exited\n${output.text}`)));
-  });
-  const replica = { url, pid: child.pid as number, spawnedAt, output };
   replicasStarted.push(replica);
   return replica;
-}
-
-function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
 async function connect(replica: Replica, ns: string): Promise<Client> {
@@ -205,7 +178,7 @@ async function run(
   const gen = new ContentGenerator(buildVocabulary(), 5);
   const url = schemaUrl(schema);
   const replicas = await Promise.all(
-    Array.from({ length: opts.replicas }, () => startServe(cli, url, dir)),
+    Array.from({ length: opts.replicas }, () => startTenantServe(cli, url, dir)),
   );
   const home = (ns: number) => replicas[ns % replicas.length] as Replica;
   if (!savesOnly) await spreadParts(report, replicas, home, gen);
@@ -286,7 +259,7 @@ async function spreadParts(
   );
   for (const c of cache.values()) await c.close().catch(() => {});
   report.spread = { calls, perSecond: calls / opts.seconds, summary: summarize(times) };
-  report.peakRssMb = replicas.map((r) => Math.round(peakRssMb(r.pid)));
+  report.peakRssMb = replicas.map((r) => Math.round(peakRssMb(r.child.pid) ?? Number.NaN));
   report.transientErrors = transient.count;
 }
 
@@ -321,8 +294,7 @@ async function main(): Promise<void> {
       });
     }
   } catch (error) {
-    for (const r of replicasStarted)
-      process.stderr.write(`--- replica ${r.pid}\n${r.output.text}\n`);
+    for (const r of replicasStarted) process.stderr.write(`--- ${r.name}\n${r.output.text}\n`);
     throw error;
   } finally {
     for (const child of [...groups]) await killGroup(child);

@@ -36,25 +36,36 @@ export interface Replica {
   output: { text: string };
 }
 
-/** Spawns `mnemo serve --port 0` and resolves once it printed its URL. */
+/**
+ * Spawns `mnemo serve --port 0` and resolves once it printed its URL. `cli` is another build's
+ * (a baseline); `env` adds settings, and a variable given as undefined is left unset.
+ */
 export async function startServe(
   name: string,
   dir: string,
   databaseUrl?: string,
+  {
+    cli = MNEMO_CLI,
+    env: extra = {},
+  }: { cli?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<Replica> {
-  const env: Record<string, string> = {
+  const given: Record<string, string | undefined> = {
     MNEMO_LOG_LEVEL: 'warn',
     MNEMO_AUTH_TOKEN: TOKEN,
     MNEMO_RATE_LIMIT: '0',
     // Storage and indexes of words: the embeddings are measured by npm run bench.
     MNEMO_EMBEDDINGS: 'off',
+    ...(databaseUrl ? { MNEMO_DATABASE_URL: databaseUrl } : {}),
+    ...extra,
   };
-  if (databaseUrl) env.MNEMO_DATABASE_URL = databaseUrl;
+  const env = Object.fromEntries(
+    Object.entries(given).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   const spawnedAt = performance.now();
   const child = spawnGroup(
     ROOT,
     process.execPath,
-    [MNEMO_CLI, 'serve', '--port', '0', '--data-dir', dir],
+    [cli, 'serve', '--port', '0', '--data-dir', dir],
     env,
   );
   const output = { text: '' };
