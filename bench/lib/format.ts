@@ -20,3 +20,7 @@ export const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
 /** The rule under a header: the first `left` columns left-aligned, the rest right-aligned. */
 export const rule = (header: readonly string[], left: number) =>
   line(header.map((_, i) => (i < left ? '---' : '---:')));
+
+/** A markdown table: the header, its rule (`left` columns left-aligned), a line a row. */
+export const table = (header: readonly string[], left: number, rows: readonly string[][]) =>
+  [line(header), rule(header, left), ...rows.map(line)].join('\n');

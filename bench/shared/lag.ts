@@ -1,7 +1,7 @@
 // Part `lag`: the replication lag between the PostgreSQL replicas: saved through A, found by
 // search_memory through B; idle, and while 16 clients load both replicas.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { count, line, ms, rate, rule } from '../lib/format.js';
+import { count, ms, rate, table } from '../lib/format.js';
 import { type Summary, summarize } from '../lib/percentile.js';
 import type { Part, PartContext } from './part.js';
 import { call, closeAll, connect, connectAll, type Replica, type Workload } from './serve.js';
@@ -163,26 +163,24 @@ function lagTable(rows: readonly LagRow[], pollMs: number): string {
     'load calls/s',
     'load save / search p50 ms',
   ];
-  const out = [line(header), rule(header, 1)];
-  for (const r of rows) {
-    out.push(
-      line([
-        count(r.size),
-        r.loadClients === 0 ? '0 (idle)' : String(r.loadClients),
-        String(r.lag.n),
-        ms(r.lag.p50),
-        ms(r.lag.p99),
-        ms(r.lag.max),
-        r.pollsPerProbe.toFixed(1),
-        `${Math.round(r.firstPollShare * 100)}%`,
-        ms(r.poll.p50),
-        r.loadClients === 0 ? '' : rate(r.loadCallsPerSecond),
-        r.loadClients === 0 ? '' : `${ms(r.loadSave.p50)} / ${ms(r.loadSearch.p50)}`,
-      ]),
-    );
-  }
-  out.push('', `(B polled every ${pollMs} ms after each answer that did not find the probe.)`);
-  return out.join('\n');
+  const body = rows.map((r) => [
+    count(r.size),
+    r.loadClients === 0 ? '0 (idle)' : String(r.loadClients),
+    String(r.lag.n),
+    ms(r.lag.p50),
+    ms(r.lag.p99),
+    ms(r.lag.max),
+    r.pollsPerProbe.toFixed(1),
+    `${Math.round(r.firstPollShare * 100)}%`,
+    ms(r.poll.p50),
+    r.loadClients === 0 ? '' : rate(r.loadCallsPerSecond),
+    r.loadClients === 0 ? '' : `${ms(r.loadSave.p50)} / ${ms(r.loadSearch.p50)}`,
+  ]);
+  return [
+    table(header, 1, body),
+    '',
+    `(B polled every ${pollMs} ms after each answer that did not find the probe.)`,
+  ].join('\n');
 }
 
 export const LAG: Part<LagRow> = {

@@ -3,7 +3,7 @@
 import os from 'node:os';
 import type { Client } from '@modelcontextprotocol/client';
 import { TICKS_PER_SECOND } from '../lib/cpu.js';
-import { count, line, ms, rate, rule } from '../lib/format.js';
+import { count, ms, rate, table } from '../lib/format.js';
 import { type Summary, summarize } from '../lib/percentile.js';
 import { type CpuPerCall, type CpuScope, cpuPerCall, cpuSnapshot } from './cpu-scope.js';
 import type { Options, Part, PartContext } from './part.js';
@@ -132,7 +132,7 @@ function loadTable(rows: readonly LoadRow[]): string {
     'search p99 ms',
     'search calls/s',
   ];
-  const out = [line(header), rule(header, 2)];
+  const body: string[][] = [];
   const keyOf = (r: LoadRow) =>
     `${r.size}|${r.storage}|${r.clients}|${r.kind === 'mixed' ? 'mixed' : 'alone'}`;
   for (const key of new Set(rows.map(keyOf))) {
@@ -142,17 +142,15 @@ function loadTable(rows: readonly LoadRow[]): string {
     const first = (save ?? search) as LoadRow;
     const cells = (r: LoadRow | undefined) =>
       r ? [ms(r.summary.p50), ms(r.summary.p99), rate(r.callsPerSecond)] : ['', '', ''];
-    out.push(
-      line([
-        count(first.size),
-        STORAGE_LABEL[first.storage],
-        `${first.clients}${first.replicas.includes('+') ? ' (A+B)' : ''}${first.kind === 'mixed' ? ', mixed' : ''}`,
-        ...cells(save),
-        ...cells(search),
-      ]),
-    );
+    body.push([
+      count(first.size),
+      STORAGE_LABEL[first.storage],
+      `${first.clients}${first.replicas.includes('+') ? ' (A+B)' : ''}${first.kind === 'mixed' ? ', mixed' : ''}`,
+      ...cells(save),
+      ...cells(search),
+    ]);
   }
-  return out.join('\n');
+  return table(header, 2, body);
 }
 
 function cpuTable(rows: readonly LoadRow[]): string {
@@ -167,27 +165,25 @@ function cpuTable(rows: readonly LoadRow[]): string {
     'MCP clients',
     'cores busy',
   ];
-  const out = [line(header), rule(header, 4)];
+  const body: string[][] = [];
   const keyOf = (r: LoadRow) => `${r.size}|${r.storage}|${r.clients}|${r.kind}`;
   for (const key of new Set(rows.map(keyOf))) {
     const same = rows.filter((r) => keyOf(r) === key);
     const r = same[0] as LoadRow;
     const calls = r.kind === 'mixed' ? 'save + search' : r.tool.replace('_memory', '');
-    out.push(
-      line([
-        count(r.size),
-        STORAGE_LABEL[r.storage],
-        `${r.clients}${r.replicas.includes('+') ? ' (A+B)' : ''}`,
-        calls,
-        rate(same.reduce((sum, x) => sum + x.callsPerSecond, 0)),
-        ms(r.cpu.mnemo),
-        r.cpu.postgres === null ? '' : ms(r.cpu.postgres),
-        ms(r.cpu.clients),
-        r.cpu.cores.toFixed(2),
-      ]),
-    );
+    body.push([
+      count(r.size),
+      STORAGE_LABEL[r.storage],
+      `${r.clients}${r.replicas.includes('+') ? ' (A+B)' : ''}`,
+      calls,
+      rate(same.reduce((sum, x) => sum + x.callsPerSecond, 0)),
+      ms(r.cpu.mnemo),
+      r.cpu.postgres === null ? '' : ms(r.cpu.postgres),
+      ms(r.cpu.clients),
+      r.cpu.cores.toFixed(2),
+    ]);
   }
-  return out.join('\n');
+  return table(header, 4, body);
 }
 
 function report(rows: readonly LoadRow[], opts: Options): string[] {

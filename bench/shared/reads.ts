@@ -1,7 +1,7 @@
 // Part `reads`: search_memory through replica B while 16 clients do nothing but save through
 // both replicas: whether the writes hold the reads up.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { count, line, ms, rate, rule } from '../lib/format.js';
+import { count, ms, rate, table } from '../lib/format.js';
 import { type Summary, summarize } from '../lib/percentile.js';
 import type { Part, PartContext } from './part.js';
 import { call, closeAll, connect, connectAll, type Replica } from './serve.js';
@@ -87,22 +87,20 @@ function readsTable(rows: readonly ReadsRow[]): string {
     'search max ms',
     'saves/s',
   ];
-  const out = [line(header), rule(header, 1)];
-  for (const r of rows) {
-    out.push(
-      line([
-        count(r.size),
-        String(r.writers),
-        String(r.seconds),
-        count(r.search.n),
-        ms(r.search.p50),
-        ms(r.search.p99),
-        ms(r.search.max),
-        rate(r.savesPerSecond),
-      ]),
-    );
-  }
-  return out.join('\n');
+  return table(
+    header,
+    1,
+    rows.map((r) => [
+      count(r.size),
+      String(r.writers),
+      String(r.seconds),
+      count(r.search.n),
+      ms(r.search.p50),
+      ms(r.search.p99),
+      ms(r.search.max),
+      rate(r.savesPerSecond),
+    ]),
+  );
 }
 
 export const READS: Part<ReadsRow> = {

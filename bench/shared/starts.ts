@@ -1,7 +1,7 @@
 // Part `starts`: each process's start (spawn to its first search's answer, which waits for the
 // store's load) and its peak resident set after the parts before it ran; it runs last.
 import { peakRssMb } from '../lib/cpu.js';
-import { count, line, rule } from '../lib/format.js';
+import { count, table } from '../lib/format.js';
 import type { Part, PartContext } from './part.js';
 import { STORAGE_LABEL, type Storage } from './serve.js';
 
@@ -37,20 +37,18 @@ function startTable(rows: readonly StartRow[]): string {
     'spawn → first search ms',
     'peak RSS MB',
   ];
-  const out = [line(header), rule(header, 3)];
-  for (const r of rows) {
-    out.push(
-      line([
-        count(r.size),
-        STORAGE_LABEL[r.storage],
-        r.process,
-        (r.preloadMs / 1000).toFixed(1),
-        count(Math.round(r.firstSearchMs)),
-        r.peakRssMb.toFixed(0),
-      ]),
-    );
-  }
-  return out.join('\n');
+  return table(
+    header,
+    3,
+    rows.map((r) => [
+      count(r.size),
+      STORAGE_LABEL[r.storage],
+      r.process,
+      (r.preloadMs / 1000).toFixed(1),
+      count(Math.round(r.firstSearchMs)),
+      r.peakRssMb.toFixed(0),
+    ]),
+  );
 }
 
 export const STARTS: Part<StartRow> = {
