@@ -3,6 +3,7 @@
 // each one once. The tables live in the connection's schema (search_path: `public` unless the
 // URL says `?options=-c search_path=NAME`), all named mnemo_*.
 import type pg from 'pg';
+import { isNamespace } from '../engine.js';
 import { DatabaseError, databaseError, URL_SETTING } from './database.js';
 
 export interface Migration {
@@ -160,7 +161,11 @@ export function notifySql(ns: string, version: string): string {
   return `pg_notify('${CHANNEL}', current_schema() || ':' || (${ns}) || ':' || (${version})::text)`;
 }
 
-/** The namespace and version a notification of schema `schema` names, or undefined if another's. */
+/**
+ * The namespace and version a notification of schema `schema` names, or undefined if it is
+ * another schema's or not one mnemo sends: any role of the database may notify on the channel,
+ * so the payload is data, and only a namespace's name and a version in digits are taken.
+ */
 export function noticeOf(
   payload: string,
   schema: string,
@@ -168,9 +173,10 @@ export function noticeOf(
   const last = payload.lastIndexOf(':');
   const middle = last > 0 ? payload.lastIndexOf(':', last - 1) : -1;
   if (middle < 0 || payload.slice(0, middle) !== schema) return undefined;
-  const version = Number(payload.slice(last + 1));
+  const digits = payload.slice(last + 1);
+  const version = Number(digits);
   const ns = payload.slice(middle + 1, last);
-  return Number.isFinite(version) && ns !== '' ? { ns, version } : undefined;
+  return /^\d{1,15}$/.test(digits) && isNamespace(ns) ? { ns, version } : undefined;
 }
 
 /** The newest schema this mnemo knows. */
