@@ -203,6 +203,22 @@ describe('PostgresStore, namespaces on demand', () => {
     proxy.restore();
     await seen(b, 'during');
   });
+
+  it('holding them all, loads a namespace first written while its listener was away', async (t) => {
+    const db = await pgSchema(t);
+    if (!db) return;
+    const a = await open(t, db.url, { preload: false });
+    const proxy = await proxyTo(t, db.url);
+    const b = await open(t, proxy.url);
+    assert.deepEqual(b.heldNamespaces(), []);
+    proxy.cut();
+    // No notification of these reaches b: it learns of them when it listens again.
+    await save(a, newMemoryRecord('first', 'in a namespace b never heard of', T0));
+    await save(a.namespace('new'), newMemoryRecord('n1', 'another one', T0));
+    proxy.restore();
+    await Promise.all([seen(b, 'first'), seen(b.namespace('new'), 'n1')]);
+    assert.deepEqual(b.heldNamespaces().sort(), ['default', 'new']);
+  });
 });
 
 describe('PostgresStore, the database crashing under writes in many namespaces', () => {

@@ -116,7 +116,9 @@ export class PostgresStore extends NamespacedEngine {
       unheld: (ns) => {
         if (this.preloads && !this.closed) this.ensure(ns, false).catch(() => {});
       },
+      // A replica that holds every namespace also learns of those created while it was away.
       versions: async () => {
+        if (this.preloads) return versionsOf(this.pool, 'all');
         const names = this.holdings.names();
         return names.length === 0 ? new Map() : versionsOf(this.pool, names);
       },
@@ -178,12 +180,12 @@ export class PostgresStore extends NamespacedEngine {
       // Ready once it follows the others: no write of theirs after this is missed.
       await this.follower.start();
       if (this.options.preload ?? true) {
+        // Any namespace written from now on (heard of while these load) is loaded too.
+        this.preloads = true;
         const names = await this.pool.query<{ namespace: string }>(
           'SELECT namespace FROM mnemo_namespaces ORDER BY namespace',
         );
         for (const { namespace } of names.rows) await this.ensure(namespace, false);
-        // And any namespace written from now on.
-        this.preloads = true;
       }
     } catch (error) {
       if (this.closed) throw new StoreError('the memory store is closed');

@@ -21,7 +21,10 @@ export interface FollowerOptions {
   catchUp(ns: string): Promise<void>;
   /** The version of namespace `ns` held; undefined when this replica does not hold it. */
   applied(ns: string): number | undefined;
-  /** The database's version of each namespace held (after the listener was away). */
+  /**
+   * The database's version of each namespace held, or of every one where all are held (after
+   * the listener was away).
+   */
   versions(): Promise<Map<string, number>>;
   /** A namespace not held was written (a replica that holds them all loads it). */
   unheld?(ns: string): void;

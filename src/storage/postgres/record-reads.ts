@@ -42,12 +42,17 @@ export async function readNamespace(client: pg.ClientBase, ns: string): Promise<
 /** The version of each of `namespaces` the database has (0 for one it does not know). */
 export async function versionsOf(
   client: pg.ClientBase | pg.Pool,
-  namespaces: string[],
+  namespaces: string[] | 'all',
 ): Promise<Map<string, number>> {
-  const rows = await client.query<{ namespace: string; version: number }>(
-    'SELECT namespace, version FROM mnemo_namespaces WHERE namespace = ANY($1::text[])',
-    [namespaces],
-  );
+  const rows =
+    namespaces === 'all'
+      ? await client.query<{ namespace: string; version: number }>(
+          'SELECT namespace, version FROM mnemo_namespaces',
+        )
+      : await client.query<{ namespace: string; version: number }>(
+          'SELECT namespace, version FROM mnemo_namespaces WHERE namespace = ANY($1::text[])',
+          [namespaces],
+        );
   return new Map(rows.rows.map((r) => [r.namespace, r.version]));
 }
 
