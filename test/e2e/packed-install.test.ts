@@ -27,8 +27,9 @@ const VERSION = (
 ).version;
 /** What a production install may weigh, all dependencies included. */
 const MAX_INSTALL_BYTES = 100 * 1024 * 1024;
-/** npm's words for a registry it cannot reach. */
-const UNREACHABLE = /E(NOTFOUND|AI_AGAIN|CONNREFUSED|CONNRESET|TIMEDOUT|NETUNREACH|HOSTUNREACH)/;
+/** npm's words for a registry it cannot reach, or not over TLS it can verify. */
+const UNREACHABLE =
+  /E(NOTFOUND|AI_AGAIN|CONNREFUSED|CONNRESET|TIMEDOUT|NETUNREACH|HOSTUNREACH)|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT/;
 
 /** Bytes of the files under `dir` (their lengths; symlinks not followed). */
 function sizeOf(dir: string): number {
@@ -40,7 +41,20 @@ function sizeOf(dir: string): number {
 }
 
 /** How long the install may wait on the registry before the test calls it out of reach. */
-const INSTALL_BOUND_MS = 300_000;
+const INSTALL_BOUND_MS = 150_000;
+
+/**
+ * The environment a user's install runs in: the machine's (its proxy, its certificate
+ * authorities: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE) without what `npm test` sets for the
+ * project's own scripts (npm_config_* from its .npmrc and package.json) or mnemo's settings.
+ */
+function usersEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(npm_|MNEMO_)/i.test(name) && name !== 'NODE_OPTIONS',
+    ),
+  );
+}
 
 /** Runs npm with no stdin (it never waits on a prompt); rejects with its output on failure. */
 function npm(args: string[], cwd: string, timeoutMs = INSTALL_BOUND_MS) {
@@ -48,8 +62,7 @@ function npm(args: string[], cwd: string, timeoutMs = INSTALL_BOUND_MS) {
     const child = spawn('npm', args, {
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // The project's own settings stay out of the user's install.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir() },
+      env: usersEnvironment(),
       timeout: timeoutMs,
     });
     let stdout = '';
