@@ -6,11 +6,14 @@
 //
 // With --jobs 1 (the default) the files run one after another, so a file's wall time is its own;
 // with more, they overlap (faster, but each file's wall time then includes waiting for the CPU).
+// Each runs as `npm test` runs it: node's runner over the compiled mirror of the checkout
+// (scripts/test-build.ts); MNEMO_TEST_TSX=1 runs the TypeScript under tsx instead.
 import { spawn } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { mirrorForTests } from './test-build.js';
 
 interface FileTime {
   file: string;
@@ -32,12 +35,15 @@ function* testFiles(at: string): Generator<string> {
 }
 
 /** Runs one file under bash's `time`, which counts the CPU of the whole process tree it waited for. */
-function timeFile(file: string): Promise<FileTime> {
+function timeFile(file: string, mirror: string | undefined): Promise<FileTime> {
   return new Promise((resolve) => {
     // `time` reports after the command, and its status is the command's: printed after it.
-    const script = `TIMEFORMAT='%R %U %S'; { time node --import tsx --test "$1" >/dev/null 2>&1; } 2>&1; echo " $?"`;
-    const child = spawn('bash', ['-c', script, 'bash', file], {
+    const node = mirror ? 'node --enable-source-maps' : 'node --import tsx';
+    const script = `TIMEFORMAT='%R %U %S'; { time ${node} --test "$1" >/dev/null 2>&1; } 2>&1; echo " $?"`;
+    const target = mirror ? file.replace(/\.ts$/, '.js') : file;
+    const child = spawn('bash', ['-c', script, 'bash', target], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      ...(mirror ? { cwd: mirror } : {}),
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -79,6 +85,11 @@ async function main(): Promise<void> {
   const files = (positionals.length > 0 ? positionals : ['test']).flatMap((p) => [...testFiles(p)]);
   files.sort();
   const jobs = Math.max(1, Number(values.jobs));
+  const mirror =
+    process.env.MNEMO_TEST_TSX === '1'
+      ? undefined
+      : mkdtempSync(path.join(tmpdir(), 'mnemo-times-'));
+  if (mirror) await mirrorForTests(process.cwd(), mirror);
   const startLoad = load();
   const started = performance.now();
   const times: FileTime[] = [];
@@ -87,7 +98,7 @@ async function main(): Promise<void> {
     Array.from({ length: Math.min(jobs, files.length) }, async () => {
       for (let i = next++; i < files.length; i = next++) {
         const file = files[i] as string;
-        const time = await timeFile(file);
+        const time = await timeFile(file, mirror);
         times.push(time);
         process.stderr.write(
           `${fmt(time.wallMs).padStart(8)} ${fmt(time.cpuMs).padStart(8)}  ${file}\n`,
@@ -95,6 +106,7 @@ async function main(): Promise<void> {
       }
     }),
   );
+  if (mirror) rmSync(mirror, { recursive: true, force: true });
   const wall = performance.now() - started;
   times.sort((a, b) => b.wallMs - a.wallMs);
   const cpu = times.reduce((sum, t) => sum + t.cpuMs, 0);
