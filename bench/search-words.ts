@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import type * as Config from '../src/config.js';
+import type * as Config from '../src/config/index.js';
 import type * as Context from '../src/memory/context.js';
 import type { MemorySettings } from '../src/memory/context.js';
 import type { Readiness } from '../src/memory/readiness.js';
@@ -37,7 +37,7 @@ const build = path.resolve(
   values.build ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist'),
 );
 const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(build, file)).href);
-const { loadConfig } = await load<typeof Config>('config.js');
+const { loadConfig } = await load<typeof Config>('config/index.js');
 const { createContext } = await load<typeof Context>('memory/context.js');
 const { Recall } = await load<typeof RecallModule>('memory/recall.js');
 const { Retriever } = await load<typeof RetrieverModule>('search/retriever.js');

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { type Config, ConfigError } from '../config.js';
+import { type Config, ConfigError } from '../config/index.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';

@@ -2,7 +2,7 @@
 // the data dir of a Config. The apps (stdio.ts, http.ts) and the CLI's commands open it here.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { createContext, type MemorySettings } from '../memory/context.js';
 import type { FactJudge } from '../memory/facts/judge.js';
 import { createMemory, type Memory } from '../memory/index.js';

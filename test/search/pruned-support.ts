@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { seededRandom } from '../../bench/lib/content.js';
 import { settingsFrom } from '../../src/app/memory.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { SearchMemoryInput } from '../../src/contract/search-memory.js';
 import { DAY } from '../../src/decay/index.js';
 import { createContext, type MemorySettings } from '../../src/memory/context.js';
