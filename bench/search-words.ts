@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { memorySettings } from '../src/config/derived.js';
 import type * as Config from '../src/config/index.js';
 import type * as Context from '../src/memory/context.js';
 import type { MemorySettings } from '../src/memory/context.js';
@@ -44,20 +45,7 @@ const { Retriever } = await load<typeof RetrieverModule>('search/retriever.js');
 
 function settingsOf(): MemorySettings {
   const c = loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' });
-  return {
-    decay: { model: c.decayModel, halfLifeDays: c.halfLifeDays, beta: c.beta },
-    dangerZone: { min: c.dangerZoneMin, max: c.dangerZoneMax },
-    promotion: {
-      threshold: c.promoteThreshold,
-      minUses: c.promoteMinUses,
-      useCount: c.promoteUseCount,
-      windowDays: c.promoteWindowDays,
-    },
-    forgetThreshold: c.forgetThreshold,
-    reviewBlendRatio: c.reviewBlendRatio,
-    searchDecayWeight: c.searchDecayWeight,
-    autoReinforce: false,
-  };
+  return { ...memorySettings(c), autoReinforce: false };
 }
 
 function recallOver(records: readonly MemoryRecord[], exhaustive: boolean) {
