@@ -1,4 +1,4 @@
-// The settings table, every group of it in the order it is read, and loadConfig, which reads it once.
+// The settings table (its groups, in the order they are read) and loadConfig, which reads it once.
 import { z } from 'zod';
 import { DECAY } from './decay.js';
 import { GATEWAY } from './gateway.js';
