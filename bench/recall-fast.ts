@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { openMemory } from '../src/app/memory.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { saveMemoryInput } from '../src/contract/save-memory.js';
 import { searchMemoryInput } from '../src/contract/search-memory.js';
 import {

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import type * as Config from '../src/config.js';
+import { memorySettings } from '../src/config/derived.js';
+import type * as Config from '../src/config/index.js';
 import type * as Context from '../src/memory/context.js';
 import type { MemorySettings } from '../src/memory/context.js';
 import type { Readiness } from '../src/memory/readiness.js';
@@ -37,27 +38,14 @@ const build = path.resolve(
   values.build ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist'),
 );
 const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(build, file)).href);
-const { loadConfig } = await load<typeof Config>('config.js');
+const { loadConfig } = await load<typeof Config>('config/index.js');
 const { createContext } = await load<typeof Context>('memory/context.js');
 const { Recall } = await load<typeof RecallModule>('memory/recall.js');
 const { Retriever } = await load<typeof RetrieverModule>('search/retriever.js');
 
 function settingsOf(): MemorySettings {
   const c = loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' });
-  return {
-    decay: { model: c.decayModel, halfLifeDays: c.halfLifeDays, beta: c.beta },
-    dangerZone: { min: c.dangerZoneMin, max: c.dangerZoneMax },
-    promotion: {
-      threshold: c.promoteThreshold,
-      minUses: c.promoteMinUses,
-      useCount: c.promoteUseCount,
-      windowDays: c.promoteWindowDays,
-    },
-    forgetThreshold: c.forgetThreshold,
-    reviewBlendRatio: c.reviewBlendRatio,
-    searchDecayWeight: c.searchDecayWeight,
-    autoReinforce: false,
-  };
+  return { ...memorySettings(c), autoReinforce: false };
 }
 
 function recallOver(records: readonly MemoryRecord[], exhaustive: boolean) {

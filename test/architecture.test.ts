@@ -19,7 +19,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   platform: [],
   decay: [],
   version: [],
-  setting: [],
   logger: [],
   storage: ['platform'],
   search: ['storage', 'platform'],
@@ -32,7 +31,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   prompts: ['resources', 'memory'],
   tools: ['logging', 'memory', 'contract', 'platform'],
   server: ['tools', 'prompts', 'resources', 'logging', 'version'],
-  config: ['setting', 'vault', 'search', 'storage', 'decay', 'platform'],
+  config: ['vault', 'search', 'storage', 'decay', 'platform'],
   transport: ['storage', 'platform'],
   ui: ['transport', 'memory', 'contract', 'storage', 'decay', 'platform'],
   // storage: engine.ts (isNamespace), lock.ts (DirLock) and postgres/database.ts (a pool).

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, SETTINGS } from '../src/config.js';
-import type { Setting } from '../src/setting.js';
+import { ConfigError, loadConfig, SETTINGS } from '../src/config/index.js';
+import type { Setting } from '../src/config/rows.js';
 
 const HOME = path.resolve('/home/tester');
 

@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import pino, { type Logger } from 'pino';
 import { type OpenedMemory, type OpenOptions, openMemory } from '../src/app/memory.js';
-import { type Config, loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config/index.js';
 import type { Memory } from '../src/memory/index.js';
 import { createServer } from '../src/server.js';
 import type { StorageEngine } from '../src/storage/engine.js';

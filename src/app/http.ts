@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { type Config, ConfigError } from '../config.js';
+import { curveSettings } from '../config/derived.js';
+import { type Config, ConfigError } from '../config/index.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
 import { createGateway, type Gateway } from '../gateway/proxy.js';
@@ -175,16 +176,7 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
           api: uiApi({
             memoryFor: (namespace) => memory.memoryFor(namespace),
             vaultDir: config.vaultDir,
-            curve: {
-              decay: {
-                model: config.decayModel,
-                halfLifeDays: config.halfLifeDays,
-                beta: config.beta,
-              },
-              dangerZone: { min: config.dangerZoneMin, max: config.dangerZoneMax },
-              forgetThreshold: config.forgetThreshold,
-              promoteThreshold: config.promoteThreshold,
-            },
+            curve: curveSettings(config),
           }),
         },
         authToken: config.authToken,

@@ -2,7 +2,8 @@
 // the data dir of a Config. The apps (stdio.ts, http.ts) and the CLI's commands open it here.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { memorySettings } from '../config/derived.js';
+import type { Config } from '../config/index.js';
 import { createContext, type MemorySettings } from '../memory/context.js';
 import type { FactJudge } from '../memory/facts/judge.js';
 import { createMemory, type Memory } from '../memory/index.js';
@@ -18,27 +19,6 @@ import { PostgresStore } from '../storage/postgres/engine.js';
 import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
-
-/** The use cases' settings, as a config gives them. */
-export function settingsFrom(config: Config): MemorySettings {
-  return {
-    decay: { model: config.decayModel, halfLifeDays: config.halfLifeDays, beta: config.beta },
-    dangerZone: { min: config.dangerZoneMin, max: config.dangerZoneMax },
-    promotion: {
-      threshold: config.promoteThreshold,
-      minUses: config.promoteMinUses,
-      useCount: config.promoteUseCount,
-      windowDays: config.promoteWindowDays,
-    },
-    forgetThreshold: config.forgetThreshold,
-    reviewBlendRatio: config.reviewBlendRatio,
-    searchDecayWeight: config.searchDecayWeight,
-    autoReinforce: config.autoReinforce,
-    hybridWeight: config.hybridWeight,
-    similarityThreshold: config.similarityThreshold,
-    nearDuplicateThreshold: config.nearDuplicateThreshold,
-  };
-}
 
 export interface OpenedMemory {
   /** The use cases in the namespace of the config: what stdio and the commands call. */
@@ -150,7 +130,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     // Replicas share what they computed: a memory saved elsewhere is embedded once.
     ...(store instanceof PostgresStore ? { store: store.vectorStore() } : {}),
   });
-  const settings = settingsFrom(config);
+  const settings: MemorySettings = memorySettings(config);
   // One document per memory for words and meaning alike: its note's, once promoted and edited.
   // One retriever a namespace: a search never walks another namespace's words.
   const retriever = new Retriever({ engine: store, semantic, settings, logger });

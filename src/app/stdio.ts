@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { deferred } from '../platform/deferred.js';
 import { createServer } from '../server.js';
 import { connectStdio, type StdioConnection } from '../transport/stdio.js';

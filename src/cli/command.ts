@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { UserError } from '../platform/errors.js';
 import type { ProcessSignals } from './signals.js';
 

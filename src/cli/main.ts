@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { UserError } from '../platform/errors.js';
 import { VERSION } from '../version.js';
 import { type Command, parseCommandLine, UsageError } from './command.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type OpenedMemory, openMemory } from '../app/memory.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { createLogger } from '../logger.js';
 import { SIDECAR_FILE } from '../storage/sidecar.js';
 import { FILES } from '../storage/store.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 import { readRegularFile } from '../platform/durable-file.js';
 import { jsonSyntaxWhere } from '../platform/errors.js';
 

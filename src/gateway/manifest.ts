@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 import { makeDirs, readIfExists, replaceFile } from '../platform/durable-file.js';
 import { trimEndChar } from '../platform/linear-text.js';
 import { DirLock, LockTimeoutError } from '../storage/lock.js';

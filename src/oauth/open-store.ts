@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { FileOAuthStore } from './file-store.js';
 import { PgOAuthStore } from './pg-store.js';
 import type { OAuthStore } from './store.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { createServeApp } from '../../src/app/http.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { capturingLogger, T0, tempDir } from '../support.js';
 
 const TOKEN = 'app-token-0123456789abcdef';

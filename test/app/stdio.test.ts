@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { createStdioApp } from '../../src/app/stdio.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { INITIALIZE_REQUEST, T0, tempDir } from '../support.js';
 
 const dirs: string[] = [];

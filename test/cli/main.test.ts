@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { UsageError } from '../../src/cli/command.js';
 import { main, report } from '../../src/cli/main.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/index.js';
 import { UserError } from '../../src/platform/errors.js';
 import { StoreError } from '../../src/storage/data-dir.js';
 import { WriteError } from '../../src/storage/jsonl-file.js';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { createStdioApp, type StdioApp } from '../../src/app/stdio.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { INITIALIZE_REQUEST, T0, tempDir } from '../support.js';
 import {
   assertNoInternals,

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { createServeApp } from '../../src/app/http.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { SETTLE_CHOICES, settleConflictInput } from '../../src/contract/settle-conflict.js';
 import { JsonlFile } from '../../src/storage/jsonl-file.js';
 import type { RelationRecord } from '../../src/storage/records.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { openMemory } from '../../src/app/memory.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { NeighbourIndex } from '../../src/memory/neighbour-index.js';
 import { NO_SESSION_WINDOW, neighboursOf } from '../../src/memory/neighbours.js';
 import type { ChangeWatcher, StorageEngine } from '../../src/storage/engine.js';

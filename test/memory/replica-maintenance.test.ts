@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import pino from 'pino';
 import { openMemory } from '../../src/app/memory.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { eventually, TestClock, testDir } from '../support.js';
 import { pgSchema } from '../support-pg.js';
 

@@ -3,6 +3,7 @@
 // URL is its own loopback URL, known once it listens on port 0. And a loopback listener that
 // stands for an OAuth client's redirect URI.
 import http from 'node:http';
+import { curveSettings } from '../../src/config/derived.js';
 import { createOAuth } from '../../src/oauth/index.js';
 import { openOAuthStore } from '../../src/oauth/open-store.js';
 import { createServer } from '../../src/server.js';
@@ -40,16 +41,7 @@ export async function startOAuthWithPage(t: TestMemory): Promise<OAuthHarness> {
       page: uiPage(),
       api: uiApi({
         memoryFor: (namespace) => t.opened.memoryFor(namespace),
-        curve: {
-          decay: {
-            model: config.decayModel,
-            halfLifeDays: config.halfLifeDays,
-            beta: config.beta,
-          },
-          dangerZone: { min: config.dangerZoneMin, max: config.dangerZoneMax },
-          forgetThreshold: config.forgetThreshold,
-          promoteThreshold: config.promoteThreshold,
-        },
+        curve: curveSettings(config),
       }),
     },
     oauth: { routes: oauth.routes, guard: oauth.guard, grantsApi: oauth.grantsApi },

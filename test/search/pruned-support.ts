@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { seededRandom } from '../../bench/lib/content.js';
-import { settingsFrom } from '../../src/app/memory.js';
-import { loadConfig } from '../../src/config.js';
+import { memorySettings } from '../../src/config/derived.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { SearchMemoryInput } from '../../src/contract/search-memory.js';
 import { DAY } from '../../src/decay/index.js';
 import { createContext, type MemorySettings } from '../../src/memory/context.js';
@@ -108,7 +108,7 @@ export function fakeMeaning(records: readonly MemoryRecord[]): SemanticIndex {
 }
 
 export const defaultSettings: MemorySettings = {
-  ...settingsFrom(loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' })),
+  ...memorySettings(loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' })),
   autoReinforce: false,
   hybridWeight: 0.3,
   similarityThreshold: 0.5,

@@ -15,7 +15,7 @@ import {
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import pino from 'pino';
 import { createServeApp } from '../../src/app/http.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { AskedPerson } from '../../src/contract/save-memory.js';
 import { createServer } from '../../src/server.js';
 import { ruleJudge } from '../memory/fact-rules.js';

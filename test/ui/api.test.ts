@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createServeApp, type ServeApp } from '../../src/app/http.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { DAY, T0, tempDir } from '../support.js';
 import { IDS, seedDataDir } from './seed.js';
 

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { createLogger } from '../../logger.js';
 import { keepYoungHeapSmall } from '../../platform/young-heap.js';
 import type { CommandContext } from '../command.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { GrantSummary, Grants } from '../../oauth/grants.js';
 import { type CommandContext, UsageError } from '../command.js';
 import { json, table, utcMinute } from '../format.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../../config/index.js';
 import { UserError } from '../../platform/errors.js';
 import { initVault, type VaultInit } from '../../vault/template.js';
 import { type CommandContext, UsageError } from '../command.js';

@@ -1,8 +1,13 @@
-// One row of the settings table (src/config.ts): its shape, and the kinds of value rows read
-// (numbers, whole numbers, switches, paths); each message names the variable and the fix.
+// One row of the settings table (src/config/): its shape, the value kinds rows read, ConfigError.
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { UserError } from '../platform/errors.js';
+
+/** A setting (variable, flag, or a file one names) that cannot be used: the message says which. */
+export class ConfigError extends UserError {
+  override name = 'ConfigError';
+}
 
 export const number = (name: string, fix: string) =>
   z.coerce.number({ error: `${name} must be a number: ${fix}` }).refine(Number.isFinite, {
