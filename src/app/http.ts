@@ -267,12 +267,13 @@ async function startOAuth(
     logger: deps.logger,
     authToken: config.authToken,
     tokens,
-    namespaces: () =>
+    // Every namespace of the store: a replica on PostgreSQL holds only those asked for lately.
+    namespaces: async () =>
       [
         ...new Set([
           DEFAULT_NAMESPACE,
           ...tokens.flatMap((grant) => grant.namespaces),
-          ...memory.namespaces(),
+          ...(await memory.storedNamespaces()),
         ]),
       ].sort(),
     sameOrigin: refuseOtherOrigins,

@@ -42,6 +42,8 @@ export interface OpenedMemory {
   storeOf(name: string): StorageEngine;
   /** The names of the namespaces that hold a live memory or relation (`mnemo reindex`). */
   namespaces(): string[];
+  /** Every namespace of the store, held by this process or not (the consent page's list). */
+  storedNamespaces(): Promise<string[]>;
   /** The memories' embeddings (`mnemo reindex` computes them all). */
   semantic: SemanticIndex;
   /** The index of the vault's notes, and what keeps memories in step with them. */
@@ -262,6 +264,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     store: store.namespace(config.namespace),
     storeOf: (name) => store.namespace(name),
     namespaces: () => store.live.namespaces(),
+    storedNamespaces: () => store.storedNamespaces(),
     semantic,
     notes,
     noteSync,

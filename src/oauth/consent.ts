@@ -31,7 +31,7 @@ export interface ConsentOptions {
   /** The token file's tokens: each may give its own namespaces. */
   tokens: readonly TokenGrant[];
   /** The namespaces the page offers. */
-  namespaces(): string[];
+  namespaces(): string[] | Promise<string[]>;
   /** Refuses a call from another origin (the page API's rule). */
   sameOrigin(req: express.Request): void;
 }
@@ -146,7 +146,7 @@ export function consentApi(options: ConsentOptions): express.Router {
         redirect_host: redirect?.host ?? null,
       },
       namespaces:
-        allowed === undefined ? [] : allowed === 'any' ? options.namespaces() : [...allowed],
+        allowed === undefined ? [] : allowed === 'any' ? await options.namespaces() : [...allowed],
       resource: options.resource(),
     });
   });

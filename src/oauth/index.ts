@@ -41,7 +41,7 @@ export interface OAuthOptions {
   authToken: string | undefined;
   tokens: readonly TokenGrant[];
   /** The namespaces the consent page offers. */
-  namespaces(): string[];
+  namespaces(): string[] | Promise<string[]>;
   /** The page API's same-origin rule, for the consent API. */
   sameOrigin(req: express.Request): void;
   /**

@@ -143,6 +143,14 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   refreshIn(_ns: string): Promise<void> {
     return this.refresh();
   }
+
+  /**
+   * The namespaces of the store, loaded here or not (an engine that holds every namespace:
+   * those that hold a live memory or relation).
+   */
+  storedNamespaces(): Promise<string[]> {
+    return Promise.resolve(this.live.namespaces());
+  }
   abstract transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
   abstract close(): void | Promise<void>;
 

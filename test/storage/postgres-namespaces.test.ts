@@ -204,6 +204,22 @@ describe('PostgresStore, namespaces on demand', () => {
     await seen(b, 'during');
   });
 
+  it('names every namespace of the database, held or not; those it holds while the database is away', async (t) => {
+    const db = await pgSchema(t);
+    if (!db) return;
+    const a = await open(t, db.url, { preload: false });
+    for (const ns of ['default', 'work', 'home']) {
+      await save(a.namespace(ns), newMemoryRecord(`${ns}-1`, 'x', T0));
+    }
+    const proxy = await proxyTo(t, db.url);
+    const b = await open(t, proxy.url, { preload: false });
+    await b.namespace('work').refresh();
+    assert.deepEqual(b.heldNamespaces(), ['work']);
+    assert.deepEqual(await b.storedNamespaces(), ['default', 'home', 'work']);
+    proxy.cut();
+    assert.deepEqual(await b.storedNamespaces(), ['work']);
+  });
+
   it('holding them all, loads a namespace first written while its listener was away', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;

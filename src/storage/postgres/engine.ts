@@ -222,6 +222,22 @@ export class PostgresStore extends NamespacedEngine {
     return this.holdings.names();
   }
 
+  /**
+   * The namespaces ever written in the database (a row each in mnemo_namespaces, one read
+   * whatever the number of memories), loaded here or not; while the database is away, those
+   * this replica holds.
+   */
+  override async storedNamespaces(): Promise<string[]> {
+    try {
+      const rows = await this.pool.query<{ namespace: string }>(
+        'SELECT namespace FROM mnemo_namespaces ORDER BY namespace',
+      );
+      return rows.rows.map((r) => r.namespace);
+    } catch {
+      return this.live.namespaces();
+    }
+  }
+
   /** About how many bytes the namespaces held take (what MNEMO_CACHE_MB bounds). */
   get heldBytes(): number {
     return this.holdings.totalBytes;
