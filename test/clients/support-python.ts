@@ -1,8 +1,12 @@
 // Python for the client tests: a program run to its end, the environment it runs in (nothing of
 // this process's MNEMO_* settings), python3, and a venv with the MCP SDK (`mcp` from the package
-// index) made under a temp folder, or the reason there is none (the tests then skip saying why).
+// index) kept in the user's cache folder, or the reason there is none (the tests then skip
+// saying why).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 
@@ -71,16 +75,65 @@ export async function systemPython(): Promise<Python> {
 }
 
 /**
- * A venv under `root` with the SDK and jsonschema installed, or why there is none;
- * MNEMO_TEST_PYTHON_SDK names a python that has them instead.
+ * A venv with the SDK and jsonschema installed, or why there is none; MNEMO_TEST_PYTHON_SDK
+ * names a python that has them instead. Made once per python and package list, in the user's
+ * cache folder (XDG_CACHE_HOME or ~/.cache, `mnemo-tests/`), as pip and npm keep theirs: each
+ * run and both client test files use it, instead of about 15 s of CPU for a venv each. It is
+ * made under a temp name and renamed into place whole, so a run never sees half of one, and
+ * two runs making it at once both end with a whole one. MNEMO_TEST_PYTHON_FRESH=1 makes it
+ * again (a newer SDK of the same line). `root` is where one is made when no cache folder can be.
  */
 export async function sdkVenv(root: string): Promise<Python> {
-  // A python that has the SDK already (a venv kept between runs): no install.
   const given = process.env.MNEMO_TEST_PYTHON_SDK;
   if (given) return { python: given };
   const system = await systemPython();
   if ('skip' in system) return system;
-  const venv = path.join(root, 'venv');
+  const version = await run(
+    'python3',
+    ['-c', 'import sys; print(sys.version)'],
+    childEnv(),
+    30_000,
+  );
+  const key = createHash('sha256')
+    .update(`${version.stdout.trim()}\n${PACKAGES.join('\n')}`)
+    .digest('hex')
+    .slice(0, 16);
+  const cache = cacheFolder();
+  const kept = cache ? path.join(cache, `python-sdk-${key}`) : undefined;
+  const python = (venv: string) => path.join(venv, 'bin', 'python');
+  if (kept && process.env.MNEMO_TEST_PYTHON_FRESH !== '1' && fs.existsSync(python(kept))) {
+    return { python: python(kept) };
+  }
+  const building = cache ? fs.mkdtempSync(path.join(cache, 'making-')) : root;
+  const made = await makeVenv(path.join(building, 'venv'));
+  if ('skip' in made || !kept) return made;
+  const fresh = path.join(building, 'venv');
+  try {
+    if (process.env.MNEMO_TEST_PYTHON_FRESH === '1') {
+      fs.rmSync(kept, { recursive: true, force: true });
+    }
+    fs.renameSync(fresh, kept);
+  } catch {
+    // Another run put a whole one there first: that one is used, this one dropped.
+  }
+  fs.rmSync(building, { recursive: true, force: true });
+  return fs.existsSync(python(kept)) ? { python: python(kept) } : made;
+}
+
+/** The cache folder of these tests, made if missing; undefined where none can be. */
+function cacheFolder(): string | undefined {
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  const folder = path.join(base, 'mnemo-tests');
+  try {
+    fs.mkdirSync(folder, { recursive: true });
+    return folder;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `python3 -m venv` at `venv` and a pip install of the packages into it, or why not. */
+async function makeVenv(venv: string): Promise<Python> {
   const made = await run('python3', ['-m', 'venv', venv], childEnv(), 120_000);
   if (made.code !== 0) return { skip: `python3 -m venv failed: ${lastLine(made.stderr)}` };
   const python = path.join(venv, 'bin', 'python');
