@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -242,6 +243,7 @@ async function spreadParts(
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
   };
+  const lags = lagProbes(replicas, home, end);
   await Promise.all(
     Array.from({ length: opts.clients }, async (_, w) => {
       let i = 0;
@@ -259,8 +261,58 @@ async function spreadParts(
   );
   for (const c of cache.values()) await c.close().catch(() => {});
   report.spread = { calls, perSecond: calls / opts.seconds, summary: summarize(times) };
+  report.lag = summarize(await lags);
   report.peakRssMb = replicas.map((r) => Math.round(peakRssMb(r.child.pid) ?? Number.NaN));
   report.transientErrors = transient.count;
+}
+
+/**
+ * Replication lag while the spread load runs, until `end`: one at a time, a memory with a word
+ * of its own saved through the replica a namespace is routed to, then searched for through
+ * another one every 5 ms until it answers it. The lag is from the save's answer to the answer
+ * of the search that finds it (that search's round trip included).
+ */
+async function lagProbes(
+  replicas: Replica[],
+  home: (ns: number) => Replica,
+  end: number,
+): Promise<number[]> {
+  const a = home(0);
+  const b = replicas[(replicas.indexOf(a) + 1) % replicas.length] as Replica;
+  const saver = await connect(a, nsName(0));
+  const poller = await connect(b, nsName(0));
+  // The other replica holds the namespace before the first probe (a load is not a lag).
+  await poller.callTool({ name: 'search_memory', arguments: { query: 'warm', top_k: 1 } });
+  const lags: number[] = [];
+  try {
+    for (let i = 0; performance.now() < end; i++) {
+      const word = `lagprobe${process.pid}n${i}`;
+      const saved = await saver.callTool({
+        name: 'save_memory',
+        arguments: { content: `Replication probe ${word}` },
+      });
+      const acked = performance.now();
+      const id = (saved.structuredContent as { memory_id?: string } | undefined)?.memory_id;
+      if (saved.isError || !id) continue;
+      for (;;) {
+        const found = await poller.callTool({
+          name: 'search_memory',
+          arguments: { query: word, top_k: 1, include_review_candidates: false },
+        });
+        const hits = ((found.structuredContent as { results?: { memory_id: string }[] })?.results ??
+          []) as { memory_id: string }[];
+        if (hits.some((h) => h.memory_id === id)) break;
+        if (performance.now() - acked > 30_000)
+          throw new Error(`lag probe ${id}: not seen in 30 s`);
+        await sleep(5);
+      }
+      lags.push(performance.now() - acked);
+    }
+  } finally {
+    await saver.close().catch(() => {});
+    await poller.close().catch(() => {});
+  }
+  return lags;
 }
 
 async function main(): Promise<void> {
