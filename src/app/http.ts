@@ -4,7 +4,7 @@ import { curveSettings } from '../config/derived.js';
 import { type Config, ConfigError } from '../config/index.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { ManifestFile, type ManifestServer } from '../gateway/manifest.js';
-import { createGateway, type Gateway } from '../gateway/proxy.js';
+import type { Gateway } from '../gateway/proxy.js';
 import { cloudflaredEnvironment, QuickTunnel } from '../gateway/tunnel.js';
 import type { OAuthServer } from '../oauth/index.js';
 import { readRegularFile } from '../platform/durable-file.js';
@@ -138,10 +138,15 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
         .catch((error: Error) =>
           logger.error({ err: error.message }, 'cannot load the memory store'),
         );
+      // The MCP client and the process tools only with upstreams: a start without pays nothing.
       const upstreams =
         servers === undefined
           ? undefined
-          : createGateway({ servers, logger, callTimeoutMs: config.gatewayTimeoutMs });
+          : (await import('../gateway/proxy.js')).createGateway({
+              servers,
+              logger,
+              callTimeoutMs: config.gatewayTimeoutMs,
+            });
       gateway = upstreams;
       // Signs save_memory's questions (2026-07-28): one key a namespace, the same for every
       // request's server, so the answer may come to another one; made anew at each start.
