@@ -34,10 +34,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   config: ['vault', 'search', 'storage', 'decay', 'platform'],
   transport: ['storage', 'platform'],
   ui: ['transport', 'memory', 'contract', 'storage', 'decay', 'platform'],
-  // storage: engine.ts (isNamespace), lock.ts (DirLock) and postgres/database.ts (a pool).
+  // storage: engine.ts (isNamespace) and postgres/database.ts (a pool).
   oauth: ['ui', 'transport', 'config', 'storage', 'platform'],
-  // storage: lock.ts (DirLock) for gateway.json, until the lock moves to platform.
-  gateway: ['transport', 'config', 'version', 'storage', 'platform'],
+  gateway: ['transport', 'config', 'version', 'platform'],
   app: ['*'],
   cli: ['*'],
 };

@@ -15,8 +15,8 @@ import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
 import { DEFAULT_NAMESPACE, type StorageEngine } from '../storage/engine.js';
+import { JsonlStore } from '../storage/jsonl/store.js';
 import { PostgresStore } from '../storage/postgres/engine.js';
-import { JsonlStore } from '../storage/store.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
 

@@ -1,6 +1,6 @@
 // One namespace of an engine: a view with the StorageEngine interface, and how a stored JSONL line
 // says which namespace it belongs to.
-import { StoreError } from './data-dir.js';
+
 import {
   type ChangeWatcher,
   DEFAULT_NAMESPACE,
@@ -10,6 +10,7 @@ import {
   type StorageEngine,
   type StoreListener,
 } from './engine.js';
+import { StoreError } from './jsonl/data-dir.js';
 import { LiveRecords } from './live-records.js';
 import { type MemoryRecord, RecordError, type RelationRecord } from './records.js';
 

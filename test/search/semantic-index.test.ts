@@ -7,12 +7,12 @@ import pino from 'pino';
 import type { EmbeddingProvider } from '../../src/search/embeddings.js';
 import { SemanticIndex, textHash, VECTORS_FILE } from '../../src/search/semantic-index.js';
 import { dequantise, quantise } from '../../src/search/vector-quantise.js';
-import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import {
   JsonlVectorStore,
   type StoredVector,
   type VectorStore,
-} from '../../src/storage/vector-store.js';
+} from '../../src/storage/jsonl/vectors.js';
+import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import { eventually, recordingLogger, T0 } from '../support.js';
 
 const DIMS = 8;

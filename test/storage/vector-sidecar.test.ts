@@ -7,7 +7,7 @@ import {
   type StoredVector,
   VECTORS_FILE,
   VECTORS_SIDECAR_FILE,
-} from '../../src/storage/vector-store.js';
+} from '../../src/storage/jsonl/vectors.js';
 import { recordingLogger, testDir } from '../support.js';
 import { withColumn, withHeader } from './sidecar-craft.js';
 

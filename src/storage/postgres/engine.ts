@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { TransientError } from '../../platform/errors.js';
-import { StoreError } from '../data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
+import { StoreError } from '../jsonl/data-dir.js';
 import { crossing, NamespacedEngine } from '../namespace-view.js';
 import { type MemoryRecord, toMemoryRecord } from '../records.js';
 import {

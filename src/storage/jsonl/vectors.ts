@@ -3,8 +3,7 @@
 // crash, a full disk, a database away) and they are computed again, so no write of a store throws.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { errorCode } from '../platform/errors.js';
-import { JsonlFile } from './jsonl-file.js';
+import { errorCode } from '../../platform/errors.js';
 import {
   logTail,
   packStrings,
@@ -12,7 +11,8 @@ import {
   SidecarMismatch,
   unpackStrings,
   writeSidecar,
-} from './sidecar.js';
+} from '../sidecar.js';
+import { JsonlFile } from './jsonl-file.js';
 
 /** The sidecar beside memories.jsonl: one line a vector, the last line for an id wins. */
 export const VECTORS_FILE = 'vectors.jsonl';

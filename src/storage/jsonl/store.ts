@@ -1,20 +1,21 @@
+// The JSONL engine: a data dir's memories.jsonl, relations.jsonl and forgotten.jsonl.
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { deferred } from '../platform/deferred.js';
+import { deferred } from '../../platform/deferred.js';
+import { DirLock, LockLostError, LockTimeoutError } from '../../platform/dir-lock.js';
+import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
+import { crossing, NamespacedEngine, withNamespace } from '../namespace-view.js';
+import { type MemoryRecord, storedShape, toMemoryRecord } from '../records.js';
+import { SIDECAR_FILE } from '../sidecar.js';
 import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
-import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
 import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { JsonlFile } from './jsonl-file.js';
-import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
 import { LogCompaction, type LogKind } from './log-compaction.js';
 import { LogReader } from './log-reader.js';
 import { LogSidecar } from './log-sidecar.js';
-import { crossing, NamespacedEngine, withNamespace } from './namespace-view.js';
 import { startReadAhead } from './read-ahead.js';
-import { type MemoryRecord, storedShape, toMemoryRecord } from './records.js';
-import { SIDECAR_FILE } from './sidecar.js';
 
 export interface StoreOptions {
   dataDir: string;
