@@ -1,7 +1,7 @@
 // The vector store as the semantic index uses it: the vectors a start finds stored, those
 // computed handed over, and the store compacted when mostly stale.
 import type { Logger } from 'pino';
-import type { StoredVector, VectorStore } from '../storage/jsonl/vectors.js';
+import type { StoredVector, VectorStore } from '../storage/vector-store.js';
 import { dequantise, quantise } from './vector-quantise.js';
 
 /** A memory's vector as the index holds it, of the text whose hash is `hash`. */

@@ -2,7 +2,8 @@
 // cosine.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { JsonlVectorStore, VECTORS_FILE, type VectorStore } from '../storage/jsonl/vectors.js';
+import { JsonlVectorStore, VECTORS_FILE } from '../storage/jsonl/vectors.js';
+import type { VectorStore } from '../storage/vector-store.js';
 import { AnnIndex, type AnnOptions, type AnnStatus } from './ann-index.js';
 import { annSourceOf } from './ann-source.js';
 import type { EmbeddingProvider } from './embeddings.js';

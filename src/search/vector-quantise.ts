@@ -1,5 +1,5 @@
 // A vector as it is stored: int8 values and a scale, and back to a unit vector.
-import type { StoredVector } from '../storage/jsonl/vectors.js';
+import type { StoredVector } from '../storage/vector-store.js';
 
 /** A vector as int8 and the scale that turns it back (the cosine moves by well under 1%). */
 export function quantise(vector: Float32Array): { values: Int8Array; scale: number } {

@@ -10,7 +10,7 @@ import {
   type StorageEngine,
   type StoreListener,
 } from './engine.js';
-import { StoreError } from './jsonl/data-dir.js';
+import { crossing, StoreError } from './errors.js';
 import { LiveRecords } from './live-records.js';
 import { type MemoryRecord, RecordError, type RelationRecord } from './records.js';
 
@@ -199,6 +199,20 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   transact<T>(plan: () => Mutation<T>): Promise<T> {
     return this.transactIn(DEFAULT_NAMESPACE, plan);
   }
+
+  /**
+   * Throws crossing(ns) when mutation `m` names a record another namespace holds: records never
+   * move between namespaces. Each engine calls it on the plan before it writes anything.
+   */
+  protected owned(ns: string, m: Mutation<unknown>): void {
+    const owns = (owner: string | undefined) => owner === undefined || owner === ns;
+    for (const r of m.memories ?? []) {
+      if (!owns(this.live.namespaceOfMemory(r.id))) throw crossing(ns);
+    }
+    for (const r of m.relations ?? []) {
+      if (!owns(this.live.namespaceOfRelation(r.id))) throw crossing(ns);
+    }
+  }
 }
 
 /**
@@ -238,10 +252,4 @@ export function lineNamespace(line: unknown): string {
 export function withNamespace(line: unknown, ns: string): unknown {
   if (ns === DEFAULT_NAMESPACE || typeof line !== 'object' || line === null) return line;
   return { ...line, namespace: ns };
-}
-
-export function crossing(ns: string): StoreError {
-  return new StoreError(
-    `a record of this write is not in namespace "${ns}": nothing was written. Records never move between namespaces`,
-  );
 }

@@ -9,7 +9,7 @@ import { main, report } from '../../src/cli/main.js';
 import { ConfigError } from '../../src/config/index.js';
 import { LockLostError, LockTimeoutError } from '../../src/platform/dir-lock.js';
 import { UserError } from '../../src/platform/errors.js';
-import { StoreError } from '../../src/storage/jsonl/data-dir.js';
+import { StoreError } from '../../src/storage/errors.js';
 import { WriteError } from '../../src/storage/jsonl/jsonl-file.js';
 import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord } from '../../src/storage/records.js';

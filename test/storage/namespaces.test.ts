@@ -6,7 +6,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { StoreListener } from '../../src/storage/engine.js';
-import { StoreError } from '../../src/storage/jsonl/data-dir.js';
+import { StoreError } from '../../src/storage/errors.js';
 import { FILES, JsonlStore } from '../../src/storage/jsonl/store.js';
 import { type MemoryRecord, newMemoryRecord, OTHER_FIELDS } from '../../src/storage/records.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { StoreError } from '../../src/storage/jsonl/data-dir.js';
+import { StoreError } from '../../src/storage/errors.js';
 import { FILES, JsonlStore } from '../../src/storage/jsonl/store.js';
 import { VECTORS_FILE } from '../../src/storage/jsonl/vectors.js';
 import { CopyError, type CopyOptions, type CopyResult } from '../../src/storage/migrate/copy.js';

@@ -5,12 +5,12 @@ import pino from 'pino';
 import type { EmbeddingProvider } from '../../src/search/embeddings.js';
 import { SemanticIndex, textHash } from '../../src/search/semantic-index.js';
 import { dequantise, quantise } from '../../src/search/vector-quantise.js';
-import type { StoredVector } from '../../src/storage/jsonl/vectors.js';
 import { createPool } from '../../src/storage/postgres/database.js';
 import { MEMORY_COLUMNS, memoryValues, upsertSql } from '../../src/storage/postgres/rows.js';
 import { migrate } from '../../src/storage/postgres/schema.js';
 import { PgVectorStore } from '../../src/storage/postgres/vectors.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
+import type { StoredVector } from '../../src/storage/vector-store.js';
 import { eventually, recordingLogger, T0 } from '../support.js';
 import { pgSchema, type TestDatabase } from '../support-pg.js';
 

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { LockLostError, LockTimeoutError } from '../../src/platform/dir-lock.js';
 import { LockAsk } from '../../src/platform/dir-lock-ask.js';
 import type { StoreListener } from '../../src/storage/engine.js';
-import { StoreError } from '../../src/storage/jsonl/data-dir.js';
+import { StoreError } from '../../src/storage/errors.js';
 import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/jsonl/store.js';
 import {
   type MemoryRecord,

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { overwriteFile, readIfExists } from '../../platform/durable-file.js';
 import { errorCode } from '../../platform/errors.js';
+import { StoreError } from '../errors.js';
 import { toLines } from '../jsonl-lines.js';
-import { StoreError } from './data-dir.js';
 import { type JsonlFile, WriteError } from './jsonl-file.js';
 
 /** In the data dir while a write to several logs is under way, and after a crash cut it short. */

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { DEFAULT_NAMESPACE } from '../engine.js';
-import { StoreError } from '../jsonl/data-dir.js';
+import { StoreError } from '../errors.js';
 import { readAllLines } from '../jsonl/jsonl-file.js';
 import { FILES, JsonlStore } from '../jsonl/store.js';
 import { lineNamespace } from '../namespace-view.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import { DEFAULT_NAMESPACE } from '../engine.js';
-import { StoreError } from '../jsonl/data-dir.js';
+import { StoreError } from '../errors.js';
 import { JsonlFile, readAllLines } from '../jsonl/jsonl-file.js';
 import { FILES, JsonlStore } from '../jsonl/store.js';
 import { VECTORS_FILE } from '../jsonl/vectors.js';

@@ -3,7 +3,7 @@
 // before computing a vector, looks for one another replica stored meanwhile.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { StoredVector, VectorStore } from '../jsonl/vectors.js';
+import type { StoredVector, VectorStore } from '../vector-store.js';
 import { isConnectionError } from './database.js';
 
 /** Rows a query at start: the load never holds one huge result. */
