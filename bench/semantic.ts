@@ -12,7 +12,7 @@ import { loadEmbeddings } from '../src/search/embeddings.js';
 import { modelDefaults } from '../src/search/model-defaults.js';
 import { VectorIndex } from '../src/search/vector-index.js';
 import { dequantise } from '../src/search/vector-quantise.js';
-import { JsonlVectorStore, VECTORS_FILE } from '../src/storage/vector-store.js';
+import { JsonlVectorStore, VECTORS_FILE } from '../src/storage/jsonl/vectors.js';
 import { ServerSession } from './lib/client.js';
 import { mb, ms } from './lib/format.js';
 import { type Summary, summarize } from './lib/percentile.js';

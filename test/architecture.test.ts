@@ -1,7 +1,8 @@
 // Which way the dependencies between src's folders point: a table of folder -> the folders it
 // may import, checked against every import in src (each resolved against its own file, so
 // storage/postgres/engine.ts importing '../engine.js' is storage -> storage), and the same table
-// in docs/architecture.md, which also names every folder.
+// in docs/architecture.md, which also names every folder; inside storage, that each engine keeps
+// to its folder and only open.ts of the core names one.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,10 +35,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   config: ['vault', 'search', 'storage', 'decay', 'platform'],
   transport: ['storage', 'platform'],
   ui: ['transport', 'memory', 'contract', 'storage', 'decay', 'platform'],
-  // storage: engine.ts (isNamespace), lock.ts (DirLock) and postgres/database.ts (a pool).
+  // storage: engine.ts (isNamespace) and postgres/database.ts (a pool).
   oauth: ['ui', 'transport', 'config', 'storage', 'platform'],
-  // storage: lock.ts (DirLock) for gateway.json, until the lock moves to platform.
-  gateway: ['transport', 'config', 'version', 'storage', 'platform'],
+  gateway: ['transport', 'config', 'version', 'platform'],
   app: ['*'],
   cli: ['*'],
 };
@@ -67,6 +67,9 @@ interface Import {
   from: string;
   to: string;
   at: string;
+  /** The importing file and the imported one, relative to src (local imports only). */
+  fromFile?: string;
+  toFile?: string;
 }
 
 /** Every import of src (static, type-only, re-export and dynamic), by the importing module. */
@@ -83,7 +86,13 @@ function importsOfSrc(): { local: Import[]; packages: Import[] } {
         // version.ts reads the version from package.json; nothing else of src looks outside it.
         if (outside && path.relative(ROOT, target) === 'package.json') continue;
         assert.ok(!outside, `${at} imports ${fileName}, outside src`);
-        local.push({ from: moduleOf(file), to: moduleOf(target), at: `${at}: ${fileName}` });
+        local.push({
+          from: moduleOf(file),
+          to: moduleOf(target),
+          at: `${at}: ${fileName}`,
+          fromFile: path.relative(SRC, file),
+          toFile: path.relative(SRC, target),
+        });
       } else if (!fileName.startsWith('node:')) {
         const name = fileName.startsWith('@')
           ? fileName.split('/').slice(0, 2).join('/')
@@ -139,6 +148,54 @@ describe('the layers of src', () => {
       .filter((i) => {
         const allowed = MAY_USE_PACKAGES[i.from];
         return allowed !== undefined && !allowed.includes(i.to);
+      })
+      .map((i) => i.at);
+    assert.deepEqual(wrong, []);
+  });
+});
+
+/**
+ * Inside storage: the core (storage/'s own files) names no engine, open.ts (openEngine) alone
+ * excepted; an engine's folder imports the core, never the other engine; migrate/ imports both.
+ */
+const STORAGE_MAY_IMPORT: Record<string, readonly string[]> = {
+  core: [],
+  jsonl: ['core'],
+  postgres: ['core'],
+  open: ['core', 'jsonl', 'postgres'],
+  migrate: ['core', 'jsonl', 'postgres'],
+};
+/** Outside storage, what may name an engine's folder: cli's commands, oauth's PostgreSQL pool. */
+const ENGINE_FOLDERS_USED_BY = ['cli', 'oauth'];
+
+/** The part of storage a file of src is in (core, open, or an engine's folder), else undefined. */
+function storagePart(file: string): string | undefined {
+  const [top, second = '', ...rest] = file.split(path.sep);
+  if (top !== 'storage') return undefined;
+  if (rest.length > 0) return second;
+  return second.replace(/\.(ts|js)$/, '') === 'open' ? 'open' : 'core';
+}
+
+describe('the folders of storage', () => {
+  it('keeps each engine to its folder, and names one in the core only in open.ts', () => {
+    const wrong = local
+      .filter((i) => i.from === 'storage' && i.to === 'storage')
+      .filter((i) => {
+        const from = storagePart(i.fromFile ?? '') ?? '';
+        const to = storagePart(i.toFile ?? '') ?? '';
+        return from !== to && !(STORAGE_MAY_IMPORT[from] ?? []).includes(to);
+      })
+      .map((i) => i.at);
+    assert.deepEqual(wrong, []);
+  });
+
+  it('lets only app go through open.ts, and cli and oauth name an engine folder', () => {
+    const wrong = local
+      .filter((i) => i.from !== 'storage')
+      .filter((i) => {
+        const to = storagePart(i.toFile ?? '');
+        if (to === 'open') return i.from !== 'app';
+        return to !== undefined && to !== 'core' && !ENGINE_FOLDERS_USED_BY.includes(i.from);
       })
       .map((i) => i.at);
     assert.deepEqual(wrong, []);

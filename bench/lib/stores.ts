@@ -1,5 +1,5 @@
 // Pre-filled stores, written straight to disk in each server's own line format.
-import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
 import { seededRandom } from './content.js';
 

@@ -15,8 +15,7 @@ import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
 import { DEFAULT_NAMESPACE, type StorageEngine } from '../storage/engine.js';
-import { PostgresStore } from '../storage/postgres/engine.js';
-import { JsonlStore } from '../storage/store.js';
+import { openEngine } from '../storage/open.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
 
@@ -88,21 +87,21 @@ export interface OpenOptions {
  */
 export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
   const { logger, clock } = options;
-  const store = config.databaseUrl
-    ? PostgresStore.start({
-        url: config.databaseUrl,
-        logger,
-        clock,
-        preload: options.namespacesOnDemand !== true,
-        ...(config.cacheMb !== undefined ? { cacheMb: config.cacheMb } : {}),
-      })
-    : JsonlStore.start({
-        dataDir: config.dataDir,
-        logger,
-        clock,
-        lockWaitMs: options.lockWaitMs,
-        sidecarMinLines: options.sidecarMinLines,
-      });
+  const {
+    engine: store,
+    vectors,
+    connected,
+  } = openEngine(
+    {
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      cacheMb: config.cacheMb,
+      lockWaitMs: options.lockWaitMs,
+      sidecarMinLines: options.sidecarMinLines,
+      preload: options.namespacesOnDemand !== true,
+    },
+    { logger, clock },
+  );
   // Without a vault (a replica on PostgreSQL not told one) promotion answers how to get one.
   const vaultDir = config.vaultDir;
   // The model loads once the store has, in the background: the handshake and the first answers
@@ -129,8 +128,8 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     // MiniLM's ONNX runtime, when that is the model, multiplies faster than the plain loop; the
     // static model loads no runtime, so its searches take the loop.
     matVec: provider.then((p) => (p?.id.startsWith(`${MINILM_MODEL}:`) ? onnxMatVec() : undefined)),
-    // Replicas share what they computed: a memory saved elsewhere is embedded once.
-    ...(store instanceof PostgresStore ? { store: store.vectorStore() } : {}),
+    // The engine's: vectors.jsonl, or on PostgreSQL the replicas' shared table.
+    store: vectors,
   });
   const settings: MemorySettings = memorySettings(config);
   // One document per memory for words and meaning alike: its note's, once promoted and edited.
@@ -260,7 +259,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     memory: memoryFor(config.namespace),
     memoryFor,
     readiness,
-    connected: store instanceof PostgresStore ? store.connected : Promise.resolve(),
+    connected,
     store: store.namespace(config.namespace),
     storeOf: (name) => store.namespace(name),
     namespaces: () => store.live.namespaces(),

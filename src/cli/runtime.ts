@@ -2,8 +2,8 @@ import path from 'node:path';
 import { type OpenedMemory, openMemory } from '../app/memory.js';
 import type { Config } from '../config/index.js';
 import { createLogger } from '../logger.js';
+import { FILES } from '../storage/jsonl/store.js';
 import { SIDECAR_FILE } from '../storage/sidecar.js';
-import { FILES } from '../storage/store.js';
 
 /** Seconds since the epoch: the wall clock, or the fixed instant of --at / MNEMO_NOW. */
 /** The JSONL store's log and sidecar in `dataDir`: what the heap is sized by before it loads. */

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/index.js';
+import { DirLock, LockTimeoutError } from '../platform/dir-lock.js';
 import { makeDirs, readIfExists, replaceFile } from '../platform/durable-file.js';
 import { trimEndChar } from '../platform/linear-text.js';
-import { DirLock, LockTimeoutError } from '../storage/lock.js';
 
 /** One MCP server as a remote agent (xAI's server_url / server_label / authorization) sees it. */
 export interface ManifestServer {

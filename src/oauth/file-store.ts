@@ -4,9 +4,9 @@
 // change is cheap, and it keeps the data dir's rule: a file is never rewritten in place.
 import fs from 'node:fs';
 import path from 'node:path';
+import { DirLock } from '../platform/dir-lock.js';
 import { makeDirs, readIfExists, replaceFile } from '../platform/durable-file.js';
 import { UserError } from '../platform/errors.js';
-import { DirLock } from '../storage/lock.js';
 import { type KeyedEntry, live, type OAuthStore, type StoredEntry } from './store.js';
 
 export const OAUTH_FILE = 'oauth.json';

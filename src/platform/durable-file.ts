@@ -56,7 +56,8 @@ export function writeAll(fd: number, data: string | Uint8Array, position?: numbe
  * The temp file `replaceFile` writes beside `file`: `<file>.<pid>.<random>.tmp`, or
  * `.<file>.<pid>.<random>.tmp` when `hidden` (a dot file, which the vault index and Obsidian
  * skip). The random part makes the name one nobody can plant a link at in advance; the pid is
- * what lets the store tell a leftover of a process gone (data-dir.ts sweeps them by this shape).
+ * what lets the store tell a leftover of a process gone (storage/jsonl/data-dir.ts sweeps them
+ * by this shape).
  */
 export function tempPathFor(file: string, hidden = false): string {
   const random = crypto.randomBytes(8).toString('hex');

@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isAlive } from '../platform/dir-lock.js';
 import { NEW_FILE, readIfExists } from '../platform/durable-file.js';
 import { startTime } from '../platform/process-start.js';
-import { isAlive } from '../storage/lock.js';
 
 export const ANN_CLAIM_FILE = 'vectors.ann.claim';
 /** A claim from another host not refreshed for this long is taken over (ms). */

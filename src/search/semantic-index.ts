@@ -1,8 +1,7 @@
 // Embeddings of the memories: computed in the background, kept in a vector store, searched by
 // cosine.
-import path from 'node:path';
 import type { Logger } from 'pino';
-import { JsonlVectorStore, VECTORS_FILE, type VectorStore } from '../storage/vector-store.js';
+import type { VectorStore } from '../storage/vector-store.js';
 import { AnnIndex, type AnnOptions, type AnnStatus } from './ann-index.js';
 import { annSourceOf } from './ann-source.js';
 import type { EmbeddingProvider } from './embeddings.js';
@@ -10,8 +9,6 @@ import { type HeldVector, KeptVectors } from './kept-vectors.js';
 import { contentHash } from './lexical-index.js';
 import { type MatVec, type VectorHits, VectorIndex } from './vector-index.js';
 import { dequantise } from './vector-quantise.js';
-
-export { VECTORS_FILE };
 
 /** Texts embedded per call: large enough to keep the model busy, small enough to yield often. */
 const BATCH = 32;
@@ -37,11 +34,11 @@ export interface SemanticIndexOptions {
    */
   textsSettled?: Promise<unknown>;
   /**
-   * Where the vectors are kept between runs (default: vectors.jsonl in `dataDir`). The index
-   * closes it. One shared with other processes (PostgreSQL) is asked, before a vector is computed,
+   * Where the vectors are kept between runs (the engine's: storage/open.ts). The index closes
+   * it. One shared with other processes (PostgreSQL) is asked, before a vector is computed,
    * whether another process stored it already.
    */
-  store?: VectorStore;
+  store: VectorStore;
   /**
    * The approximate index (vectors.ann) used from its threshold of vectors on; false: exact search
    * always.
@@ -102,11 +99,7 @@ export class SemanticIndex {
   readonly ready: Promise<void>;
 
   constructor(private readonly options: SemanticIndexOptions) {
-    this.kept = new KeptVectors(
-      options.store ??
-        new JsonlVectorStore(path.join(options.dataDir, VECTORS_FILE), options.logger),
-      options.logger,
-    );
+    this.kept = new KeptVectors(options.store, options.logger);
     this.ready = this.start()
       .catch((error: Error) => {
         options.logger.warn({ err: error.message }, 'embeddings stopped: search is by words');

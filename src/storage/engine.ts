@@ -1,5 +1,5 @@
-// What the memory needs from storage, whatever keeps it: the JSONL logs of a data dir (store.ts)
-// or PostgreSQL (postgres/engine.ts). The use cases and the indexes depend on this, never on an
+// What the memory needs from storage, whatever keeps it: the JSONL logs of a data dir (jsonl/)
+// or PostgreSQL (postgres/). The use cases and the indexes depend on this, never on an
 // engine.
 import type { MemoryRecord, RelationRecord } from './records.js';
 

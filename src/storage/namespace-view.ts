@@ -1,6 +1,6 @@
 // One namespace of an engine: a view with the StorageEngine interface, and how a stored JSONL line
 // says which namespace it belongs to.
-import { StoreError } from './data-dir.js';
+
 import {
   type ChangeWatcher,
   DEFAULT_NAMESPACE,
@@ -10,6 +10,7 @@ import {
   type StorageEngine,
   type StoreListener,
 } from './engine.js';
+import { crossing, StoreError } from './errors.js';
 import { LiveRecords } from './live-records.js';
 import { type MemoryRecord, RecordError, type RelationRecord } from './records.js';
 
@@ -206,6 +207,20 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   transact<T>(plan: () => Mutation<T>): Promise<T> {
     return this.transactIn(DEFAULT_NAMESPACE, plan);
   }
+
+  /**
+   * Throws crossing(ns) when mutation `m` names a record another namespace holds: records never
+   * move between namespaces. Each engine calls it on the plan before it writes anything.
+   */
+  protected owned(ns: string, m: Mutation<unknown>): void {
+    const owns = (owner: string | undefined) => owner === undefined || owner === ns;
+    for (const r of m.memories ?? []) {
+      if (!owns(this.live.namespaceOfMemory(r.id))) throw crossing(ns);
+    }
+    for (const r of m.relations ?? []) {
+      if (!owns(this.live.namespaceOfRelation(r.id))) throw crossing(ns);
+    }
+  }
 }
 
 /**
@@ -245,10 +260,4 @@ export function lineNamespace(line: unknown): string {
 export function withNamespace(line: unknown, ns: string): unknown {
   if (ns === DEFAULT_NAMESPACE || typeof line !== 'object' || line === null) return line;
   return { ...line, namespace: ns };
-}
-
-export function crossing(ns: string): StoreError {
-  return new StoreError(
-    `a record of this write is not in namespace "${ns}": nothing was written. Records never move between namespaces`,
-  );
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { JsonlStore } from '../../src/storage/store.js';
+import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { type CliClient, makeTempDir, removeDir, startClient } from './helpers.js';
 
 const PER_PROCESS = 100;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { STATIC_MODEL } from '../../src/search/embeddings.js';
-import { VECTORS_FILE } from '../../src/search/semantic-index.js';
+import { VECTORS_FILE } from '../../src/storage/jsonl/vectors.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { T0 } from '../support.js';
 import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
+import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
-import { JsonlStore } from '../../src/storage/store.js';
 import { recordingLogger } from '../support.js';
 import { type CliClient, makeTempDir, removeDir, startClient } from './helpers.js';
 

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { isNamespace } from '../../src/storage/engine.js';
+import { FILES, JsonlStore } from '../../src/storage/jsonl/store.js';
 import {
   isTombstone,
   MAX_SUPERSEDES,
@@ -16,7 +17,6 @@ import {
   toMemoryRecord,
   toRelationRecord,
 } from '../../src/storage/records.js';
-import { FILES, JsonlStore } from '../../src/storage/store.js';
 import { tempDir } from '../support.js';
 import {
   assertNoPollution,
@@ -214,7 +214,7 @@ const garbageLine = fc.oneof(
   ),
 );
 
-describe('fuzz: a data dir of hostile logs (src/storage/jsonl-file.ts, store.ts)', () => {
+describe('fuzz: a data dir of hostile logs (src/storage/jsonl/jsonl-file.ts, store.ts)', () => {
   it('opens: good records load, bad lines are quarantined, nothing throws', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { createServeApp } from '../../src/app/http.js';
 import { loadConfig } from '../../src/config/index.js';
 import { SETTLE_CHOICES, settleConflictInput } from '../../src/contract/settle-conflict.js';
-import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
 import type { RelationRecord } from '../../src/storage/records.js';
 import { jsonShapeProblem } from '../../src/transport/jsonrpc.js';
 import { DAY, T0, tempDir } from '../support.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { VECTORS_FILE } from '../../src/search/semantic-index.js';
+import { VECTORS_FILE } from '../../src/storage/jsonl/vectors.js';
 import { eventually, openTestMemory, type TestMemory, tempDir } from '../support.js';
 
 describe('semantic recall with the static model', () => {

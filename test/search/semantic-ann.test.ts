@@ -8,6 +8,7 @@ import { verifyAnnFile } from '../../src/search/ann-file.js';
 import { ANN_FILE } from '../../src/search/ann-index.js';
 import type { EmbeddingProvider } from '../../src/search/embeddings.js';
 import { SemanticIndex } from '../../src/search/semantic-index.js';
+import { JsonlVectorStore, VECTORS_FILE } from '../../src/storage/jsonl/vectors.js';
 import { testDir } from '../support.js';
 import { DIMS, testVectors } from './ann-support.js';
 
@@ -39,6 +40,7 @@ it('searches by the approximate index over the threshold, honouring deletes and 
       dataDir: dir,
       logger,
       provider: Promise.resolve(model),
+      store: new JsonlVectorStore(path.join(dir, VECTORS_FILE), logger),
       ann: { threshold: 1000 },
     });
   const index = start();

@@ -5,14 +5,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import type { EmbeddingProvider } from '../../src/search/embeddings.js';
-import { SemanticIndex, textHash, VECTORS_FILE } from '../../src/search/semantic-index.js';
+import { SemanticIndex, textHash } from '../../src/search/semantic-index.js';
 import { dequantise, quantise } from '../../src/search/vector-quantise.js';
+import { JsonlVectorStore, VECTORS_FILE } from '../../src/storage/jsonl/vectors.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
-import {
-  JsonlVectorStore,
-  type StoredVector,
-  type VectorStore,
-} from '../../src/storage/vector-store.js';
+import type { StoredVector, VectorStore } from '../../src/storage/vector-store.js';
 import { eventually, recordingLogger, T0 } from '../support.js';
 
 const DIMS = 8;
@@ -95,7 +92,12 @@ describe('SemanticIndex', () => {
     provider: EmbeddingProvider | null | Promise<EmbeddingProvider | null>,
     records: readonly MemoryRecord[] = RECORDS,
   ): SemanticIndex {
-    const index = new SemanticIndex({ dataDir: dir, logger, provider: Promise.resolve(provider) });
+    const index = new SemanticIndex({
+      dataDir: dir,
+      logger,
+      provider: Promise.resolve(provider),
+      store: new JsonlVectorStore(path.join(dir, VECTORS_FILE), logger),
+    });
     open.push(index);
     // As the store does: every record it loads, before the model is there.
     for (const r of records) index.upsert(...textOf(r));
@@ -497,6 +499,7 @@ describe('SemanticIndex and its vector store', () => {
       dataDir: dir,
       logger,
       provider: Promise.resolve(new FakeProvider()),
+      store: new JsonlVectorStore(path.join(dir, VECTORS_FILE), logger),
     });
     index.upsert(...textOf(record));
     await index.ready;

@@ -8,11 +8,11 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { JOURNAL_FILE } from '../../src/storage/journal.js';
-import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { JOURNAL_FILE } from '../../src/storage/jsonl/journal.js';
+import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
+import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/jsonl/store.js';
 import type { BadLine } from '../../src/storage/jsonl-lines.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
-import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/store.js';
 import { recordingLogger, testDir } from '../support.js';
 
 const T0 = 1_767_225_600;

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import pino from 'pino';
+import { FILES, JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord, storedShape } from '../../src/storage/records.js';
-import { FILES, JsonlStore } from '../../src/storage/store.js';
 import { T0, testDir } from '../support.js';
 import { turnCounter } from '../turns.js';
 

@@ -11,8 +11,8 @@ import { LoadWords } from '../../src/search/load-words.js';
 import { Retriever } from '../../src/search/retriever.js';
 import { Tokenizer } from '../../src/search/tokenizer.js';
 import type { LogSpan, StorageEngine } from '../../src/storage/engine.js';
+import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
-import { JsonlStore } from '../../src/storage/store.js';
 import { T0, testDir } from '../support.js';
 
 const logger = pino({ level: 'silent' });

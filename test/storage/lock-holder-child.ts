@@ -4,7 +4,7 @@
 // it with SIGKILL.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DirLock } from '../../src/storage/lock.js';
+import { DirLock } from '../../src/platform/dir-lock.js';
 
 const [dir = '', mode = 'inside'] = process.argv.slice(2);
 const lock = new DirLock(dir, path.join(dir, '.lock'), { keepMs: mode === 'inside' ? 0 : 600_000 });

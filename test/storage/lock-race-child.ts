@@ -3,7 +3,7 @@
 // would leave it).
 import fs from 'node:fs';
 import path from 'node:path';
-import { DirLock } from '../../src/storage/lock.js';
+import { DirLock } from '../../src/platform/dir-lock.js';
 
 const [dir = '', roundsArg = '100', dieAtArg = '0'] = process.argv.slice(2);
 const rounds = Number(roundsArg);

@@ -10,7 +10,7 @@ import {
   type DirLockOptions,
   LockLostError,
   LockTimeoutError,
-} from '../../src/storage/lock.js';
+} from '../../src/platform/dir-lock.js';
 
 const CHILD = fileURLToPath(new URL('./lock-race-child.ts', import.meta.url));
 const HOLDER = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.url));

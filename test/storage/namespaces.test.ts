@@ -5,10 +5,10 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { StoreError } from '../../src/storage/data-dir.js';
 import type { StoreListener } from '../../src/storage/engine.js';
+import { StoreError } from '../../src/storage/errors.js';
+import { FILES, JsonlStore } from '../../src/storage/jsonl/store.js';
 import { type MemoryRecord, newMemoryRecord, OTHER_FIELDS } from '../../src/storage/records.js';
-import { FILES, JsonlStore } from '../../src/storage/store.js';
 
 const T0 = 1_767_225_600;
 const FIXTURES = fileURLToPath(new URL('../fixtures/cortexgraph/', import.meta.url));

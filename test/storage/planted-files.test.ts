@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readIfExists } from '../../src/platform/durable-file.js';
-import { JOURNAL_FILE } from '../../src/storage/journal.js';
+import { JOURNAL_FILE } from '../../src/storage/jsonl/journal.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
 import { openTestMemory, testDir } from '../support.js';
 

@@ -6,10 +6,12 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { StoreError } from '../../src/storage/data-dir.js';
-import { CopyError, type CopyOptions, type CopyResult } from '../../src/storage/postgres/copy.js';
-import { copyDirToDatabase } from '../../src/storage/postgres/copy-to-database.js';
-import { copyDatabaseToDir } from '../../src/storage/postgres/copy-to-dir.js';
+import { StoreError } from '../../src/storage/errors.js';
+import { FILES, JsonlStore } from '../../src/storage/jsonl/store.js';
+import { VECTORS_FILE } from '../../src/storage/jsonl/vectors.js';
+import { CopyError, type CopyOptions, type CopyResult } from '../../src/storage/migrate/copy.js';
+import { copyDirToDatabase } from '../../src/storage/migrate/copy-to-database.js';
+import { copyDatabaseToDir } from '../../src/storage/migrate/copy-to-dir.js';
 import { createPool } from '../../src/storage/postgres/database.js';
 import { MIGRATIONS } from '../../src/storage/postgres/schema.js';
 import {
@@ -19,8 +21,6 @@ import {
   type RelationRecord,
   toMemoryRecord,
 } from '../../src/storage/records.js';
-import { FILES, JsonlStore } from '../../src/storage/store.js';
-import { VECTORS_FILE } from '../../src/storage/vector-store.js';
 import { T0, testDir } from '../support.js';
 import { pgSchema, type TestDatabase } from '../support-pg.js';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { Retriever } from '../../src/search/retriever.js';
-import { JsonlStore } from '../../src/storage/store.js';
+import { JsonlStore } from '../../src/storage/jsonl/store.js';
 
 const [dir = '', point = 'none'] = process.argv.slice(2);
 

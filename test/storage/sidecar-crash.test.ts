@@ -9,10 +9,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Retriever } from '../../src/search/retriever.js';
-import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
+import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
-import { JsonlStore } from '../../src/storage/store.js';
 import { recordingLogger, testDir } from '../support.js';
 
 const CHILD = fileURLToPath(new URL('./sidecar-crash-child.ts', import.meta.url));

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import type { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
-import type { JsonlStore } from '../../src/storage/store.js';
 import { openTestMemory, recordingLogger, type TestMemory, testDir } from './../support.js';
 import { columnsOf, withColumn, withHeader } from './sidecar-craft.js';
 

@@ -3,8 +3,8 @@
 // says "saving" after the first and, at the end, the ids it saved (one JSON array).
 import fs from 'node:fs';
 import pino from 'pino';
+import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
-import { JsonlStore } from '../../src/storage/store.js';
 
 const [dir = ''] = process.argv.slice(2);
 const T0 = 1_767_225_600;

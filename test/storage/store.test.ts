@@ -6,17 +6,17 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { StoreError } from '../../src/storage/data-dir.js';
+import { LockLostError, LockTimeoutError } from '../../src/platform/dir-lock.js';
+import { LockAsk } from '../../src/platform/dir-lock-ask.js';
 import type { StoreListener } from '../../src/storage/engine.js';
-import { LockLostError, LockTimeoutError } from '../../src/storage/lock.js';
-import { LockAsk } from '../../src/storage/lock-ask.js';
+import { StoreError } from '../../src/storage/errors.js';
+import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/jsonl/store.js';
 import {
   type MemoryRecord,
   newMemoryRecord,
   OTHER_FIELDS,
   type RelationRecord,
 } from '../../src/storage/records.js';
-import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/store.js';
 import { recordingLogger, testDir } from '../support.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z

@@ -11,8 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
+import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord, type RelationRecord } from '../../src/storage/records.js';
-import { JsonlStore } from '../../src/storage/store.js';
 
 const [dir = '', point = 'none'] = process.argv.slice(2);
 const T0 = 1_767_225_600;

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
   JsonlVectorStore,
-  type StoredVector,
   VECTORS_FILE,
   VECTORS_SIDECAR_FILE,
-} from '../../src/storage/vector-store.js';
+} from '../../src/storage/jsonl/vectors.js';
+import type { StoredVector } from '../../src/storage/vector-store.js';
 import { recordingLogger, testDir } from '../support.js';
 import { withColumn, withHeader } from './sidecar-craft.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { FILES } from '../../src/storage/store.js';
+import { FILES } from '../../src/storage/jsonl/store.js';
 import { errorText, openTestClient, tempDir } from '../support.js';
 
 describe('tools while another process holds the data dir lock at start', () => {

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { createServeApp } from '../../src/app/http.js';
 import { loadConfig } from '../../src/config/index.js';
-import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
 import { DAY, T0, tempDir } from '../support.js';
 import { IDS, seedDataDir } from './seed.js';
 

@@ -3,7 +3,7 @@
 // promote, and two whose content is markup a page must show as text.
 import fs from 'node:fs';
 import path from 'node:path';
-import { JsonlFile } from '../../src/storage/jsonl-file.js';
+import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
 import { newMemoryRecord, type RelationRecord } from '../../src/storage/records.js';
 import { DAY, T0 } from '../support.js';
 

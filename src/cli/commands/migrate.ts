@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type pg from 'pg';
 import { createLogger } from '../../logger.js';
-import type { CopyOptions, CopyResult } from '../../storage/postgres/copy.js';
-import { copyDirToDatabase } from '../../storage/postgres/copy-to-database.js';
-import { copyDatabaseToDir } from '../../storage/postgres/copy-to-dir.js';
+import type { CopyOptions, CopyResult } from '../../storage/migrate/copy.js';
+import { copyDirToDatabase } from '../../storage/migrate/copy-to-database.js';
+import { copyDatabaseToDir } from '../../storage/migrate/copy-to-dir.js';
 import { createPool, redactUrl } from '../../storage/postgres/database.js';
 import { type CommandContext, UsageError } from '../command.js';
 import { json, table } from '../format.js';

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { TransientError } from '../../platform/errors.js';
-import { StoreError } from '../data-dir.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
-import { crossing, NamespacedEngine } from '../namespace-view.js';
+import { crossing, StoreError } from '../errors.js';
+import { NamespacedEngine } from '../namespace-view.js';
 import { type MemoryRecord, toMemoryRecord } from '../records.js';
 import {
   clientConfig,
@@ -409,6 +409,7 @@ export class PostgresStore extends NamespacedEngine {
         // Under the lock: nobody writes here until this commits, and these are the latest records.
         if (version !== held.version) await this.catchUp(client, ns);
         m = plan();
+        this.owned(ns, m);
         changes = writeStatements(this.live, ns, m, this.options.clock());
         for (const [sql, values, rows] of changes.statements) {
           const done = await client.query(sql, values);

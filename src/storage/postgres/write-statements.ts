@@ -2,7 +2,6 @@
 // at most BATCH rows, and what the live records become once they are committed.
 import type { Mutation } from '../engine.js';
 import type { LiveRecords } from '../live-records.js';
-import { crossing } from '../namespace-view.js';
 import { storedShape } from '../records.js';
 import {
   MEMORY_COLUMNS,
@@ -29,7 +28,7 @@ export interface WriteStatements {
 
 /**
  * The statements of mutation `m` in namespace `ns`, written at `at`, and what to apply to `live`
- * once committed. A record another namespace holds refuses the whole mutation.
+ * once committed. The engine checked first that no record of it is another namespace's (owned).
  */
 export function writeStatements(
   live: LiveRecords,
@@ -37,13 +36,6 @@ export function writeStatements(
   m: Mutation<unknown>,
   at: number,
 ): WriteStatements {
-  const owns = (owner: string | undefined) => owner === undefined || owner === ns;
-  for (const r of m.memories ?? []) {
-    if (!owns(live.namespaceOfMemory(r.id))) throw crossing(ns);
-  }
-  for (const r of m.relations ?? []) {
-    if (!owns(live.namespaceOfRelation(r.id))) throw crossing(ns);
-  }
   const statements: Statement[] = [];
   for (const part of chunks(m.forgotten ?? [], BATCH)) {
     const values: unknown[] = [];

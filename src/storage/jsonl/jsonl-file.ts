@@ -1,3 +1,4 @@
+// One append-only JSON Lines file of the data dir: appended, read incrementally, rewritten whole.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -7,8 +8,8 @@ import {
   syncDir,
   UPDATE_FILE,
   writeAll,
-} from '../platform/durable-file.js';
-import { errorCode, UserError } from '../platform/errors.js';
+} from '../../platform/durable-file.js';
+import { errorCode, UserError } from '../../platform/errors.js';
 import {
   type BadLine,
   isJson,
@@ -19,7 +20,7 @@ import {
   overlongLine,
   readFully,
   toLines,
-} from './jsonl-lines.js';
+} from '../jsonl-lines.js';
 
 const READ_CHUNK = 1 << 20;
 

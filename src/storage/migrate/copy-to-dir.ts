@@ -4,13 +4,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
-import { StoreError } from '../data-dir.js';
 import { DEFAULT_NAMESPACE } from '../engine.js';
-import { JsonlFile, readAllLines } from '../jsonl-file.js';
+import { StoreError } from '../errors.js';
+import { JsonlFile, readAllLines } from '../jsonl/jsonl-file.js';
+import { FILES, JsonlStore } from '../jsonl/store.js';
+import { VECTORS_FILE } from '../jsonl/vectors.js';
 import { lineNamespace, withNamespace } from '../namespace-view.js';
+import { databaseError, redactUrl } from '../postgres/database.js';
+import {
+  MEMORY_COLUMNS,
+  memoryFromRow,
+  RELATION_COLUMNS,
+  relationFromRow,
+} from '../postgres/rows.js';
+import { SCHEMA_VERSION, schemaStatus } from '../postgres/schema.js';
 import { RecordError, storedShape, toMemoryRecord } from '../records.js';
-import { FILES, JsonlStore } from '../store.js';
-import { VECTORS_FILE } from '../vector-store.js';
 import {
   BATCH,
   CopyError,
@@ -25,9 +33,6 @@ import {
   type VectorLine,
   zero,
 } from './copy.js';
-import { databaseError, redactUrl } from './database.js';
-import { MEMORY_COLUMNS, memoryFromRow, RELATION_COLUMNS, relationFromRow } from './rows.js';
-import { SCHEMA_VERSION, schemaStatus } from './schema.js';
 
 /**
  * Copies the database of `pool` into a data dir (made if missing): every namespace, or the one

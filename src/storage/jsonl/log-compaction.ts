@@ -1,9 +1,10 @@
+// Compaction of memories.jsonl and relations.jsonl: rewritten from their live records.
 import type { Logger } from 'pino';
+import type { LiveRecords } from '../live-records.js';
+import type { LineRef, MemoryTable } from '../memory-table.js';
+import { withNamespace } from '../namespace-view.js';
+import { storedShape } from '../records.js';
 import { type JsonlFile, RawLine } from './jsonl-file.js';
-import type { LiveRecords } from './live-records.js';
-import type { LineRef, MemoryTable } from './memory-table.js';
-import { withNamespace } from './namespace-view.js';
-import { storedShape } from './records.js';
 
 export type LogKind = 'memories' | 'relations';
 

@@ -8,14 +8,14 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { UserError } from '../../platform/errors.js';
 import { DEFAULT_NAMESPACE } from '../engine.js';
-import { readAllLines } from '../jsonl-file.js';
-import { FILES } from '../store.js';
-import { VECTORS_FILE } from '../vector-store.js';
-import { databaseError, isConnectionError } from './database.js';
-import { pgDriver } from './driver.js';
+import { readAllLines } from '../jsonl/jsonl-file.js';
+import { FILES } from '../jsonl/store.js';
+import { VECTORS_FILE } from '../jsonl/vectors.js';
+import { databaseError, isConnectionError } from '../postgres/database.js';
+import { pgDriver } from '../postgres/driver.js';
 
 /**
- * A line of the vector sidecar as JsonlVectorStore writes it (vector-store.ts): `v` the int8
+ * A line of the vector sidecar as JsonlVectorStore writes it (jsonl/vectors.ts): `v` the int8
  * vector in base64, `s` the scale back to floats. Read and written here as lines, so that a
  * failed write fails the copy rather than being logged as the index's store does.
  */

@@ -1,6 +1,7 @@
+// <lock>.wait: how a process that finds a folder's lock held asks its holder to let go.
 import fs from 'node:fs';
 import path from 'node:path';
-import { FILE_MODE, NEW_FILE } from '../platform/durable-file.js';
+import { FILE_MODE, NEW_FILE } from './durable-file.js';
 
 /**
  * A request to a holder that keeps the lock counts while it is this recent (ms): a waiter renews

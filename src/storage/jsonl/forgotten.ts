@@ -2,10 +2,10 @@
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { DEFAULT_NAMESPACE } from './engine.js';
+import { DEFAULT_NAMESPACE } from '../engine.js';
+import type { BadLine } from '../jsonl-lines.js';
+import { type MemoryRecord, toMemoryRecord } from '../records.js';
 import { JsonlFile } from './jsonl-file.js';
-import type { BadLine } from './jsonl-lines.js';
-import { type MemoryRecord, toMemoryRecord } from './records.js';
 
 /** Bytes of forgotten.jsonl read between two turns of the event loop. */
 const SLICE_BYTES = 256 * 1024;

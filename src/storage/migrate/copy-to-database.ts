@@ -3,12 +3,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
-import { StoreError } from '../data-dir.js';
 import { DEFAULT_NAMESPACE } from '../engine.js';
-import { readAllLines } from '../jsonl-file.js';
+import { StoreError } from '../errors.js';
+import { readAllLines } from '../jsonl/jsonl-file.js';
+import { FILES, JsonlStore } from '../jsonl/store.js';
 import { lineNamespace } from '../namespace-view.js';
+import { beginInNamespace, recordChanges } from '../postgres/namespace-feed.js';
+import {
+  MEMORY_COLUMNS,
+  memoryValues,
+  RELATION_COLUMNS,
+  relationValues,
+  upsertSql,
+} from '../postgres/rows.js';
+import { migrate, schemaStatus } from '../postgres/schema.js';
 import { RecordError, storedShape, toMemoryRecord } from '../records.js';
-import { FILES, JsonlStore } from '../store.js';
 import {
   BATCH,
   byName,
@@ -24,15 +33,6 @@ import {
   type VectorLine,
   zero,
 } from './copy.js';
-import { beginInNamespace, recordChanges } from './namespace-feed.js';
-import {
-  MEMORY_COLUMNS,
-  memoryValues,
-  RELATION_COLUMNS,
-  relationValues,
-  upsertSql,
-} from './rows.js';
-import { migrate, schemaStatus } from './schema.js';
 
 /**
  * Copies every namespace of the data dir into the database of `pool`, applying the schema's

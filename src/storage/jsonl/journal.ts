@@ -1,11 +1,12 @@
+// The transaction journal (transaction.json): what makes a write to several logs all or nothing.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { overwriteFile, readIfExists } from '../platform/durable-file.js';
-import { errorCode } from '../platform/errors.js';
-import { StoreError } from './data-dir.js';
+import { overwriteFile, readIfExists } from '../../platform/durable-file.js';
+import { errorCode } from '../../platform/errors.js';
+import { StoreError } from '../errors.js';
+import { toLines } from '../jsonl-lines.js';
 import { type JsonlFile, WriteError } from './jsonl-file.js';
-import { toLines } from './jsonl-lines.js';
 
 /** In the data dir while a write to several logs is under way, and after a crash cut it short. */
 export const JOURNAL_FILE = 'transaction.json';

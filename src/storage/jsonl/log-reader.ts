@@ -1,15 +1,15 @@
 // Reading the logs into the live records: what was appended since the last read (by this
 // process or another), torn tails repaired under the lock, and bad lines kept in quarantine.
 import type { Logger } from 'pino';
+import type { DirLock } from '../../platform/dir-lock.js';
+import type { BadLine } from '../jsonl-lines.js';
+import type { LiveRecords } from '../live-records.js';
+import type { LineRef } from '../memory-table.js';
+import { lineNamespace } from '../namespace-view.js';
+import { isTombstone, RecordError, toMemoryRecord, toRelationRecord } from '../records.js';
 import type { TransactionJournal } from './journal.js';
 import type { JsonlFile } from './jsonl-file.js';
-import type { BadLine } from './jsonl-lines.js';
-import type { LiveRecords } from './live-records.js';
-import type { DirLock } from './lock.js';
 import type { LogCompaction, LogKind } from './log-compaction.js';
-import type { LineRef } from './memory-table.js';
-import { lineNamespace } from './namespace-view.js';
-import { isTombstone, RecordError, toMemoryRecord, toRelationRecord } from './records.js';
 
 type Kind = LogKind;
 

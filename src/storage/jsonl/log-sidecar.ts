@@ -3,9 +3,8 @@
 import fs from 'node:fs';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { DEFAULT_NAMESPACE, type PersistedPart } from './engine.js';
-import type { JsonlFile } from './jsonl-file.js';
-import type { LiveRecords } from './live-records.js';
+import { DEFAULT_NAMESPACE, type PersistedPart } from '../engine.js';
+import type { LiveRecords } from '../live-records.js';
 import {
   type LogPoint,
   logTail,
@@ -15,7 +14,8 @@ import {
   SidecarMismatch,
   unpackStrings,
   writeSidecarAsync,
-} from './sidecar.js';
+} from '../sidecar.js';
+import type { JsonlFile } from './jsonl-file.js';
 
 const LOG = 'memories.jsonl';
 

@@ -3,14 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { makeDirs } from '../platform/durable-file.js';
-import { UserError } from '../platform/errors.js';
-import { isAlive } from './lock.js';
-
-/** The data dir cannot be used as it is: the message names the folder and the fix. */
-export class StoreError extends UserError {
-  override name = 'StoreError';
-}
+import { isAlive } from '../../platform/dir-lock.js';
+import { makeDirs } from '../../platform/durable-file.js';
+import { StoreError } from '../errors.js';
 
 /** Makes the data dir (and every missing parent, durably) and checks it can be used. */
 export function prepareDataDir(dir: string): void {

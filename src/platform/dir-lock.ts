@@ -1,14 +1,15 @@
+// The lock of a folder (a data dir, gateway.json's, the OAuth files'): one writer at a time.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DIR_MODE, FILE_MODE, NEW_FILE, readIfExists, writeAll } from '../platform/durable-file.js';
-import { TransientError } from '../platform/errors.js';
-import { startTime } from '../platform/process-start.js';
-import { LockAsk, type StopWatch } from './lock-ask.js';
+import { LockAsk, type StopWatch } from './dir-lock-ask.js';
+import { DIR_MODE, FILE_MODE, NEW_FILE, readIfExists, writeAll } from './durable-file.js';
+import { TransientError } from './errors.js';
+import { startTime } from './process-start.js';
 
-export type { StopWatch } from './lock-ask.js';
+export type { StopWatch } from './dir-lock-ask.js';
 
 /** Another process held the lock for all of `waitMs`: a busy folder, worth a retry. */
 export class LockTimeoutError extends TransientError {

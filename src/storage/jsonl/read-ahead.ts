@@ -2,9 +2,9 @@
 // their work ahead of the read (a worker parses and tokenizes the log), and a memory line that
 // work parsed is taken from it instead of being parsed again (`LogReadAhead.take`).
 import fs from 'node:fs';
-import { DEFAULT_NAMESPACE, type ReadAhead } from './engine.js';
+import { DEFAULT_NAMESPACE, type ReadAhead } from '../engine.js';
+import type { LiveRecords } from '../live-records.js';
 import type { JsonlFile } from './jsonl-file.js';
-import type { LiveRecords } from './live-records.js';
 
 export interface LogReadAhead extends ReadAhead {
   /**

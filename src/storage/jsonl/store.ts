@@ -1,20 +1,22 @@
+// The JSONL engine: a data dir's memories.jsonl, relations.jsonl and forgotten.jsonl.
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { deferred } from '../platform/deferred.js';
-import { prepareDataDir, removeLeftoverTemps, StoreError } from './data-dir.js';
-import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from './engine.js';
+import { deferred } from '../../platform/deferred.js';
+import { DirLock, LockLostError, LockTimeoutError } from '../../platform/dir-lock.js';
+import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
+import { StoreError } from '../errors.js';
+import { NamespacedEngine, withNamespace } from '../namespace-view.js';
+import { type MemoryRecord, storedShape, toMemoryRecord } from '../records.js';
+import { SIDECAR_FILE } from '../sidecar.js';
+import { prepareDataDir, removeLeftoverTemps } from './data-dir.js';
 import { ForgottenIndex } from './forgotten.js';
 import { TransactionJournal } from './journal.js';
 import { JsonlFile } from './jsonl-file.js';
-import { DirLock, LockLostError, LockTimeoutError } from './lock.js';
 import { LogCompaction, type LogKind } from './log-compaction.js';
 import { LogReader } from './log-reader.js';
 import { LogSidecar } from './log-sidecar.js';
-import { crossing, NamespacedEngine, withNamespace } from './namespace-view.js';
 import { startReadAhead } from './read-ahead.js';
-import { type MemoryRecord, storedShape, toMemoryRecord } from './records.js';
-import { SIDECAR_FILE } from './sidecar.js';
 
 export interface StoreOptions {
   dataDir: string;
@@ -286,13 +288,7 @@ export class JsonlStore extends NamespacedEngine {
       // Planned from what this process read under the lock: written only if it still holds it.
       this.lock.assertHeld();
       const stamp = (line: unknown) => withNamespace(storedShape(line), ns);
-      const owns = (owner: string | undefined) => owner === undefined || owner === ns;
-      for (const r of m.memories ?? []) {
-        if (!owns(this.live.namespaceOfMemory(r.id))) throw crossing(ns);
-      }
-      for (const r of m.relations ?? []) {
-        if (!owns(this.live.namespaceOfRelation(r.id))) throw crossing(ns);
-      }
+      this.owned(ns, m);
       const forgotten = m.forgotten ?? [];
       if (forgotten.length > 0) {
         const at = this.clock();
