@@ -1,3 +1,5 @@
+// The PostgreSQL engine: namespaces held on demand, written under each one's row lock, followed
+// through the change feed.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { TransientError } from '../../platform/errors.js';
@@ -16,39 +18,16 @@ import {
 import { Follower } from './follower.js';
 import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings.js';
 import { beginInNamespace, pruneChanges, recordChanges } from './namespace-feed.js';
+import type { PostgresStoreOptions } from './options.js';
 import { changesAfter, readNamespace, versionsOf } from './record-reads.js';
 import { migrate } from './schema.js';
 import { PgVectorStore } from './vectors.js';
 import { type WriteStatements, writeStatements } from './write-statements.js';
 
+export type { PostgresStoreOptions } from './options.js';
+
 /** How long a read waits for its namespace's first load before it answers a transient error. */
 const LOAD_WAIT_MS = 10_000;
-
-export interface PostgresStoreOptions {
-  /** MNEMO_DATABASE_URL. */
-  url: string;
-  logger: Logger;
-  clock: () => number;
-  /** Connections of the pool (10 unless told). */
-  poolSize?: number;
-  /** First wait before the listener connects again (doubles up to 5 s). */
-  reconnectMs?: number;
-  /** The changes kept for replicas that were away, in seconds (a day unless told). */
-  keepChangesSeconds?: number;
-  /** How long a write waits for another replica's write to end (15 s unless told), in ms. */
-  lockWaitMs?: number;
-  /** Every this many writes of this replica, older changes are pruned (1000 unless told). */
-  pruneEvery?: number;
-  /**
-   * Load every namespace at the start (one-shot commands that walk them all); else a namespace
-   * loads when a read or write of it first comes.
-   */
-  preload?: boolean;
-  /** MNEMO_CACHE_MB: the namespaces held beyond it are let go, least recently used first. */
-  cacheMb?: number;
-  /** A namespace read within this many ms is not let go (5 s unless told). */
-  evictGraceMs?: number;
-}
 
 type Row = Record<string, unknown>;
 
