@@ -12,8 +12,8 @@ import {
   LockTimeoutError,
 } from '../../src/platform/dir-lock.js';
 
-const CHILD = fileURLToPath(new URL('./lock-race-child.ts', import.meta.url));
-const HOLDER = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./dir-lock-race-child.ts', import.meta.url));
+const HOLDER = fileURLToPath(new URL('./dir-lock-holder-child.ts', import.meta.url));
 
 function contender(
   dir: string,
