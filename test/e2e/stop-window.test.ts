@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { STOP_WINDOW_MS } from '../../src/cli/signals.js';
+import { nodeScript } from '../node-script.js';
 import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -74,7 +75,7 @@ describe('SIGTERM ends the server within its stop window', () => {
       config,
       JSON.stringify({
         mcpServers: {
-          echo: { command: process.execPath, args: ['--import', 'tsx', FIXTURE], cwd: ROOT },
+          echo: { command: process.execPath, args: nodeScript(FIXTURE), cwd: ROOT },
         },
       }),
     );

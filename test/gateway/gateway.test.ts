@@ -21,6 +21,7 @@ import { type Timers, Upstream, type UpstreamState } from '../../src/gateway/ups
 import { createServer } from '../../src/server.js';
 import { createHttpApp } from '../../src/transport/http.js';
 import { listen, type RunningHttp } from '../../src/transport/listen.js';
+import { nodeScript } from '../node-script.js';
 import { INITIALIZE_REQUEST, isAlive, openTestMemory, type TestMemory } from '../support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -41,13 +42,13 @@ const SUPPORTED = [
 
 const echoSpec = (token?: string) => ({
   command: process.execPath,
-  args: ['--import', 'tsx', FIXTURE],
+  args: nodeScript(FIXTURE),
   cwd: ROOT,
   ...(token ? { token } : {}),
 });
 const modernSpec = {
   command: process.execPath,
-  args: ['--import', 'tsx', MODERN_FIXTURE],
+  args: nodeScript(MODERN_FIXTURE),
   cwd: ROOT,
 };
 

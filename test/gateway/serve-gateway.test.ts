@@ -10,6 +10,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { CLI_PATH, makeTempDir, removeDir } from '../e2e/helpers.js';
+import { nodeScript } from '../node-script.js';
 import { isAlive } from '../support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -59,7 +60,7 @@ describe('mnemo serve with MNEMO_GATEWAY_CONFIG', () => {
     dirs.push(dir);
     const file = writeConfig(dir, {
       mcpServers: {
-        echo: { command: process.execPath, args: ['--import', 'tsx', FIXTURE], cwd: ROOT },
+        echo: { command: process.execPath, args: nodeScript(FIXTURE), cwd: ROOT },
       },
     });
     const child = spawn(process.execPath, [CLI_PATH, 'serve', '--port', '0', '--data-dir', dir], {

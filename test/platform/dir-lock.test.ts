@@ -11,6 +11,7 @@ import {
   LockLostError,
   LockTimeoutError,
 } from '../../src/platform/dir-lock.js';
+import { nodeScript } from '../node-script.js';
 
 const CHILD = fileURLToPath(new URL('./dir-lock-race-child.ts', import.meta.url));
 const HOLDER = fileURLToPath(new URL('./dir-lock-holder-child.ts', import.meta.url));
@@ -23,7 +24,7 @@ function contender(
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', CHILD, dir, String(rounds), String(dieAt)],
+      [...nodeScript(CHILD), dir, String(rounds), String(dieAt)],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
       },
@@ -87,7 +88,7 @@ async function stoppedHolder(
   dir: string,
   mode: 'inside' | 'kept' | 'idle' = 'inside',
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, dir, mode], {
+  const child = spawn(process.execPath, [...nodeScript(HOLDER), dir, mode], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => child.kill('SIGKILL'));

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { verifyAnnFile } from '../../src/search/ann-file.js';
 import { ANN_FILE, AnnIndex, type AnnOptions } from '../../src/search/ann-index.js';
 import type { VectorHits } from '../../src/search/vector-index.js';
+import { nodeScript } from '../node-script.js';
 import { recordingLogger, testDir } from '../support.js';
 import { DIMS, MODEL, type TestVectors, testVectors } from './ann-support.js';
 
@@ -227,7 +228,7 @@ describe('AnnIndex', () => {
     const file = path.join(dir, ANN_FILE);
     const child = path.join(import.meta.dirname, 'ann-write-child.ts');
     const run = (args: string[]) =>
-      spawn(process.execPath, ['--import', 'tsx', child, dir, ...args], { stdio: 'pipe' });
+      spawn(process.execPath, [...nodeScript(child), dir, ...args], { stdio: 'pipe' });
     // A first file, whole.
     await new Promise<void>((resolve, reject) => {
       const p = run(['1']);

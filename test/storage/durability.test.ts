@@ -13,6 +13,7 @@ import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
 import { FILES, JsonlStore, type StoreOptions } from '../../src/storage/jsonl/store.js';
 import type { BadLine } from '../../src/storage/jsonl-lines.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
+import { nodeScript } from '../node-script.js';
 import { recordingLogger, testDir } from '../support.js';
 
 const T0 = 1_767_225_600;
@@ -354,7 +355,7 @@ function crashChild(
   point: string,
 ): Promise<{ signal: string | null; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, point], {
+    const child = spawn(process.execPath, [...nodeScript(CHILD), dir, point], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

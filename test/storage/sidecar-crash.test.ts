@@ -13,6 +13,7 @@ import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
 import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
+import { nodeScript } from '../node-script.js';
 import { recordingLogger, testDir } from '../support.js';
 
 const CHILD = fileURLToPath(new URL('./sidecar-crash-child.ts', import.meta.url));
@@ -71,7 +72,7 @@ async function startOf(dir: string) {
 }
 
 function crash(dir: string, point: string): Promise<NodeJS.Signals | null> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, point], {
+  const child = spawn(process.execPath, [...nodeScript(CHILD), dir, point], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -17,6 +17,7 @@ import {
   OTHER_FIELDS,
   type RelationRecord,
 } from '../../src/storage/records.js';
+import { nodeScript } from '../node-script.js';
 import { recordingLogger, testDir } from '../support.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -944,7 +945,7 @@ const SAVER = fileURLToPath(new URL('./store-saver-child.ts', import.meta.url));
 describe('JsonlStore: another process saving in a row', () => {
   it('lets this one in after the save under way of the other, and loses no write', async (t) => {
     const dir = testDir(t);
-    const child = spawn(process.execPath, ['--import', 'tsx', SAVER, dir], {
+    const child = spawn(process.execPath, [...nodeScript(SAVER), dir], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     t.after(() => child.kill('SIGKILL'));
