@@ -19,7 +19,7 @@ import { Follower } from './follower.js';
 import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings.js';
 import { beginInNamespace, pruneChanges, recordChanges } from './namespace-feed.js';
 import type { PostgresStoreOptions } from './options.js';
-import { changesAfter, readNamespace, versionsOf } from './record-reads.js';
+import { changesAfter, namespacesIn, readNamespace, versionsOf } from './record-reads.js';
 import { migrate } from './schema.js';
 import { PgVectorStore } from './vectors.js';
 import { type WriteStatements, writeStatements } from './write-statements.js';
@@ -161,10 +161,7 @@ export class PostgresStore extends NamespacedEngine {
       if (this.options.preload ?? true) {
         // Any namespace written from now on (heard of while these load) is loaded too.
         this.preloads = true;
-        const names = await this.pool.query<{ namespace: string }>(
-          'SELECT namespace FROM mnemo_namespaces ORDER BY namespace',
-        );
-        for (const { namespace } of names.rows) await this.ensure(namespace, false);
+        for (const namespace of await namespacesIn(this.pool)) await this.ensure(namespace, false);
       }
     } catch (error) {
       if (this.closed) throw new StoreError('the memory store is closed');
@@ -208,10 +205,7 @@ export class PostgresStore extends NamespacedEngine {
    */
   override async storedNamespaces(): Promise<string[]> {
     try {
-      const rows = await this.pool.query<{ namespace: string }>(
-        'SELECT namespace FROM mnemo_namespaces ORDER BY namespace',
-      );
-      return rows.rows.map((r) => r.namespace);
+      return await namespacesIn(this.pool);
     } catch {
       return this.live.namespaces();
     }

@@ -39,6 +39,11 @@ export async function readNamespace(client: pg.ClientBase, ns: string): Promise<
   }
 }
 
+/** Every namespace ever written in the database (a row each in mnemo_namespaces), by name. */
+export async function namespacesIn(client: pg.ClientBase | pg.Pool): Promise<string[]> {
+  return [...(await versionsOf(client, 'all')).keys()].sort();
+}
+
 /** The version of each of `namespaces` the database has (0 for one it does not know). */
 export async function versionsOf(
   client: pg.ClientBase | pg.Pool,
