@@ -194,14 +194,16 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
           const loaded = memory.readiness.state().store === 'ready';
           // /health asks for no token, so it counts only what a caller without one may read: the
           // default namespace of a server without tokens. Behind a token it counts nothing (a
-          // token's own namespace is counted by memory_stats).
+          // token's own namespace is counted by memory_stats). On PostgreSQL, once this replica
+          // holds it: before a request loaded it, null (not counted), never a 0 it does not know.
           const counted = tokens === undefined && config.authToken === undefined;
+          const held = loaded && memory.holds(DEFAULT_NAMESPACE);
           return {
             status: 'ok',
             version: VERSION,
             store: loaded ? 'ready' : 'loading',
             ...(counted
-              ? { memories: loaded ? memory.storeOf(DEFAULT_NAMESPACE).memories.size : null }
+              ? { memories: held ? memory.storeOf(DEFAULT_NAMESPACE).memories.size : null }
               : {}),
             upstreams: upstreams?.health() ?? [],
           };

@@ -39,6 +39,11 @@ export interface OpenedMemory {
   store: StorageEngine;
   /** The storage engine's view of namespace `name`, for counts (`mnemo serve`'s /health). */
   storeOf(name: string): StorageEngine;
+  /**
+   * This process holds namespace `name`, so storeOf's counts are the store's (PostgreSQL loads a
+   * namespace when a request first needs it; a data dir holds them all).
+   */
+  holds(name: string): boolean;
   /** The names of the namespaces that hold a live memory or relation (`mnemo reindex`). */
   namespaces(): string[];
   /** Every namespace of the store, held by this process or not (the consent page's list). */
@@ -262,6 +267,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     connected,
     store: store.namespace(config.namespace),
     storeOf: (name) => store.namespace(name),
+    holds: (name) => store.holds(name),
     namespaces: () => store.live.namespaces(),
     storedNamespaces: () => store.storedNamespaces(),
     semantic,

@@ -8,6 +8,7 @@ import pino from 'pino';
 import { createServeApp } from '../../src/app/http.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { capturingLogger, T0, tempDir } from '../support.js';
+import { pgSchema } from '../support-pg.js';
 
 const TOKEN = 'app-token-0123456789abcdef';
 const dirs: string[] = [];
@@ -135,6 +136,51 @@ describe('the HTTP app (mnemo serve)', () => {
       assert.equal(unused.length, 1);
     } finally {
       await open.app.stop();
+    }
+  });
+
+  it('/health on PostgreSQL: no count until this replica holds the default namespace, then its count', async (t) => {
+    const db = await pgSchema(t);
+    if (!db) return;
+    const url = db.url;
+    // Another replica's memory: in the database, not yet held by the one asked.
+    const first = serveApp({ MNEMO_DATABASE_URL: url });
+    const one = await first.app.start();
+    const call = (at: string, id: number, name: string, args: Record<string, unknown>) =>
+      fetch(`${at}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      });
+    const health = async (at: string) =>
+      (await (await fetch(`${at}/health`)).json()) as Record<string, unknown>;
+    const second = serveApp({ MNEMO_DATABASE_URL: url });
+    try {
+      assert.equal(
+        (await call(one.url, 1, 'save_memory', { content: 'kept by the first' })).status,
+        200,
+      );
+      const two = await second.app.start();
+      // Ready (the schema checked) with nothing loaded: asked until it says so.
+      let before = await health(two.url);
+      for (let asked = 0; before.store !== 'ready' && asked < 2_000; asked++) {
+        before = await health(two.url);
+      }
+      assert.equal(before.store, 'ready');
+      assert.equal(before.memories, null, JSON.stringify(before));
+      assert.equal((await call(two.url, 2, 'search_memory', { query: 'kept' })).status, 200);
+      assert.equal((await health(two.url)).memories, 1);
+    } finally {
+      await second.app.stop();
+      await first.app.stop();
     }
   });
 

@@ -193,6 +193,11 @@ export class PostgresStore extends NamespacedEngine {
     return this.holdings.get(ns)?.version;
   }
 
+  /** This replica holds namespace `ns` now (loaded): not before a request needed it. */
+  override holds(ns: string): boolean {
+    return this.versionOf(ns) !== undefined;
+  }
+
   /** The namespaces this replica holds now (loaded). */
   heldNamespaces(): string[] {
     return this.holdings.names();
