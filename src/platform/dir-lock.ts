@@ -167,6 +167,12 @@ export class DirLock {
   private stopWatch: StopWatch | undefined;
   /** This process let the lock go for a waiter: it leaves it to them while they ask. */
   private yielded = false;
+  /**
+   * This process asked the holder to let go: withdrawn by whichever of its runs takes the lock,
+   * not only the one that asked (left fresh, its own request would have it let go again at once,
+   * and leave the lock to no one until the request went stale).
+   */
+  private asking = false;
 
   constructor(
     readonly dir: string,
@@ -193,12 +199,11 @@ export class DirLock {
    */
   async run<T>(fn: (kept: boolean) => T, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
-    let asked = false;
     for (;;) {
       signal?.throwIfAborted();
       const kept = this.stillKept();
       if (kept || this.tryAcquire()) {
-        if (asked) this.asks.withdraw();
+        this.withdrawAsk();
         return this.critical(fn, kept);
       }
       const waited = performance.now() - started;
@@ -213,7 +218,7 @@ export class DirLock {
       // A holder that let go for a waiter leaves it to them; anyone else asks the holder.
       if (!this.yielded) {
         this.asks.ask();
-        asked = true;
+        this.asking = true;
       }
       // Tried again soon at first (a kept lock goes within a few ms of asking), then more rarely:
       // the delay is a tenth of the wait so far, between 1 and 50 ms, jittered.
@@ -230,7 +235,15 @@ export class DirLock {
   tryRun<T>(fn: (kept: boolean) => T): T | undefined {
     const kept = this.stillKept();
     if (!kept && !this.tryAcquire()) return undefined;
+    this.withdrawAsk();
     return this.critical(fn, kept);
+  }
+
+  /** This process holds the lock: its request to the holder, if it made one, is granted. */
+  private withdrawAsk(): void {
+    if (!this.asking) return;
+    this.asking = false;
+    this.asks.withdraw();
   }
 
   /**

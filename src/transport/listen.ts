@@ -1,4 +1,4 @@
-import { createServer as createNodeServer, type Server } from 'node:http';
+import { createServer as createNodeServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 
@@ -31,6 +31,19 @@ export async function listen(
     },
     app,
   );
+  // The answers under way, and whether the server is closing: a connection whose answer ends
+  // after close() began is closed then, not kept alive for its client until the drain's end.
+  const answering = new Set<ServerResponse>();
+  let closing = false;
+  const closeOnceAnswered = (res: ServerResponse) => {
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+  };
+  server.on('request', (_req, res: ServerResponse) => {
+    answering.add(res);
+    res.once('close', () => answering.delete(res));
+    if (closing) closeOnceAnswered(res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -51,6 +64,8 @@ export async function listen(
           resolve();
         });
         server.closeIdleConnections();
+        closing = true;
+        for (const res of answering) closeOnceAnswered(res);
       });
     },
   };

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { verifyAnnFile } from '../../src/search/ann-file.js';
 import { ANN_FILE, AnnIndex, type AnnOptions } from '../../src/search/ann-index.js';
 import type { VectorHits } from '../../src/search/vector-index.js';
 import { nodeScript } from '../node-script.js';
-import { recordingLogger, testDir } from '../support.js';
+import { recordingLogger, tempDir, testDir } from '../support.js';
 import { DIMS, MODEL, type TestVectors, testVectors } from './ann-support.js';
 
 /** Small enough for a test: the approximate index from 1,000 vectors on. */
@@ -53,14 +53,28 @@ function checkScores(hits: VectorHits, t: TestVectors, query: Float32Array): voi
 }
 
 describe('AnnIndex', () => {
-  it('answers with recall@10 of at least 0.95 against the exact search at 20,000 vectors', async (t) => {
-    const dir = testDir(t);
-    const v = testVectors(20_000);
-    const { ann } = open(dir, v);
-    t.after(() => ann.close());
-    await ann.open();
+  // 20,000 vectors and their index, built once for the two tests that only search them.
+  let bigDir: string;
+  let big: TestVectors;
+  let bigAnn: AnnIndex;
+  /** What the index answered before its build was done. */
+  let unbuilt: VectorHits | undefined;
+  before(async () => {
+    bigDir = tempDir();
+    big = testVectors(20_000);
+    bigAnn = open(bigDir, big).ann;
+    await bigAnn.open();
+    unbuilt = bigAnn.search(big.draw(), -1, 10);
+  });
+  after(() => {
+    bigAnn.close();
+    fs.rmSync(bigDir, { recursive: true, force: true });
+  });
+
+  it('answers with recall@10 of at least 0.95 against the exact search at 20,000 vectors', async () => {
+    const [v, ann] = [big, bigAnn];
     // Before a build is done the exact search answers (undefined here).
-    assert.equal(ann.search(v.draw(), -1, 10), undefined);
+    assert.equal(unbuilt, undefined);
     await ann.settled();
     assert.equal(ann.status()?.state, 'ready');
     assert.equal(ann.status()?.indexed, 20_000);
@@ -106,6 +120,22 @@ describe('AnnIndex', () => {
     assert.equal(verifyAnnFile(path.join(dir, ANN_FILE), MODEL, DIMS).sha256, trailer.sha256);
   });
 
+  /** A folder where testVectors(2000, 3)'s index was built, once: each spoiling test's start. */
+  let built2000: Promise<string> | undefined;
+  const built2000Dir = tempDir();
+  after(() => fs.rmSync(built2000Dir, { recursive: true, force: true }));
+  const builtOf2000 = () => {
+    built2000 ??= (async () => {
+      const dir = built2000Dir;
+      const first = open(dir, testVectors(2000, 3)).ann;
+      await first.open();
+      await first.settled();
+      first.close();
+      return dir;
+    })();
+    return built2000;
+  };
+
   for (const [name, spoil] of [
     ['random bytes', (file: string) => fs.writeFileSync(file, Buffer.alloc(70_000, 0x5a))],
     ['a truncated file', (file: string) => fs.truncateSync(file, fs.statSync(file).size - 100)],
@@ -122,10 +152,7 @@ describe('AnnIndex', () => {
     it(`ignores ${name} in vectors.ann, and builds it again`, async (t) => {
       const dir = testDir(t);
       const v = testVectors(2000, 3);
-      const first = open(dir, v).ann;
-      await first.open();
-      await first.settled();
-      first.close();
+      fs.cpSync(await builtOf2000(), dir, { recursive: true });
       const file = path.join(dir, ANN_FILE);
       spoil(file);
 
@@ -185,12 +212,9 @@ describe('AnnIndex', () => {
     assert.equal(ann.search(far, -1, 1)?.ids[0], changed);
   });
 
-  it('keeps recall when a filter keeps a tenth of the store (oversampling)', async (t) => {
-    const dir = testDir(t);
-    const v = testVectors(20_000, 6);
-    const { ann } = open(dir, v);
-    t.after(() => ann.close());
-    await ann.open();
+  it('keeps recall when a filter keeps a tenth of the store (oversampling)', async () => {
+    // The 20,000 of the first test: searching changes nothing in them.
+    const [v, ann] = [big, bigAnn];
     await ann.settled();
     const keep = (id: string) => Number(id.slice(1)) % 10 === 0;
     const queries = Array.from({ length: 30 }, () => v.draw());

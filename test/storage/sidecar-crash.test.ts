@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Retriever } from '../../src/search/retriever.js';
 import { JsonlFile } from '../../src/storage/jsonl/jsonl-file.js';
@@ -14,7 +14,7 @@ import { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
 import { nodeScript } from '../node-script.js';
-import { recordingLogger, testDir } from '../support.js';
+import { recordingLogger, tempDir, testDir } from '../support.js';
 
 const CHILD = fileURLToPath(new URL('./sidecar-crash-child.ts', import.meta.url));
 const COUNT = 40_000;
@@ -88,17 +88,28 @@ function crash(dir: string, point: string): Promise<NodeJS.Signals | null> {
 }
 
 describe('a kill -9 during a load or a sidecar write', () => {
+  // One log and one clean load of it for every point: each test crashes on its own copy of the
+  // log as filled (`clean` keeps it untouched; the clean load runs on another copy).
+  let clean: string;
+  let expected: Awaited<ReturnType<typeof startOf>>;
+  before(async () => {
+    clean = tempDir('mnemo-sidecar-crash-');
+    fill(clean);
+    const loaded = path.join(clean, 'loaded');
+    fs.mkdirSync(loaded);
+    fs.copyFileSync(path.join(clean, 'memories.jsonl'), path.join(loaded, 'memories.jsonl'));
+    expected = await startOf(loaded);
+  });
+  after(() => fs.rmSync(clean, { recursive: true, force: true }));
+
   const points = ['load', 'mid-write', 'before-rename', 'before-dir-sync'] as const;
   for (const point of points) {
     it(`at ${point}: the next start is a clean load's`, async (t) => {
-      const clean = testDir(t);
-      fill(clean);
       const dir = testDir(t);
       fs.copyFileSync(path.join(clean, 'memories.jsonl'), path.join(dir, 'memories.jsonl'));
       assert.equal(await crash(dir, point), 'SIGKILL', `the child reached ${point}`);
       assert.ok(fs.existsSync(path.join(dir, SIDECAR_FILE)), 'a checkpoint was on disk');
 
-      const expected = await startOf(clean);
       const after = await startOf(dir);
       assert.equal(after.records, expected.records);
       assert.deepEqual(after.answers, expected.answers);

@@ -408,13 +408,24 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
   timeout: 60_000,
 }, () => {
   const dirs: string[] = [];
-  after(() => {
+  /**
+   * The process of the tests whose requests are each judged alone (2026-07-28, no handshake, no
+   * save): one for all of them, which goes on serving after every refusal. The first line and
+   * the 2025 handshake get a process of their own.
+   */
+  let one: StdioLines | undefined;
+  after(async () => {
+    await one?.close();
     for (const d of dirs) removeDir(d);
   });
   const open = () => {
     const dir = makeTempDir();
     dirs.push(dir);
     return new StdioLines(dir);
+  };
+  const shared = () => {
+    one ??= open();
+    return one;
   };
 
   /**
@@ -467,129 +478,104 @@ describe('mnemo stdio: requests that mix, misname or overload protocol revisions
   });
 
   it(`${UNKNOWN} after 2026-07-28 requests: -32022 still (each request is judged alone)`, async () => {
-    const s = open();
-    try {
-      const ok = await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
-      assert.ok(Array.isArray(ok.reply.result?.tools), ok.raw.slice(0, 600));
-      for (const [id, version] of [
-        [2, UNKNOWN],
-        [3, '9'.repeat(200)],
-      ] as const) {
-        const line = JSON.stringify(rpc(id, 'tools/list', { _meta: envelope(version) }));
-        const error = await refused(
-          s,
-          line,
-          id,
-          [UNSUPPORTED_VERSION],
-          `${version.slice(0, 20)} later`,
-        );
-        // What is given back of an unknown revision is bounded (64 characters).
-        assert.equal(
-          (error.data as { requested?: unknown } | undefined)?.requested,
-          version.slice(0, 64),
-        );
-      }
-    } finally {
-      await s.close();
+    const s = shared();
+    const ok = await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
+    assert.ok(Array.isArray(ok.reply.result?.tools), ok.raw.slice(0, 600));
+    for (const [id, version] of [
+      [2, UNKNOWN],
+      [3, '9'.repeat(200)],
+    ] as const) {
+      const line = JSON.stringify(rpc(id, 'tools/list', { _meta: envelope(version) }));
+      const error = await refused(
+        s,
+        line,
+        id,
+        [UNSUPPORTED_VERSION],
+        `${version.slice(0, 20)} later`,
+      );
+      // What is given back of an unknown revision is bounded (64 characters).
+      assert.equal(
+        (error.data as { requested?: unknown } | undefined)?.requested,
+        version.slice(0, 64),
+      );
     }
   });
 
   it('methods 2026-07-28 removed, sent as 2026-07-28 requests: -32601 before their params are judged (initialize: an error)', async () => {
-    const s = open();
-    try {
-      await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
-      for (const [i, method] of REMOVED.entries()) {
-        const line = JSON.stringify(rpc(20 + i, method, { _meta: envelope() }));
-        // On stdio the code a modern server gives initialize is the implementation's to choose.
-        const codes =
-          method === 'initialize'
-            ? [METHOD_NOT_FOUND, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_VERSION]
-            : [METHOD_NOT_FOUND];
-        await refused(s, line, 20 + i, codes, method);
-      }
-    } finally {
-      await s.close();
+    const s = shared();
+    await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
+    for (const [i, method] of REMOVED.entries()) {
+      const line = JSON.stringify(rpc(20 + i, method, { _meta: envelope() }));
+      // On stdio the code a modern server gives initialize is the implementation's to choose.
+      const codes =
+        method === 'initialize'
+          ? [METHOD_NOT_FOUND, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_VERSION]
+          : [METHOD_NOT_FOUND];
+      await refused(s, line, 20 + i, codes, method);
     }
   });
 
   it('a 2025 body (no _meta) among 2026-07-28 requests, or an envelope without clientCapabilities: -32602', async () => {
-    const s = open();
-    try {
-      await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
-      const bare = await refused(
-        s,
-        JSON.stringify(rpc(2, 'tools/list')),
-        2,
-        [INVALID_PARAMS],
-        'no _meta',
-      );
-      assert.match(bare.message, /_meta|envelope/i);
-      const partial = {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientInfo': { name: 'revisions-test', version: '1' },
-      };
-      const noCaps = await refused(
-        s,
-        JSON.stringify(rpc(3, 'tools/list', { _meta: partial })),
-        3,
-        [INVALID_PARAMS],
-        'no clientCapabilities',
-      );
-      assert.match(noCaps.message, /clientCapabilities|_meta|envelope/i);
-      const save = rpc(4, 'tools/call', saveParams('must not be saved: no _meta'));
-      await refused(s, JSON.stringify(save), 4, [INVALID_PARAMS], 'tools/call without _meta');
-      const stats = await s.send(
-        JSON.stringify(
-          rpc(5, 'tools/call', { name: 'memory_stats', arguments: {}, _meta: envelope() }),
-        ),
-        5,
-      );
-      const total = (stats.reply.result?.structuredContent as { total?: number } | undefined)
-        ?.total;
-      assert.equal(total, 0, 'the refused call saved nothing');
-    } finally {
-      await s.close();
-    }
+    const s = shared();
+    await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
+    const bare = await refused(
+      s,
+      JSON.stringify(rpc(2, 'tools/list')),
+      2,
+      [INVALID_PARAMS],
+      'no _meta',
+    );
+    assert.match(bare.message, /_meta|envelope/i);
+    const partial = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientInfo': { name: 'revisions-test', version: '1' },
+    };
+    const noCaps = await refused(
+      s,
+      JSON.stringify(rpc(3, 'tools/list', { _meta: partial })),
+      3,
+      [INVALID_PARAMS],
+      'no clientCapabilities',
+    );
+    assert.match(noCaps.message, /clientCapabilities|_meta|envelope/i);
+    const save = rpc(4, 'tools/call', saveParams('must not be saved: no _meta'));
+    await refused(s, JSON.stringify(save), 4, [INVALID_PARAMS], 'tools/call without _meta');
+    const stats = await s.send(
+      JSON.stringify(
+        rpc(5, 'tools/call', { name: 'memory_stats', arguments: {}, _meta: envelope() }),
+      ),
+      5,
+    );
+    const total = (stats.reply.result?.structuredContent as { total?: number } | undefined)?.total;
+    assert.equal(total, 0, 'the refused call saved nothing');
   });
 
   it('a 5 MB protocolVersion: -32022 that does not echo it back', async () => {
-    const s = open();
-    try {
-      const huge = '9'.repeat(5 << 20);
-      const line = JSON.stringify(rpc(1, 'tools/list', { _meta: envelope(huge) }));
-      await refused(s, line, 1, [UNSUPPORTED_VERSION, INVALID_PARAMS], '5 MB protocolVersion');
-    } finally {
-      await s.close();
-    }
+    const s = shared();
+    const huge = '9'.repeat(5 << 20);
+    const line = JSON.stringify(rpc(1, 'tools/list', { _meta: envelope(huge) }));
+    await refused(s, line, 1, [UNSUPPORTED_VERSION, INVALID_PARAMS], '5 MB protocolVersion');
   });
 
   it('a 5 MB value in _meta is answered before the next call, and the answer is small', async () => {
-    const s = open();
-    try {
-      const line = JSON.stringify(
-        rpc(1, 'tools/list', { _meta: envelope(MODERN, { 'com.example/big': FIVE_MB }) }),
-      );
-      const { first, ok } = await answeredBefore(s, line, 1, '5 MB value');
-      const { raw, reply } = first;
-      assert.ok(reply.result !== undefined || reply.error !== undefined, raw.slice(0, 600));
-      assert.ok(raw.length < 1 << 20, `a reply of ${raw.length} bytes`);
-      assert.ok(Array.isArray(ok.reply.result?.tools), ok.raw.slice(0, 600));
-    } finally {
-      await s.close();
-    }
+    const s = shared();
+    const line = JSON.stringify(
+      rpc(1, 'tools/list', { _meta: envelope(MODERN, { 'com.example/big': FIVE_MB }) }),
+    );
+    const { first, ok } = await answeredBefore(s, line, 1, '5 MB value');
+    const { raw, reply } = first;
+    assert.ok(reply.result !== undefined || reply.error !== undefined, raw.slice(0, 600));
+    assert.ok(raw.length < 1 << 20, `a reply of ${raw.length} bytes`);
+    assert.ok(Array.isArray(ok.reply.result?.tools), ok.raw.slice(0, 600));
   });
 
   it('a _meta nested 100,000 deep, or with 100,000 keys: -32600', async () => {
-    const s = open();
-    try {
-      await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
-      await refused(s, deepMetaLine(2, 100_000), 2, [INVALID_REQUEST], 'deep _meta');
-      const many = JSON.stringify(rpc(3, 'tools/list', { _meta: manyKeysMeta(100_000) }));
-      await refused(s, many, 3, [INVALID_REQUEST], '100,000 keys in _meta');
-      assert.ok(s.alive(), s.stderr);
-    } finally {
-      await s.close();
-    }
+    const s = shared();
+    await s.send(JSON.stringify(rpc(1, 'tools/list', { _meta: envelope() })), 1);
+    await refused(s, deepMetaLine(2, 100_000), 2, [INVALID_REQUEST], 'deep _meta');
+    const many = JSON.stringify(rpc(3, 'tools/list', { _meta: manyKeysMeta(100_000) }));
+    await refused(s, many, 3, [INVALID_REQUEST], '100,000 keys in _meta');
+    assert.ok(s.alive(), s.stderr);
   });
 
   it(`a 2025 initialize asking for ${UNKNOWN} gets a revision mnemo serves; calls work after it`, async () => {
