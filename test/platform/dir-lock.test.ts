@@ -1,20 +1,15 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  DirLock,
-  type DirLockOptions,
-  LockLostError,
-  LockTimeoutError,
-} from '../../src/platform/dir-lock.js';
+import { DirLock, LockLostError, LockTimeoutError } from '../../src/platform/dir-lock.js';
 import { nodeScript } from '../node-script.js';
+import { manualTimer, owner, stoppedHolder, tempDir } from './dir-lock-support.js';
 
 const CHILD = fileURLToPath(new URL('./dir-lock-race-child.ts', import.meta.url));
-const HOLDER = fileURLToPath(new URL('./dir-lock-holder-child.ts', import.meta.url));
 
 function contender(
   dir: string,
@@ -55,71 +50,6 @@ describe('DirLock across processes', () => {
     );
   });
 });
-
-function tempDir(t: TestContext): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-lock-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** What each holder child has written on stdout so far. */
-const said = new WeakMap<ChildProcess, () => string>();
-
-/** Resolves with the first line of `child`'s stdout that `pattern` matches. */
-function saying(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const line = (said.get(child)?.() ?? '').split('\n').find((l) => pattern.test(l));
-      if (line === undefined) return false;
-      child.stdout?.off('data', check);
-      resolve(line);
-      return true;
-    };
-    if (!check()) child.stdout?.on('data', check);
-  });
-}
-
-/**
- * A child process that takes the lock on `dir` and stops itself (SIGSTOP) while holding it:
- * inside its run, or (`kept`) after it, keeping the lock; `idle` keeps it and runs on.
- */
-async function stoppedHolder(
-  t: TestContext,
-  dir: string,
-  mode: 'inside' | 'kept' | 'idle' = 'inside',
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeScript(HOLDER), dir, mode], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => child.kill('SIGKILL'));
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  let stdout = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  said.set(child, () => stdout);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no lock held after 30 s: ${stderr}`)), 30_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      if (d.toString().includes('held')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the holder exited (${code}): ${stderr}`));
-    });
-  });
-  return child;
-}
-
-function owner(lockPath: string): Record<string, unknown> {
-  return JSON.parse(fs.readFileSync(path.join(lockPath, 'owner'), 'utf8'));
-}
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks after boot. */
 function startTime(pid: number): number {
@@ -237,33 +167,6 @@ describe('DirLock: a holder whose lock was replaced', () => {
     assert.equal(owner(lockPath).token, 'theirs');
   });
 });
-
-/** An idle timer the test fires by hand. */
-function manualTimer(): {
-  fire: () => void;
-  armed: () => boolean;
-  /** The keep the timer was last made for (ms). */
-  ms: () => number | undefined;
-  make: DirLockOptions['idleTimer'];
-} {
-  let onIdle: (() => void) | undefined;
-  let keepMs: number | undefined;
-  return {
-    fire: () => onIdle?.(),
-    armed: () => onIdle !== undefined,
-    ms: () => keepMs,
-    make: (fn, ms) => {
-      onIdle = fn;
-      keepMs = ms;
-      return {
-        refresh: () => {},
-        cancel: () => {
-          onIdle = undefined;
-        },
-      };
-    },
-  };
-}
 
 describe('DirLock: kept across runs', () => {
   it('is taken once for runs in a row, proved ours by its owner file, and let go when idle', async (t) => {
@@ -398,119 +301,5 @@ describe('DirLock: kept across runs', () => {
       );
       assert.equal(fs.existsSync(lockPath), false);
     }
-  });
-});
-
-/** A watch for requests that the test fires, as the folder's watch would. */
-function manualWatch(): {
-  fire: (broken?: boolean) => void;
-  watching: () => boolean;
-  make: DirLockOptions['askWatch'];
-} {
-  let onAsk: ((broken: boolean) => void) | undefined;
-  return {
-    fire: (broken = false) => onAsk?.(broken),
-    watching: () => onAsk !== undefined,
-    make: (fn) => {
-      onAsk = fn;
-      return () => {
-        onAsk = undefined;
-      };
-    },
-  };
-}
-
-describe('DirLock: kept long while it watches for requests', () => {
-  it('is kept across runs far apart while nobody asks, and let go between runs once one asks', async (t) => {
-    const dir = tempDir(t);
-    const lockPath = path.join(dir, '.lock');
-    const timer = manualTimer();
-    const watch = manualWatch();
-    const lock = new DirLock(dir, lockPath, {
-      keepMs: 10_000,
-      idleTimer: timer.make,
-      askWatch: watch.make,
-    });
-    assert.equal(await lock.run((kept) => kept), false);
-    const { token } = owner(lockPath);
-    assert.equal(timer.ms(), 10_000, 'kept the whole keep: requests are watched for');
-    assert.equal(watch.watching(), true);
-    // Spaced runs: the timer has not fired, so each goes on under the same lock.
-    for (let i = 0; i < 3; i++) assert.equal(await lock.run((kept) => kept), true);
-    assert.equal(owner(lockPath).token, token);
-
-    // The folder changed, but nobody asks: still kept.
-    watch.fire();
-    assert.equal(owner(lockPath).token, token);
-    assert.equal(await lock.run((kept) => kept), true);
-
-    // A waiter asks: let go at once, with no run, and left to the waiter.
-    fs.writeFileSync(`${lockPath}.wait`, '');
-    watch.fire();
-    assert.equal(fs.existsSync(lockPath), false, 'let go when asked');
-    assert.equal(watch.watching(), false, 'no longer watching');
-    assert.equal(timer.armed(), false);
-    assert.equal(
-      lock.tryRun(() => 'again'),
-      undefined,
-      'left free for the waiter',
-    );
-    fs.rmSync(`${lockPath}.wait`);
-    assert.equal(
-      lock.tryRun((kept) => kept),
-      false,
-      'taken again afresh once nobody asks',
-    );
-    lock.release();
-  });
-
-  it('is let go when its watch breaks, and kept briefly where it cannot watch', async (t) => {
-    const dir = tempDir(t);
-    const lockPath = path.join(dir, '.lock');
-    const watch = manualWatch();
-    const lock = new DirLock(dir, lockPath, {
-      keepMs: 10_000,
-      idleTimer: manualTimer().make,
-      askWatch: watch.make,
-    });
-    await lock.run(() => {});
-    watch.fire(true);
-    assert.equal(fs.existsSync(lockPath), false, 'a broken watch can tell no more: let go');
-    assert.equal(
-      lock.tryRun((kept) => kept),
-      false,
-      'not left to a waiter: none asked',
-    );
-    lock.release();
-
-    const timer = manualTimer();
-    const blind = new DirLock(dir, lockPath, {
-      keepMs: 10_000,
-      idleTimer: timer.make,
-      askWatch: () => undefined,
-    });
-    await blind.run(() => {});
-    assert.ok((timer.ms() ?? Infinity) <= 5, `kept ${timer.ms()} ms without a watch`);
-    fs.writeFileSync(`${lockPath}.wait`, '');
-    assert.equal(await blind.run((kept) => kept), true, 'the run under way ends');
-    assert.equal(fs.existsSync(lockPath), false, 'then, asked, it goes');
-    blind.release();
-  });
-
-  it('kept by an idle live process, is given up to another process that asks; the holder runs on', async (t) => {
-    const dir = tempDir(t);
-    const lockPath = path.join(dir, '.lock');
-    const holder = await stoppedHolder(t, dir, 'idle');
-    // Past a brief keep, the holder says it still owns the lock (the folder's own watch is on).
-    assert.equal(await saying(holder, /^(kept|lost)$/), 'kept');
-    assert.equal(owner(lockPath).pid, holder.pid);
-    // Its idle timer would keep it ten minutes: the waiter gets it because it asked.
-    const lock = new DirLock(dir, lockPath, { waitMs: 60_000 });
-    const inside = await lock.run(() => owner(lockPath).pid);
-    assert.equal(inside, process.pid, 'the waiter held it');
-    assert.equal(holder.exitCode, null, 'given up by the holder, which runs on');
-    assert.equal(holder.signalCode, null);
-    assert.equal(fs.existsSync(lockPath), false);
-    assert.equal(fs.existsSync(`${lockPath}.wait`), false, 'the request withdrawn');
   });
 });
