@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import ts from 'typescript';
+import { importedSpecifiers, parseSource } from './source-tree.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SRC = path.join(ROOT, 'src');
@@ -78,8 +78,7 @@ function importsOfSrc(): { local: Import[]; packages: Import[] } {
   const packages: Import[] = [];
   for (const file of sourceFiles(SRC)) {
     const at = path.relative(ROOT, file);
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-    for (const { fileName } of importedFiles) {
+    for (const fileName of importedSpecifiers(parseSource(file))) {
       if (fileName.startsWith('.')) {
         const target = path.resolve(path.dirname(file), fileName);
         const outside = path.relative(SRC, target).startsWith('..');

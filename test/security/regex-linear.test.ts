@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { check } from 'recheck';
-import ts from 'typescript';
+import { literalText, nodesUnder, parseSource, type SyntaxNode } from '../source-tree.js';
 
 // Every regular expression in src runs over text a client, a note or a file controls, so each
 // must match in linear time: a super-linear one lets one input hold the event loop for seconds.
@@ -37,41 +37,33 @@ function regexesInSrc(): { found: Found[]; dynamic: string[] } {
   const dynamic: string[] = [];
   for (const file of sourceFiles(SRC)) {
     const relative = path.relative(SRC, file).split(path.sep).join('/');
-    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-    const at = (node: ts.Node) =>
-      `${relative}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
-    const visit = (node: ts.Node): void => {
-      if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) {
-        const text = node.getText(sf);
-        const end = text.lastIndexOf('/');
+    const at = (node: SyntaxNode) => `${relative}:${node.loc?.start.line ?? 0}`;
+    for (const node of nodesUnder(parseSource(file))) {
+      if (node.type === 'RegExpLiteral') {
         found.push({
           at: at(node),
           file: relative,
-          source: text.slice(1, end),
-          flags: text.slice(end + 1),
+          source: node.pattern as string,
+          flags: node.flags as string,
         });
-      } else if (
-        (ts.isNewExpression(node) || ts.isCallExpression(node)) &&
-        ts.isIdentifier(node.expression) &&
-        node.expression.text === 'RegExp'
+        continue;
+      }
+      const callee = node.callee as SyntaxNode | undefined;
+      if (
+        (node.type === 'NewExpression' || node.type === 'CallExpression') &&
+        callee?.type === 'Identifier' &&
+        callee.name === 'RegExp'
       ) {
-        const [pattern, flags] = node.arguments ?? [];
-        const literal = (n: ts.Expression | undefined) =>
-          n === undefined || ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n);
-        if (pattern && literal(pattern) && literal(flags)) {
-          found.push({
-            at: at(node),
-            file: relative,
-            source: (pattern as ts.StringLiteral).text,
-            flags: flags ? (flags as ts.StringLiteral).text : '',
-          });
+        const [pattern, flags] = node.arguments as SyntaxNode[];
+        const source = literalText(pattern);
+        const flagText = flags === undefined ? '' : literalText(flags);
+        if (source !== undefined && flagText !== undefined) {
+          found.push({ at: at(node), file: relative, source, flags: flagText });
         } else if (!DYNAMIC_ALLOWED.has(at(node))) {
           dynamic.push(at(node));
         }
       }
-      ts.forEachChild(node, visit);
-    };
-    visit(sf);
+    }
   }
   return { found, dynamic };
 }
