@@ -1,4 +1,6 @@
-import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import { fromPackageRoot } from './platform/package-root.js';
 
-const require = createRequire(import.meta.url);
-export const VERSION: string = (require('../package.json') as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(fs.readFileSync(fromPackageRoot('package.json'), 'utf8')) as { version: string }
+).version;

@@ -19,7 +19,7 @@ const SRC = path.join(ROOT, 'src');
 const MAY_IMPORT: Record<string, readonly string[]> = {
   platform: [],
   decay: [],
-  version: [],
+  version: ['platform'],
   logger: [],
   storage: ['platform'],
   search: ['storage', 'platform'],

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Index } from 'usearch';
+import { workerEntry } from '../platform/package-root.js';
 import { AnnClaim, type AnnClaimOptions } from './ann-claim.js';
 import { ANN_FILE } from './ann-file.js';
 import { annKey, KeyTable } from './ann-keys.js';
@@ -385,7 +386,7 @@ export class AnnIndex {
             `import('tsx/esm/api').then((m) => m.tsImport(${JSON.stringify(url.href)}, ${JSON.stringify(here.href)}));`,
             { eval: true },
           )
-        : new Worker(url);
+        : new Worker(workerEntry(import.meta.url, 'ann-worker'));
     // A build in progress does not keep a process that is done from exiting.
     worker.unref();
     worker.on('message', (message: FromWorker) => {

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import { fromPackageRoot } from '../platform/package-root.js';
 
 /** Turns texts into vectors whose cosine says how close their meanings are. */
 export interface EmbeddingProvider {
@@ -30,11 +30,8 @@ export interface LoadEmbeddingsOptions {
   allowRemote?: boolean;
 }
 
-/** models/ at the package root, from src/search/ or dist/search/ alike. */
-export const SHIPPED_MODELS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../models',
-);
+/** models/ at the package root. */
+export const SHIPPED_MODELS_DIR = fromPackageRoot('models');
 
 /**
  * The provider for a setting: `off` gives null; `minilm` and `auto` give MiniLM when it loads,

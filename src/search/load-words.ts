@@ -3,6 +3,7 @@
 // its own vocabulary, in the order it meets them, as if it had tokenized them itself) instead of
 // tokenizing again. What the worker did not send, or sent of another line, is tokenized here.
 import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../platform/package-root.js';
 import type { LogSpan, PreparedRecord } from '../storage/engine.js';
 
 export type LoadWordsSpan = LogSpan;
@@ -56,7 +57,7 @@ const fromSource = import.meta.url.endsWith('.ts');
 
 function startWorker(span: LogSpan): Worker {
   if (!fromSource) {
-    return new Worker(new URL('./load-words-worker.js', import.meta.url), { workerData: span });
+    return new Worker(workerEntry(import.meta.url, 'load-words-worker'), { workerData: span });
   }
   // A worker does not inherit tsx's hooks: it registers them before importing the source.
   const source = new URL('./load-words-worker.ts', import.meta.url).href;

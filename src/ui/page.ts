@@ -1,18 +1,13 @@
 // The web page's files (built by `npm run build` into dist/web), served under /ui with a strict
 // Content-Security-Policy: scripts and styles from mnemo only, nothing inline, no frames.
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import express from 'express';
+import { fromPackageRoot } from '../platform/package-root.js';
 
-/**
- * dist/web beside this module once built (dist/ui/page.js), or from the sources under tsx
- * (src/ui/page.ts), which the tests run.
- */
+/** dist/web under the package root (built by `npm run build`), with a trailing separator. */
 export function webDir(): string {
-  const candidates = ['../web/', '../../dist/web/'].map((p) =>
-    fileURLToPath(new URL(p, import.meta.url)),
-  );
-  return candidates.find((dir) => fs.existsSync(`${dir}index.html`)) ?? (candidates[0] as string);
+  return `${fromPackageRoot('dist', 'web')}${path.sep}`;
 }
 
 export const CONTENT_SECURITY_POLICY = [

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makeDirs } from '../platform/durable-file.js';
+import { fromPackageRoot } from '../platform/package-root.js';
 import { checkFolderInVault, isFolderName, VaultPathError } from './paths.js';
 
-/** vault-template/ at the package root (from src/vault or dist/vault alike). */
-export const TEMPLATE_DIR = fileURLToPath(new URL('../../vault-template/', import.meta.url));
+/** vault-template/ at the package root, with a trailing separator. */
+export const TEMPLATE_DIR = `${fromPackageRoot('vault-template')}${path.sep}`;
 
 // Kept in git so the empty folder exists; not part of a vault.
 const SKIP = new Set(['.gitkeep']);
