@@ -291,6 +291,15 @@ export class AnnIndex {
     this.building = true;
     this.build()
       .catch((error: Error) => {
+        // Closed while it built (a command that ends, a server that stops): not a failure; the
+        // next start builds it.
+        if (this.closed) {
+          this.options.logger.info(
+            { file: ANN_FILE },
+            `${ANN_FILE} not built: closed first; the next start builds it`,
+          );
+          return;
+        }
         this.failed = true;
         this.options.logger.warn(
           { file: ANN_FILE, err: error.message },

@@ -97,6 +97,34 @@ describe('AnnIndex', () => {
     assert.equal(fs.existsSync(path.join(dir, ANN_FILE)), false);
   });
 
+  it('closed while it builds: says so at info, warns of nothing, and the next start builds it', async (t) => {
+    const dir = testDir(t);
+    const v = testVectors(3000, 2);
+    const { logger, entries, warnings } = recordingLogger();
+    const ann = new AnnIndex(v.source, { ...SMALL, dataDir: dir, logger });
+    await ann.open();
+    const said = (pattern: RegExp) => entries().some((e) => pattern.test(String(e.msg)));
+    // The build is under way once it said so; closed then, as a command that ends closes it.
+    const until = async (pattern: RegExp) => {
+      // Asked again every few ms (the build reads on other threads), at most 10 s.
+      for (let i = 0; i < 2000 && !said(pattern); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await until(/building the approximate index/);
+    assert.ok(said(/building the approximate index/));
+    ann.close();
+    await until(/not built: closed first/);
+    assert.ok(said(/vectors\.ann not built: closed first; the next start builds it/));
+    assert.deepEqual(warnings(), []);
+
+    const next = open(dir, v);
+    t.after(() => next.ann.close());
+    await next.ann.open();
+    await next.ann.settled();
+    assert.ok(next.ann.search(v.draw(), -1, 10), 'built by the next start');
+  });
+
   it('is kept in vectors.ann and used by the next start without a build', async (t) => {
     const dir = testDir(t);
     const v = testVectors(3000, 2);
