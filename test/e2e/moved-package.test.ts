@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { CLI_PATH, makeTempDir, removeDir } from './helpers.js';
 
 const run = promisify(execFile);
@@ -79,6 +80,48 @@ describe('the bin from a copy of the package', () => {
       const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+    }
+  });
+
+  // A worker whose entry is missing costs only time (the main thread does its work), so nothing
+  // else would tell: each entry of the copy's dist/search starts and answers its first message.
+  it('starts its worker threads from its dist/search', async () => {
+    const search = path.join(tmp, 'pkg', 'dist', 'search');
+    const answer = (worker: Worker) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+    const log = path.join(tmp, 'empty.jsonl');
+    fs.writeFileSync(log, '');
+    const words = new Worker(path.join(search, 'load-words-worker.js'), {
+      workerData: { path: log, ino: fs.statSync(log).ino, from: 0, to: 0 },
+    });
+    try {
+      assert.deepEqual(await answer(words), { done: true });
+    } finally {
+      await words.terminate();
+    }
+    const ann = new Worker(path.join(search, 'ann-worker.js'));
+    try {
+      const verified = answer(ann);
+      ann.postMessage({
+        type: 'verify',
+        file: path.join(tmp, 'no-such.ann'),
+        shape: {
+          model: 'm',
+          dimensions: 4,
+          connectivity: 16,
+          expansionAdd: 64,
+          expansionSearch: 32,
+        },
+      });
+      const reply = await verified;
+      assert.equal(reply.type, 'verified');
+      assert.equal(reply.ok, false);
+      assert.equal(reply.missing, true);
+    } finally {
+      await ann.terminate();
     }
   });
 });
