@@ -206,6 +206,8 @@ export function createServeApp(config: Config, deps: ServeAppDeps): ServeApp {
               ? { memories: held ? memory.storeOf(DEFAULT_NAMESPACE).memories.size : null }
               : {}),
             upstreams: upstreams?.health() ?? [],
+            // On PostgreSQL: how long the other replicas' writes take to be read here.
+            ...(config.databaseUrl ? { replication_lag: memory.replicationLag() } : {}),
           };
         },
       });

@@ -15,6 +15,7 @@ import { onnxMatVec } from '../search/onnx-matvec.js';
 import { Retriever } from '../search/retriever.js';
 import { SemanticIndex } from '../search/semantic-index.js';
 import { DEFAULT_NAMESPACE, type StorageEngine } from '../storage/engine.js';
+import type { LagSummary } from '../storage/namespace-view.js';
 import { openEngine } from '../storage/open.js';
 import { VaultIndex } from '../vault/note-index.js';
 import { VaultWriter } from '../vault/writer.js';
@@ -44,6 +45,8 @@ export interface OpenedMemory {
    * namespace when a request first needs it; a data dir holds them all).
    */
   holds(name: string): boolean;
+  /** How far behind the other replicas' writes this one is (PostgreSQL; else null): /health. */
+  replicationLag(): LagSummary | null;
   /** The names of the namespaces that hold a live memory or relation (`mnemo reindex`). */
   namespaces(): string[];
   /** Every namespace of the store, held by this process or not (the consent page's list). */
@@ -268,6 +271,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     store: store.namespace(config.namespace),
     storeOf: (name) => store.namespace(name),
     holds: (name) => store.holds(name),
+    replicationLag: () => store.replicationLag(),
     namespaces: () => store.live.namespaces(),
     storedNamespaces: () => store.storedNamespaces(),
     semantic,

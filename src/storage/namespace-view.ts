@@ -113,6 +113,12 @@ export class NamespaceView implements StorageEngine {
   close(): void {}
 }
 
+/** What `replicationLag` answers: over the last changes applied, nearest-rank, whole ms. */
+export interface LagSummary {
+  p50_ms: number;
+  p99_ms: number;
+}
+
 /**
  * What both engines share: every namespace's live records in memory, the engine itself the view
  * of the default namespace, and the views of the others. An engine says how to load, write and
@@ -158,6 +164,14 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   /** Namespace `ns` is loaded here, so its counts are what the store holds (every one is, here). */
   holds(_ns: string): boolean {
     return true;
+  }
+
+  /**
+   * How far behind the other replicas' writes this one applies them (PostgreSQL); null where
+   * there are no replicas, or before one of their writes was applied here.
+   */
+  replicationLag(): LagSummary | null {
+    return null;
   }
 
   namespace(name: string): StorageEngine {

@@ -37,6 +37,8 @@ describe('the HTTP app (mnemo serve)', () => {
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const health = (await (await fetch(`${url}/health`)).json()) as { status: string };
     assert.equal(health.status, 'ok');
+    // A data dir has no replicas: no lag in its answer.
+    assert.ok(!('replication_lag' in health), JSON.stringify(health));
     const manifest = path.join(dir, 'gateway.json');
     const urls = () =>
       (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { servers: { url: string }[] }).servers.map(
@@ -176,8 +178,24 @@ describe('the HTTP app (mnemo serve)', () => {
       }
       assert.equal(before.store, 'ready');
       assert.equal(before.memories, null, JSON.stringify(before));
+      // No write of another replica applied here yet: no lag to tell.
+      assert.equal(before.replication_lag, null, JSON.stringify(before));
       assert.equal((await call(two.url, 2, 'search_memory', { query: 'kept' })).status, 200);
       assert.equal((await health(two.url)).memories, 1);
+      // The first replica writes again; the second applies it from the change feed, and says
+      // how long after its write (whole ms, the same for p50 and p99 of one change).
+      assert.equal(
+        (await call(one.url, 3, 'save_memory', { content: 'written while held' })).status,
+        200,
+      );
+      let after = await health(two.url);
+      for (let asked = 0; after.memories !== 2 && asked < 2_000; asked++) {
+        after = await health(two.url);
+      }
+      assert.equal(after.memories, 2);
+      const lag = after.replication_lag as { p50_ms: number; p99_ms: number };
+      assert.ok(Number.isInteger(lag.p50_ms) && lag.p50_ms >= 0, JSON.stringify(after));
+      assert.equal(lag.p99_ms, lag.p50_ms);
     } finally {
       await second.app.stop();
       await first.app.stop();

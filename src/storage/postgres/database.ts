@@ -191,3 +191,19 @@ export function storeFailure(error: unknown, committing: boolean, url: string): 
     { cause: error },
   );
 }
+
+/** `work` on a connection of `pool`'s, back in the pool after it (dropped if it broke). */
+export async function withClient<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    const out = await work(client);
+    client.release();
+    return out;
+  } catch (error) {
+    client.release(isConnectionError(error) ? (error as Error) : undefined);
+    throw error;
+  }
+}

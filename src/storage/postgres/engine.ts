@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { TransientError } from '../../platform/errors.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
 import { crossing, StoreError } from '../errors.js';
-import { NamespacedEngine } from '../namespace-view.js';
+import { type LagSummary, NamespacedEngine } from '../namespace-view.js';
 import { type MemoryRecord, toMemoryRecord } from '../records.js';
 import {
   clientConfig,
@@ -14,9 +14,11 @@ import {
   isConnectionError,
   redactUrl,
   storeFailure,
+  withClient,
 } from './database.js';
 import { Follower } from './follower.js';
 import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings.js';
+import { ReplicationLag } from './lag.js';
 import { beginInNamespace, pruneChanges, recordChanges } from './namespace-feed.js';
 import type { PostgresStoreOptions } from './options.js';
 import { changesAfter, namespacesIn, readNamespace, versionsOf } from './record-reads.js';
@@ -57,6 +59,7 @@ export class PostgresStore extends NamespacedEngine {
   private readonly logger: Logger;
   private readonly holdings: Holdings;
   private readonly follower: Follower;
+  private readonly lag = new ReplicationLag();
   private writes = 0;
   /** Namespaces loading at once at most: half the pool, the rest for writes and catch-ups. */
   private freeLoadSlots: number;
@@ -104,14 +107,7 @@ export class PostgresStore extends NamespacedEngine {
       catchUp: (ns) =>
         this.holdings.serial(ns, async () => {
           if (this.closed || this.holdings.get(ns)?.version === undefined) return;
-          const client = await this.pool.connect();
-          try {
-            await this.catchUp(client, ns);
-            client.release();
-          } catch (error) {
-            client.release(error as Error);
-            throw error;
-          }
+          await withClient(this.pool, (client) => this.catchUp(client, ns));
         }),
     });
     this.connected = this.prepare();
@@ -196,6 +192,10 @@ export class PostgresStore extends NamespacedEngine {
   /** This replica holds namespace `ns` now (loaded): not before a request needed it. */
   override holds(ns: string): boolean {
     return this.versionOf(ns) !== undefined;
+  }
+
+  override replicationLag(): LagSummary | null {
+    return this.lag.summary();
   }
 
   /** The namespaces this replica holds now (loaded). */
@@ -469,13 +469,7 @@ export class PostgresStore extends NamespacedEngine {
           'this replica was away longer than the changes are kept: reading the namespace again',
         );
         // Its own snapshot, in a connection of its own (`client` may be in a write's transaction).
-        const other = await this.pool.connect();
-        try {
-          await this.readIn(other, ns);
-        } finally {
-          other.release();
-        }
-        return;
+        return withClient(this.pool, (other) => this.readIn(other, ns));
       }
       const space = this.live.space(ns);
       for (const record of changes.memories) {
@@ -486,6 +480,7 @@ export class PostgresStore extends NamespacedEngine {
       for (const relation of changes.relations) this.live.putRelation(ns, relation);
       for (const id of changes.goneRelations) this.live.dropRelation(id);
       held.version = changes.last;
+      this.lag.applied(changes.writtenAt);
       this.follower.advanced(ns);
       if (!changes.more) return;
     }

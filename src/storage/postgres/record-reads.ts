@@ -73,6 +73,8 @@ export type Changes =
       kind: 'changed';
       /** The version of the last change read. */
       last: number;
+      /** When each change read was written (ms since the epoch, the database's clock). */
+      writtenAt: number[];
       /** A full page was read: there may be more after `last`. */
       more: boolean;
       memories: MemoryRecord[];
@@ -92,12 +94,14 @@ export async function changesAfter(
     version: number | null;
     kind: string;
     id: string;
+    written_ms: number | null;
   }>(
-    `SELECT n.version AS top, c.version, c.kind, c.id
+    `SELECT n.version AS top, c.version, c.kind, c.id,
+            (extract(epoch FROM c.at) * 1000)::float8 AS written_ms
      FROM (SELECT $1::text AS namespace) q
      LEFT JOIN mnemo_namespaces n ON n.namespace = q.namespace
      LEFT JOIN LATERAL (
-       SELECT version, kind, id FROM mnemo_changes WHERE namespace = $1 AND version > $2
+       SELECT version, kind, id, at FROM mnemo_changes WHERE namespace = $1 AND version > $2
        ORDER BY version LIMIT $3) c ON true`,
     [ns, version, PAGE],
   );
@@ -111,14 +115,21 @@ export async function changesAfter(
   const goneMemories = new Set<string>();
   const goneRelations = new Set<string>();
   for (const c of changes) (c.kind === 'memory' ? goneMemories : goneRelations).add(c.id);
-  const memoryRows = await client.query(`${MEMORY_SELECT} WHERE id = ANY($1) AND namespace = $2`, [
-    [...goneMemories],
-    ns,
-  ]);
-  const relationRows = await client.query(
-    `${RELATION_SELECT} WHERE id = ANY($1) AND namespace = $2`,
-    [[...goneRelations], ns],
-  );
+  // A round trip only for a kind that changed: a replica behind by one save reads no relations.
+  const memoryRows =
+    goneMemories.size === 0
+      ? { rows: [] }
+      : await client.query(`${MEMORY_SELECT} WHERE id = ANY($1) AND namespace = $2`, [
+          [...goneMemories],
+          ns,
+        ]);
+  const relationRows =
+    goneRelations.size === 0
+      ? { rows: [] }
+      : await client.query(`${RELATION_SELECT} WHERE id = ANY($1) AND namespace = $2`, [
+          [...goneRelations],
+          ns,
+        ]);
   // What is still there is changed; the rest of the ids, gone.
   const memories: MemoryRecord[] = [];
   for (const row of memoryRows.rows) {
@@ -134,6 +145,7 @@ export async function changesAfter(
   return {
     kind: 'changed',
     last,
+    writtenAt: changes.map((c) => Number(c.written_ms)).filter(Number.isFinite),
     more: changes.length >= PAGE,
     memories,
     goneMemories,
