@@ -262,6 +262,16 @@ async function spreadParts(
   for (const c of cache.values()) await c.close().catch(() => {});
   report.spread = { calls, perSecond: calls / opts.seconds, summary: summarize(times) };
   report.lag = summarize(await lags);
+  // The lag as each replica measures it (/health): from a change row's write to its application
+  // there, without a poller's round trip; mostly the probes' namespace (the rest are routed home).
+  report.replicaLag = await Promise.all(
+    replicas.map(async (r) => {
+      const health = (await (await fetch(new URL('/health', r.url))).json()) as {
+        replication_lag?: unknown;
+      };
+      return health.replication_lag ?? null;
+    }),
+  );
   report.peakRssMb = replicas.map((r) => Math.round(peakRssMb(r.child.pid) ?? Number.NaN));
   report.transientErrors = transient.count;
 }
