@@ -55,6 +55,8 @@ export class PostgresStore extends NamespacedEngine {
    */
   readonly connected: Promise<void>;
   private readonly pool: pg.Pool;
+  /** The catch-ups' own connections: the others' writes are read without queueing behind ours. */
+  private readonly followPool: pg.Pool;
   private readonly options: PostgresStoreOptions;
   private readonly logger: Logger;
   private readonly holdings: Holdings;
@@ -80,6 +82,7 @@ export class PostgresStore extends NamespacedEngine {
       max: options.poolSize ?? 10,
       applicationName: 'mnemo',
     });
+    this.followPool = createPool(options.url, { max: 2, applicationName: 'mnemo follower' });
     this.holdings = new Holdings({
       budgetBytes: (options.cacheMb ?? defaultCacheMb()) * 2 ** 20,
       graceMs: options.evictGraceMs ?? 5000,
@@ -107,7 +110,7 @@ export class PostgresStore extends NamespacedEngine {
       catchUp: (ns) =>
         this.holdings.serial(ns, async () => {
           if (this.closed || this.holdings.get(ns)?.version === undefined) return;
-          await withClient(this.pool, (client) => this.catchUp(client, ns));
+          await withClient(this.followPool, (client) => this.catchUp(client, ns));
         }),
     });
     this.connected = this.prepare();
@@ -423,7 +426,7 @@ export class PostgresStore extends NamespacedEngine {
       this.ended = (async () => {
         await this.follower.close();
         await this.holdings.settled();
-        await this.pool.end().catch(() => {});
+        await Promise.all([this.pool.end(), this.followPool.end()]).catch(() => {});
       })();
     }
     return this.ended;
