@@ -7,7 +7,12 @@ import { TransientError } from '../../src/platform/errors.js';
 import { DatabaseError } from '../../src/storage/postgres/database.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/engine.js';
 import { MIGRATIONS, schemaStatus } from '../../src/storage/postgres/schema.js';
-import { type MemoryRecord, newMemoryRecord, OTHER_FIELDS } from '../../src/storage/records.js';
+import {
+  type MemoryRecord,
+  newMemoryRecord,
+  OTHER_FIELDS,
+  type RelationRecord,
+} from '../../src/storage/records.js';
 import { pgSchema, proxyTo, TEST_DATABASE_URL } from '../support-pg.js';
 
 const T0 = 1_767_225_600;
@@ -110,6 +115,38 @@ describe('PostgresStore', () => {
     }));
     await gone;
     assert.equal((await b.findForgotten('x'))?.content, 'from a');
+    assert.equal(b.versionOf(), a.versionOf());
+  });
+
+  it('follows the relations of the other replica too: made, changed and deleted', async (t) => {
+    const db = await pgSchema(t);
+    if (!db) return;
+    const a = await open(t, db.url);
+    const b = await open(t, db.url);
+    const relation = (strength: number): RelationRecord => ({
+      id: 'r1',
+      from_memory_id: 'x',
+      to_memory_id: 'y',
+      relation_type: 'related',
+      strength,
+      created_at: T0,
+      metadata: {},
+    });
+    // B has applied every change up to a memory saved after them (a namespace's changes are
+    // applied in order).
+    const after = async (marker: string, mutation: Parameters<PostgresStore['transact']>[0]) => {
+      const arrived = seen(b, marker);
+      await a.transact(mutation);
+      await save(a, newMemoryRecord(marker, marker, T0));
+      await arrived;
+    };
+    await save(a, newMemoryRecord('x', 'x', T0), newMemoryRecord('y', 'y', T0));
+    await after('m1', () => ({ result: undefined, relations: [relation(0.5)] }));
+    assert.equal(b.relations.get('r1')?.strength, 0.5);
+    await after('m2', () => ({ result: undefined, relations: [relation(0.9)] }));
+    assert.equal(b.relations.get('r1')?.strength, 0.9);
+    await after('m3', () => ({ result: undefined, relationDeletes: ['r1'] }));
+    assert.equal(b.relations.get('r1'), undefined);
     assert.equal(b.versionOf(), a.versionOf());
   });
 

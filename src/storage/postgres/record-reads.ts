@@ -11,6 +11,19 @@ const RELATION_SELECT = `SELECT ${RELATION_COLUMNS.join(', ')} FROM mnemo_relati
 
 type Row = Record<string, unknown>;
 
+/** A changed record's columns beside its change: `m_<column>` of a memory, `r_<column>` of a relation. */
+const CHANGED_COLUMNS = [
+  ...MEMORY_COLUMNS.map((c) => `m.${c} AS m_${c}`),
+  ...RELATION_COLUMNS.map((c) => `r.${c} AS r_${c}`),
+].join(', ');
+
+/** The columns `prefix`ed in `row`, as a row of their own table. */
+function unprefixed(row: Row, prefix: string, columns: readonly string[]): Row {
+  const out: Row = {};
+  for (const column of columns) out[column] = row[`${prefix}${column}`];
+  return out;
+}
+
 /** A namespace's records as of one snapshot, and the version that snapshot holds. */
 export interface Snapshot {
   version: number;
@@ -88,21 +101,26 @@ export async function changesAfter(
   ns: string,
   version: number,
 ): Promise<Changes> {
-  // One round trip when nothing changed: the namespace's version, and the changes after `version`.
-  const read = await client.query<{
-    top: number | null;
-    version: number | null;
-    kind: string;
-    id: string;
-    written_ms: number | null;
-  }>(
+  // One round trip: the namespace's version, the changes after `version`, and each changed
+  // record as it is now (in the same snapshot), or nothing when it is gone.
+  const read = await client.query<
+    Row & {
+      top: number | null;
+      version: number | null;
+      kind: string;
+      id: string;
+      written_ms: number | null;
+    }
+  >(
     `SELECT n.version AS top, c.version, c.kind, c.id,
-            (extract(epoch FROM c.at) * 1000)::float8 AS written_ms
+            (extract(epoch FROM c.at) * 1000)::float8 AS written_ms, ${CHANGED_COLUMNS}
      FROM (SELECT $1::text AS namespace) q
      LEFT JOIN mnemo_namespaces n ON n.namespace = q.namespace
      LEFT JOIN LATERAL (
        SELECT version, kind, id, at FROM mnemo_changes WHERE namespace = $1 AND version > $2
-       ORDER BY version LIMIT $3) c ON true`,
+       ORDER BY version LIMIT $3) c ON true
+     LEFT JOIN mnemo_memories m ON c.kind = 'memory' AND m.id = c.id AND m.namespace = $1
+     LEFT JOIN mnemo_relations r ON c.kind = 'relation' AND r.id = c.id AND r.namespace = $1`,
     [ns, version, PAGE],
   );
   const top = read.rows[0]?.top ?? 0;
@@ -112,34 +130,20 @@ export async function changesAfter(
   if (changes.some((c, i) => c.version !== version + i + 1) || changes.length === 0) {
     return { kind: 'expired' };
   }
+  // What is still there is changed (once, however many changes name it); the rest, gone.
   const goneMemories = new Set<string>();
   const goneRelations = new Set<string>();
-  for (const c of changes) (c.kind === 'memory' ? goneMemories : goneRelations).add(c.id);
-  // A round trip only for a kind that changed: a replica behind by one save reads no relations.
-  const memoryRows =
-    goneMemories.size === 0
-      ? { rows: [] }
-      : await client.query(`${MEMORY_SELECT} WHERE id = ANY($1) AND namespace = $2`, [
-          [...goneMemories],
-          ns,
-        ]);
-  const relationRows =
-    goneRelations.size === 0
-      ? { rows: [] }
-      : await client.query(`${RELATION_SELECT} WHERE id = ANY($1) AND namespace = $2`, [
-          [...goneRelations],
-          ns,
-        ]);
-  // What is still there is changed; the rest of the ids, gone.
-  const memories: MemoryRecord[] = [];
-  for (const row of memoryRows.rows) {
-    goneMemories.delete(row.id);
-    memories.push(memoryFromRow(row));
-  }
-  const relations: RelationRecord[] = [];
-  for (const row of relationRows.rows) {
-    goneRelations.delete(row.id);
-    relations.push(relationFromRow(row));
+  const memories = new Map<string, MemoryRecord>();
+  const relations = new Map<string, RelationRecord>();
+  for (const c of changes) {
+    if (c.kind === 'memory') {
+      if (c.m_id === null) goneMemories.add(c.id);
+      else if (!memories.has(c.id))
+        memories.set(c.id, memoryFromRow(unprefixed(c, 'm_', MEMORY_COLUMNS)));
+    } else if (c.r_id === null) goneRelations.add(c.id);
+    else if (!relations.has(c.id)) {
+      relations.set(c.id, relationFromRow(unprefixed(c, 'r_', RELATION_COLUMNS)));
+    }
   }
   const last = changes[changes.length - 1]?.version ?? version;
   return {
@@ -147,9 +151,9 @@ export async function changesAfter(
     last,
     writtenAt: changes.map((c) => Number(c.written_ms)).filter(Number.isFinite),
     more: changes.length >= PAGE,
-    memories,
+    memories: [...memories.values()],
     goneMemories,
-    relations,
+    relations: [...relations.values()],
     goneRelations,
   };
 }
