@@ -4,10 +4,11 @@
 // dist/chunks/, loaded when a command asks. The worker threads' entries go to dist/search/,
 // where src/platform/package-root.ts's workerEntry looks for them.
 //
-// Bundled: mnemo's code and the pure ESM packages that cost the most modules (zod, the MCP SDK)
-// with whatever they import that mnemo does not depend on itself. External (loaded from
-// node_modules as before): mnemo's other dependencies, native, CommonJS or path-dependent ones
-// (usearch, pg, pino's worker threads, express, oidc-provider, chokidar, yaml, @huggingface/*).
+// Bundled: mnemo's code and the pure ESM packages that cost the most modules (zod, the MCP SDK),
+// express (CommonJS, ~60 modules, with what it loads cut below), with whatever they import that
+// mnemo does not depend on itself. External (loaded from node_modules as before): mnemo's other
+// dependencies, native, CommonJS or path-dependent ones (usearch, pg, pino's worker threads,
+// oidc-provider, chokidar, yaml, @huggingface/*).
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -17,8 +18,14 @@ import { build, type Plugin } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
 
-/** Packages bundled although mnemo depends on them: pure ESM, many modules. */
-const BUNDLED = [/^zod$/, /^@modelcontextprotocol\//, /^stemmer$/, /^simple-statistics$/];
+/** Packages bundled although mnemo depends on them: pure ESM, many modules (express: CommonJS). */
+const BUNDLED = [
+  /^zod$/,
+  /^@modelcontextprotocol\//,
+  /^stemmer$/,
+  /^simple-statistics$/,
+  /^express$/,
+];
 
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   dependencies?: Record<string, string>;
@@ -55,6 +62,62 @@ const externals: Plugin = {
   },
 };
 
+/**
+ * What a start does not need, left out of it (issue 26: a replica's start is its CPU), the
+ * behaviour otherwise the same:
+ * - the MCP server SDK's node shims load its copy of ajv (~290 KB) with the SDK; the stand-in,
+ *   src/platform/mcp-shims.ts, loads the SDK's validator when a schema is first validated (an
+ *   elicitation's answer);
+ * - zod's `z.locales` holds ~60 languages' messages (~340 KB to compile) for
+ *   `z.config(z.locales.xx())`, which neither mnemo nor the SDK calls: English alone stays;
+ * - express and body-parser load qs (with side-channel and get-intrinsic, ~35 ms) for the
+ *   "extended" query and form parsers, which mnemo does not use: qs loads on its first call;
+ * - a package's JSON (mime-db's types, iconv-lite's tables) is a string given to JSON.parse, which
+ *   V8 reads much faster than the same data as a JavaScript literal.
+ */
+const startCuts: Plugin = {
+  name: 'mnemo-start-cuts',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: path.join(root, 'src', 'platform', 'mcp-shims.ts'),
+    }));
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer)
+        ? { path: path.join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-en' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+    // The stand-in's own require('qs') (namespace lazy-qs) resolves as usual, to the real qs.
+    b.onResolve({ filter: /^qs$/ }, (args) =>
+      args.namespace !== 'lazy-qs' &&
+      /[\\/]node_modules[\\/](express|body-parser)[\\/]/.test(args.importer)
+        ? { path: args.importer, namespace: 'lazy-qs' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-qs' }, (args) => ({
+      contents: [
+        'let qs;',
+        "const load = () => (qs ??= require('qs'));",
+        'module.exports = {',
+        '  parse: (text, options) => load().parse(text, options),',
+        '  stringify: (value, options) => load().stringify(value, options),',
+        '};',
+      ].join('\n'),
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.json$/ }, (args) => {
+      const data: unknown = JSON.parse(fs.readFileSync(args.path, 'utf8'));
+      const text = JSON.stringify(JSON.stringify(data));
+      return { contents: `module.exports = JSON.parse(${text});`, loader: 'js' };
+    });
+  },
+};
+
 // Only the web page (scripts/build-web.ts) stays: the rest of dist/ is this bundle's.
 for (const entry of fs.existsSync(dist) ? fs.readdirSync(dist) : []) {
   if (entry !== 'web') fs.rmSync(path.join(dist, entry), { recursive: true, force: true });
@@ -79,7 +142,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as __mnemoCreateRequire } from 'node:module';\nconst require = __mnemoCreateRequire(import.meta.url);",
   },
-  plugins: [externals],
+  plugins: [startCuts, externals],
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
