@@ -9,6 +9,7 @@
 // mnemo does not depend on itself. External (loaded from node_modules as before): mnemo's other
 // dependencies, native, CommonJS or path-dependent ones (usearch, pg, pino's worker threads,
 // oidc-provider, chokidar, yaml, @huggingface/*).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -72,8 +73,9 @@ const externals: Plugin = {
  *   `z.config(z.locales.xx())`, which neither mnemo nor the SDK calls: English alone stays;
  * - express and body-parser load qs (with side-channel and get-intrinsic, ~35 ms) for the
  *   "extended" query and form parsers, which mnemo does not use: qs loads on its first call;
- * - a package's JSON (mime-db's types, iconv-lite's tables) is a string given to JSON.parse, which
- *   V8 reads much faster than the same data as a JavaScript literal.
+ * - a package's JSON (mime-db's types, iconv-lite's tables: ~700 KB) stays a JSON file, in
+ *   dist/json/, required as node did from node_modules: in the bundle it would be a literal that
+ *   V8 reads (and its strings interned) at each start, used or not.
  */
 const startCuts: Plugin = {
   name: 'mnemo-start-cuts',
@@ -111,9 +113,22 @@ const startCuts: Plugin = {
       loader: 'js',
     }));
     b.onLoad({ filter: /[\\/]node_modules[\\/].*\.json$/ }, (args) => {
-      const data: unknown = JSON.parse(fs.readFileSync(args.path, 'utf8'));
-      const text = JSON.stringify(JSON.stringify(data));
-      return { contents: `module.exports = JSON.parse(${text});`, loader: 'js' };
+      const text = fs.readFileSync(args.path);
+      const name = `${args.path
+        .split(/[\\/]node_modules[\\/]/)
+        .at(-1)
+        ?.replace(/[\\/]/g, '+')
+        .replace(
+          /\.json$/,
+          '',
+        )}-${createHash('sha256').update(text).digest('hex').slice(0, 8)}.json`;
+      fs.mkdirSync(path.join(dist, 'json'), { recursive: true });
+      fs.writeFileSync(path.join(dist, 'json', name), text);
+      // In dist/json/, found from the file the code lands in: dist/cli.js or one folder down.
+      const where = `(/\\/(chunks|search)\\/[^/]+$/.test(__mnemoUrl) ? '../' : './') + ${JSON.stringify(`json/${name}`)}`;
+      return {
+        contents: `module.exports = require(require('node:url').fileURLToPath(new URL(${where}, __mnemoUrl)));`,
+      };
     });
   },
 };
@@ -138,9 +153,10 @@ const result = await build({
   sourcemap: true,
   // Stack traces name the src/ files and lines (--enable-source-maps); the text is not needed.
   sourcesContent: false,
-  // CommonJS code bundled from a dependency calls require: the ESM output gives it node's.
+  // CommonJS code bundled from a dependency calls require: the ESM output gives it node's. The
+  // file's own URL is there for that code too (it has no import.meta): see startCuts's JSON.
   banner: {
-    js: "import { createRequire as __mnemoCreateRequire } from 'node:module';\nconst require = __mnemoCreateRequire(import.meta.url);",
+    js: "import { createRequire as __mnemoCreateRequire } from 'node:module';\nconst __mnemoUrl = import.meta.url;\nconst require = __mnemoCreateRequire(__mnemoUrl);",
   },
   plugins: [startCuts, externals],
   legalComments: 'none',
