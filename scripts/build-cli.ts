@@ -67,7 +67,7 @@ const externals: Plugin = {
  * What a start does not need, left out of it (issue 26: a replica's start is its CPU), the
  * behaviour otherwise the same:
  * - the MCP server SDK's node shims load its copy of ajv (~290 KB) with the SDK; the stand-in,
- *   src/platform/mcp-shims.ts, loads the SDK's validator when a schema is first validated (an
+ *   src/transport/mcp-shims.ts, loads the SDK's validator when a schema is first validated (an
  *   elicitation's answer);
  * - zod's `z.locales` holds ~60 languages' messages (~340 KB to compile) for
  *   `z.config(z.locales.xx())`, which neither mnemo nor the SDK calls: English alone stays;
@@ -81,7 +81,7 @@ const startCuts: Plugin = {
   name: 'mnemo-start-cuts',
   setup(b) {
     b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
-      path: path.join(root, 'src', 'platform', 'mcp-shims.ts'),
+      path: path.join(root, 'src', 'transport', 'mcp-shims.ts'),
     }));
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { DefaultJsonSchemaValidator } from '../../src/platform/mcp-shims.js';
+import { DefaultJsonSchemaValidator } from '../../src/transport/mcp-shims.js';
 
 // The bundle's stand-in for the SDK's node shims (scripts/build-cli.ts): its validator answers as
 // the SDK's own does, which it loads on first use.
