@@ -4,10 +4,12 @@
 // dist/chunks/, loaded when a command asks. The worker threads' entries go to dist/search/,
 // where src/platform/package-root.ts's workerEntry looks for them.
 //
-// Bundled: mnemo's code and the pure ESM packages that cost the most modules (zod, the MCP SDK)
-// with whatever they import that mnemo does not depend on itself. External (loaded from
-// node_modules as before): mnemo's other dependencies, native, CommonJS or path-dependent ones
-// (usearch, pg, pino's worker threads, express, oidc-provider, chokidar, yaml, @huggingface/*).
+// Bundled: mnemo's code and the pure ESM packages that cost the most modules (zod, the MCP SDK),
+// express (CommonJS, ~60 modules, with what it loads cut below), with whatever they import that
+// mnemo does not depend on itself. External (loaded from node_modules as before): mnemo's other
+// dependencies, native, CommonJS or path-dependent ones (usearch, pg, pino's worker threads,
+// oidc-provider, chokidar, yaml, @huggingface/*).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -17,8 +19,14 @@ import { build, type Plugin } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
 
-/** Packages bundled although mnemo depends on them: pure ESM, many modules. */
-const BUNDLED = [/^zod$/, /^@modelcontextprotocol\//, /^stemmer$/, /^simple-statistics$/];
+/** Packages bundled although mnemo depends on them: pure ESM, many modules (express: CommonJS). */
+const BUNDLED = [
+  /^zod$/,
+  /^@modelcontextprotocol\//,
+  /^stemmer$/,
+  /^simple-statistics$/,
+  /^express$/,
+];
 
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   dependencies?: Record<string, string>;
@@ -55,6 +63,76 @@ const externals: Plugin = {
   },
 };
 
+/**
+ * What a start does not need, left out of it (issue 26: a replica's start is its CPU), the
+ * behaviour otherwise the same:
+ * - the MCP server SDK's node shims load its copy of ajv (~290 KB) with the SDK; the stand-in,
+ *   src/transport/mcp-shims.ts, loads the SDK's validator when a schema is first validated (an
+ *   elicitation's answer);
+ * - zod's `z.locales` holds ~60 languages' messages (~340 KB to compile) for
+ *   `z.config(z.locales.xx())`, which neither mnemo nor the SDK calls: English alone stays;
+ * - express and body-parser load qs (with side-channel and get-intrinsic, ~35 ms) for the
+ *   "extended" query and form parsers, which mnemo does not use: qs loads on its first call;
+ * - a package's JSON (mime-db's types, iconv-lite's tables: ~700 KB) stays a JSON file, in
+ *   dist/json/, required as node did from node_modules: in the bundle it would be a literal that
+ *   V8 reads (and its strings interned) at each start, used or not.
+ */
+const startCuts: Plugin = {
+  name: 'mnemo-start-cuts',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: path.join(root, 'src', 'transport', 'mcp-shims.ts'),
+    }));
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer)
+        ? { path: path.join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-en' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+    // The stand-in's own require('qs') (namespace lazy-qs) resolves as usual, to the real qs.
+    b.onResolve({ filter: /^qs$/ }, (args) =>
+      args.namespace !== 'lazy-qs' &&
+      /[\\/]node_modules[\\/](express|body-parser)[\\/]/.test(args.importer)
+        ? { path: args.importer, namespace: 'lazy-qs' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-qs' }, (args) => ({
+      contents: [
+        'let qs;',
+        "const load = () => (qs ??= require('qs'));",
+        'module.exports = {',
+        '  parse: (text, options) => load().parse(text, options),',
+        '  stringify: (value, options) => load().stringify(value, options),',
+        '};',
+      ].join('\n'),
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.json$/ }, (args) => {
+      const text = fs.readFileSync(args.path);
+      const name = `${args.path
+        .split(/[\\/]node_modules[\\/]/)
+        .at(-1)
+        ?.replace(/[\\/]/g, '+')
+        .replace(
+          /\.json$/,
+          '',
+        )}-${createHash('sha256').update(text).digest('hex').slice(0, 8)}.json`;
+      fs.mkdirSync(path.join(dist, 'json'), { recursive: true });
+      fs.writeFileSync(path.join(dist, 'json', name), text);
+      // In dist/json/, found from the file the code lands in: dist/cli.js or one folder down.
+      const where = `(/\\/(chunks|search)\\/[^/]+$/.test(__mnemoUrl) ? '../' : './') + ${JSON.stringify(`json/${name}`)}`;
+      return {
+        contents: `module.exports = require(require('node:url').fileURLToPath(new URL(${where}, __mnemoUrl)));`,
+      };
+    });
+  },
+};
+
 // Only the web page (scripts/build-web.ts) stays: the rest of dist/ is this bundle's.
 for (const entry of fs.existsSync(dist) ? fs.readdirSync(dist) : []) {
   if (entry !== 'web') fs.rmSync(path.join(dist, entry), { recursive: true, force: true });
@@ -75,11 +153,12 @@ const result = await build({
   sourcemap: true,
   // Stack traces name the src/ files and lines (--enable-source-maps); the text is not needed.
   sourcesContent: false,
-  // CommonJS code bundled from a dependency calls require: the ESM output gives it node's.
+  // CommonJS code bundled from a dependency calls require: the ESM output gives it node's. The
+  // file's own URL is there for that code too (it has no import.meta): see startCuts's JSON.
   banner: {
-    js: "import { createRequire as __mnemoCreateRequire } from 'node:module';\nconst require = __mnemoCreateRequire(import.meta.url);",
+    js: "import { createRequire as __mnemoCreateRequire } from 'node:module';\nconst __mnemoUrl = import.meta.url;\nconst require = __mnemoCreateRequire(__mnemoUrl);",
   },
-  plugins: [externals],
+  plugins: [startCuts, externals],
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,

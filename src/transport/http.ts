@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { audit } from './audit.js';
 import {
@@ -128,9 +127,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // sends cannot grow the limiter's memory, and the token itself is never a key.
   const perMinute = deps.rateLimitPerMinute ?? 600;
   if (perMinute > 0) {
-    app.use(
-      ['/mcp', ...(deps.ui ? ['/ui/api'] : []), ...(deps.oauth ? [CONNECT_MCP, '/oauth'] : [])],
-      rateLimit({
+    // express-rate-limit (and the ip-address package it loads) is imported by the first call it
+    // counts: a server with the limit off (MNEMO_RATE_LIMIT=0) starts without it (issue 26).
+    let limiter: Promise<express.RequestHandler> | undefined;
+    const limit = async (): Promise<express.RequestHandler> => {
+      const { ipKeyGenerator, rateLimit } = await import('express-rate-limit');
+      return rateLimit({
         windowMs: 60_000,
         limit: perMinute,
         standardHeaders: 'draft-8',
@@ -142,7 +144,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         handler: () => {
           throw new HttpError(429, `more than ${perMinute} calls a minute: slow down and retry`);
         },
-      }),
+      });
+    };
+    app.use(
+      ['/mcp', ...(deps.ui ? ['/ui/api'] : []), ...(deps.oauth ? [CONNECT_MCP, '/oauth'] : [])],
+      async (req, res, next) => {
+        limiter ??= limit();
+        await (await limiter)(req, res, next);
+      },
     );
   }
 

@@ -29,7 +29,7 @@ const NOT_BEFORE_THE_FIRST_ANSWER = [
 ];
 
 /** Packages the bin carries in its bundle: none of their files in node_modules is loaded. */
-const BUNDLED = ['@modelcontextprotocol/server', '@modelcontextprotocol/core', 'zod'];
+const BUNDLED = ['@modelcontextprotocol/server', '@modelcontextprotocol/core', 'zod', 'express'];
 
 /** The package a module's path or URL is in, or undefined for mnemo's own and node's. */
 function packageOf(name: string): string | undefined {
@@ -38,7 +38,10 @@ function packageOf(name: string): string | undefined {
 }
 
 /** Spawns `mnemo stdio` on `dir`, asks `initialize`, and lists the packages loaded by its answer. */
-async function packagesAtFirstAnswer(dir: string, env: Record<string, string>): Promise<string[]> {
+async function packagesAtFirstAnswer(
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ packages: string[]; bundled: string[] }> {
   const record = path.join(dir, 'modules.txt');
   const child = spawn(process.execPath, ['--import', RECORDER, CLI_PATH, 'stdio'], {
     env: {
@@ -82,6 +85,25 @@ async function packagesAtFirstAnswer(dir: string, env: Record<string, string>): 
     const name = packageOf(line);
     if (name) packages.add(name);
   }
+  return { packages: [...packages].sort(), bundled: bundledIn(lines.slice(0, answered)) };
+}
+
+/**
+ * The packages inside the bin's own files that were loaded (the bundle's chunks), by the paths
+ * esbuild notes for each module it bundled: express and the others loaded from the bundle.
+ */
+function bundledIn(loaded: readonly string[]): string[] {
+  const packages = new Set<string>();
+  for (const line of loaded) {
+    const url = line.replace(/^esm /, '');
+    if (!url.startsWith('file:') || packageOf(url)) continue;
+    const text = fs.readFileSync(fileURLToPath(url), 'utf8');
+    for (const match of text.matchAll(
+      /^(?:\/\/ | {2}")\S*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm,
+    )) {
+      packages.add(match[1] as string);
+    }
+  }
   return [...packages].sort();
 }
 
@@ -90,12 +112,16 @@ describe('mnemo stdio: what is loaded before the first answer', () => {
     it(`MNEMO_EMBEDDINGS=${embeddings}: pino, none of the heavy packages`, async (t) => {
       const dir = makeTempDir('mnemo-imports-');
       t.after(() => removeDir(dir));
-      const packages = await packagesAtFirstAnswer(dir, { MNEMO_EMBEDDINGS: embeddings });
+      const { packages, bundled } = await packagesAtFirstAnswer(dir, {
+        MNEMO_EMBEDDINGS: embeddings,
+      });
       // The recorder sees ES modules and CommonJS ones alike.
       assert.ok(packages.includes('pino'), `pino in ${packages.join(', ')}`);
       const unbundled = packages.filter((name) => BUNDLED.includes(name));
       assert.deepEqual(unbundled, [], `loaded from node_modules, not the bundle: ${unbundled}`);
-      const early = packages.filter((name) => NOT_BEFORE_THE_FIRST_ANSWER.includes(name));
+      const early = [...packages, ...bundled].filter((name) =>
+        NOT_BEFORE_THE_FIRST_ANSWER.includes(name),
+      );
       assert.deepEqual(early, [], `loaded before the first answer: ${early.join(', ')}`);
     });
   }
