@@ -63,7 +63,7 @@ export class PostgresStore extends NamespacedEngine {
   private readonly follower: Follower;
   private readonly lag = new ReplicationLag();
   private writes = 0;
-  /** Namespaces loading at once at most: half the pool, the rest for writes and catch-ups. */
+  /** Namespaces loading at once at most: half the pool, the rest for writes (catch-ups have theirs). */
   private freeLoadSlots: number;
   private readonly loadWaiters: (() => void)[] = [];
   /** Every namespace is held (`preload`), a new one as soon as it is heard of. */
