@@ -58,6 +58,13 @@ const opts = {
   baseline: values.baseline as string | undefined,
   databaseUrl: values['database-url'] as string,
 };
+// The token holds the namespaces made: a call past them is refused (403), and the bench would end
+// with a connection refused by the replicas it stopped, naming neither.
+if (opts.spread > opts.namespaces || opts.writers > opts.namespaces) {
+  throw new Error(
+    `--spread (${opts.spread}) and --writers (${opts.writers}) must be at most --namespaces (${opts.namespaces})`,
+  );
+}
 const nsName = (i: number) => `t${String(i).padStart(5, '0')}`;
 
 function schemaUrl(schema: string): string {
