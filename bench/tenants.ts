@@ -138,7 +138,11 @@ async function fill(admin: pg.Client, schema: string, texts: string[], n: number
       `INSERT INTO mnemo_namespaces (namespace) SELECT DISTINCT namespace FROM mnemo_memories
        ON CONFLICT DO NOTHING`,
     );
-    await pool.query('ANALYZE');
+    // As a database that held these rows before the replicas started would be: vacuumed (else
+    // autovacuum takes up the insert-only tables just as the replicas start) and checkpointed
+    // (else the checkpointer writes the fill's pages out meanwhile).
+    await pool.query('VACUUM ANALYZE');
+    await pool.query('CHECKPOINT').catch(() => {});
   } finally {
     await pool.end();
   }
