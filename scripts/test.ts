@@ -5,11 +5,12 @@
 //
 // The output is the runner's own (TAP when not on a terminal), its summary last (tests, pass,
 // fail, ...), and the exit code is the runner's. MNEMO_TEST_CONCURRENCY sets how many test files
-// run at once (default: the cores, at least 2). More overlaps more waiting (child processes,
-// disks, sockets), but two tests that bound a wait (test/e2e/sidecar-stop.test.ts's kill at the
-// sidecar's write, test/gateway/hostile-upstream.test.ts's 10 s upstream start) failed with 3 and
-// 4 at once on a 2-core machine whose load was past 14. MNEMO_TEST_TSX=1 runs the sources through
-// tsx instead, one file at a time, as before.
+// run at once (default: one more than the cores, at least 3): a test file waits part of its time
+// (child processes starting and stopping, disks, sockets, a server's stop window), and the one
+// more fills those waits with another file's work (on a 2-core VM, 2 at once left a fifth of
+// the CPU idle: npm test's runner 114-116 s; 3 at once 103-105 s, near the CPU's floor). On a
+// machine much busier than its cores, fewer wait less on each other: MNEMO_TEST_CONCURRENCY=2.
+// MNEMO_TEST_TSX=1 runs the sources through tsx instead, one file at a time, as before.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,7 +42,7 @@ function concurrency(): number {
     }
     return n;
   }
-  return Math.max(2, os.availableParallelism());
+  return Math.max(3, os.availableParallelism() + 1);
 }
 
 /** Runs node's test runner with `args` in `cwd`; resolves with its exit code. */

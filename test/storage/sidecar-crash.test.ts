@@ -17,12 +17,12 @@ import { nodeScript } from '../node-script.js';
 import { recordingLogger, tempDir, testDir } from '../support.js';
 
 const CHILD = fileURLToPath(new URL('./sidecar-crash-child.ts', import.meta.url));
-const COUNT = 40_000;
+const COUNT = 20_000;
 const NOW = 1_767_225_600;
 const WORDS = ['kitten', 'billing', 'coffee', 'gateway', 'basil', 'tuesday', 'station', 'rug'];
 const QUERIES = ['kitten rug', 'billing coffee', 'gateway tuesday station', 'basil', 'word39999'];
 
-/** A log of COUNT memories (some updated again, some deleted), about 6 MB: a load of slices. */
+/** A log of COUNT memories (some updated again, some deleted), about 3 MB: a load of four slices. */
 function fill(dir: string): void {
   const log = new JsonlFile(path.join(dir, 'memories.jsonl'));
   const idOf = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
