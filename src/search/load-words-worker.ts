@@ -1,9 +1,10 @@
-// The second core's part of a long load (load-words.ts starts it): reads memories.jsonl from a
-// line start to a size, parses each memory line and tokenizes its words as the retriever would
-// with no note, so the thread that builds the indexes only numbers them; with each it sends what
-// the store and the index keep of the record (id, status, the numbers), so that thread need not
-// parse the line at all. Nothing here decides what is indexed: a line it could not read is
-// simply not sent, and the main thread reads it itself.
+// A worker of a long load (load-words.ts starts one or two): reads its stripes of memories.jsonl
+// (the lines that start in them), parses each memory line and tokenizes its words as the
+// retriever would with no note, so the thread that builds the indexes only numbers them; with
+// each it sends what the store and the index keep of the record (id, status, the numbers), so
+// that thread need not parse the line at all. Nothing here decides what is indexed: a line it
+// could not read (or one that runs past its stripe by more than TAIL_BYTES) is simply not sent,
+// and the main thread reads it itself.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
@@ -11,11 +12,11 @@ import { MAX_LINE_BYTES, NEWLINE, readFully } from '../storage/jsonl-lines.js';
 import { isTombstone, MEMORY_STATUSES, toMemoryRecord } from '../storage/records.js';
 import { documentOf } from './document.js';
 import { normalizedContentHash, valuesOf } from './lexical-index.js';
-import { type LoadWordsChunk, type LoadWordsSpan, MAX_AHEAD } from './load-words.js';
+import type { LoadWordsChunk, LoadWordsSpan } from './load-words.js';
 import { Tokenizer } from './tokenizer.js';
 
-/** Bytes read and sent at a time. */
-const CHUNK_BYTES = 2 << 20;
+/** How far past its stripe a worker reads to end the stripe's last line. */
+const TAIL_BYTES = 64 << 10;
 
 const port = parentPort;
 if (!port) throw new Error('load-words-worker.ts runs as a worker thread');
@@ -36,49 +37,41 @@ async function run(): Promise<void> {
     const tokenizer = new Tokenizer();
     let stemsSent = 0;
     let sent = 0;
-    let carry: Buffer = Buffer.alloc(0);
-    let carryAt = span.from;
-    let sentThrough = span.from;
-    /** In a line past the cap, skipped to its end as the store skips it. */
-    let skipping = false;
-    for (let at = span.from; at < span.to; ) {
-      while (sent - taken >= MAX_AHEAD) await new Promise<void>((resolve) => (wake = resolve));
-      // Read in after the line begun in the last chunk: the chunk itself is never copied.
-      const whole = Buffer.allocUnsafe(carry.length + Math.min(CHUNK_BYTES, span.to - at));
-      carry.copy(whole, 0);
-      const read = readFully(fd, whole.subarray(carry.length), at);
-      if (read === 0) break;
-      at += read;
-      const buf = whole.subarray(0, carry.length + read);
+    for (let stripe = span.index; ; stripe += span.of) {
+      const start = span.from + stripe * span.stripeBytes;
+      if (start >= span.to) break;
+      const end = Math.min(start + span.stripeBytes, span.to);
+      while (sent - taken >= span.window) await new Promise<void>((resolve) => (wake = resolve));
+      // From the byte before the stripe (a newline there: a line starts at the stripe's first
+      // byte) to a little past it, for the line that starts in it and ends after it.
+      const readFrom = stripe === 0 ? start : start - 1;
+      const buf = Buffer.allocUnsafe(Math.min(end + TAIL_BYTES, span.to) - readFrom);
+      const view = buf.subarray(0, readFully(fd, buf, readFrom));
+      const stop = end - readFrom;
+      let at = 0;
+      if (stripe !== 0) {
+        const nl = view.indexOf(NEWLINE);
+        at = nl === -1 ? view.length : nl + 1;
+      }
       const chunk = newChunk();
-      let start = 0;
-      for (;;) {
-        const nl = buf.indexOf(NEWLINE, start);
+      while (at < stop) {
+        const nl = view.indexOf(NEWLINE, at);
+        // The line runs on past what was read (or is torn at the end): the store reads it.
         if (nl === -1) break;
-        if (!skipping) addLine(chunk, tokenizer, buf, start, nl, carryAt + start);
-        skipping = false;
-        start = nl + 1;
+        addLine(chunk, tokenizer, view, at, nl, readFrom + at);
+        at = nl + 1;
       }
-      carryAt += start;
-      // A line past the cap is not read by the store either: only its length is followed.
-      carry = start < buf.length && !skipping ? Buffer.from(buf.subarray(start)) : Buffer.alloc(0);
-      if (skipping || carry.length > MAX_LINE_BYTES + 1) {
-        carryAt += buf.length - start;
-        carry = Buffer.alloc(0);
-        skipping = true;
-      }
+      const through = Math.max(readFrom + at, end);
       if (chunk.offsets.length === 0) {
-        // Inside a long line nothing was read: only how far, which takes no place in the window
-        // (a line of 256 MB sent a chunk every 16 MB, filled it and waited on the main thread,
-        // which waited on it).
-        if (carryAt !== sentThrough) port?.postMessage({ through: carryAt });
-        sentThrough = carryAt;
+        // Nothing to send (inside a long line, or no memory line): only that it was read, which
+        // takes no place in the window (a line of 256 MB filled it and waited on the main
+        // thread, which waited on it).
+        port?.postMessage({ stripe, through });
         continue;
       }
-      sentThrough = carryAt;
       const stems = tokenizer.vocabulary().slice(stemsSent);
       stemsSent += stems.length;
-      const message = finish(chunk, carryAt, stems);
+      const message = finish(chunk, stripe, through, stems);
       port?.postMessage(message, [
         message.offsets.buffer,
         message.lengths.buffer,
@@ -149,8 +142,9 @@ function addLine(
   }
 }
 
-function finish(chunk: Building, through: number, stems: string[]): LoadWordsChunk {
+function finish(chunk: Building, stripe: number, through: number, stems: string[]): LoadWordsChunk {
   return {
+    stripe,
     through,
     stems,
     offsets: Float64Array.from(chunk.offsets),

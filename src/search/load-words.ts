@@ -1,16 +1,37 @@
-// A long load on both cores: a worker thread (load-words-worker.ts) parses the log ahead of the
-// store and tokenizes each memory's words; the words index takes its term ids (renumbered into
+// A long load on both cores: worker threads (load-words-worker.ts) parse the log ahead of the
+// store and tokenize each memory's words; the words index takes their term ids (renumbered into
 // its own vocabulary, in the order it meets them, as if it had tokenized them itself) instead of
-// tokenizing again. What the worker did not send, or sent of another line, is tokenized here.
+// tokenizing again. The log is cut into stripes of STRIPE_BYTES dealt to the workers in turn (a
+// line belongs to the stripe it starts in), so two workers share the parsing and the main thread
+// takes their lines in the log's order. What no worker sent, or sent of another line, is
+// tokenized here.
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../platform/package-root.js';
 import type { LogSpan, PreparedRecord } from '../storage/engine.js';
 
-export type LoadWordsSpan = LogSpan;
+/** What a worker is given: the span, and which of its stripes are this worker's. */
+export interface LoadWordsSpan extends LogSpan {
+  /** This worker takes stripes index, index + of, index + 2 * of, ... of the span. */
+  index: number;
+  of: number;
+  /** Chunks it sends ahead of what the main thread has taken before it waits. */
+  window: number;
+  /** The bytes of a stripe (STRIPE_BYTES but in tests). */
+  stripeBytes: number;
+}
+
+/** The bytes of a stripe; a worker reads and sends one at a time. */
+export const STRIPE_BYTES = 2 << 20;
+
+/** A span this long or longer is shared by two workers, where there are two cores. */
+const SHARED_FROM_BYTES = 4 * STRIPE_BYTES;
 
 /** What the worker sends for a stretch of the log. */
 export interface LoadWordsChunk {
-  /** Every line before this byte was seen. */
+  /** The stripe it is of. */
+  stripe: number;
+  /** Every line of the stripe before this byte was seen (at least the stripe's end). */
   through: number;
   /** The stems it numbered for the first time in this chunk, in order of their number. */
   stems: string[];
@@ -47,15 +68,15 @@ export interface Vocabulary {
 }
 
 /**
- * Chunks the worker sends ahead of what the main thread has taken before it waits: what it holds
- * ahead is bounded. The main thread takes a chunk only by asking for a line past it.
+ * Chunks the workers send ahead of what the main thread has taken before they wait: what they
+ * hold ahead is bounded. The main thread takes a chunk only by asking for a line past it.
  */
 export const MAX_AHEAD = 8;
 
 /** Whether this module runs from its TypeScript source (the tests, under tsx). */
 const fromSource = import.meta.url.endsWith('.ts');
 
-function startWorker(span: LogSpan): Worker {
+function startWorker(span: LoadWordsSpan): Worker {
   if (!fromSource) {
     return new Worker(workerEntry(import.meta.url, 'load-words-worker'), { workerData: span });
   }
@@ -67,15 +88,101 @@ function startWorker(span: LogSpan): Worker {
   );
 }
 
+/** How a load's lines are read ahead: by default, two workers where the span is long. */
+export interface LoadWordsOptions {
+  workers?: number;
+  stripeBytes?: number;
+}
+
+/**
+ * The words of a long load's lines, read ahead by one or two workers: `take` and `record`
+ * answer what the worker of the line's stripe sent, `reached` waits until every line before an
+ * offset was read (or a worker waits for the main thread to take what it sent).
+ */
 export class LoadWords {
+  private readonly feeds: Feed[];
+  private waiting: { offset: number; resolve: () => void }[] = [];
+
+  private readonly stripeBytes: number;
+
+  constructor(
+    private readonly span: LogSpan,
+    vocabulary: Vocabulary,
+    options: LoadWordsOptions = {},
+  ) {
+    const of =
+      options.workers ??
+      (span.to - span.from >= SHARED_FROM_BYTES && os.availableParallelism() >= 2 ? 2 : 1);
+    const window = Math.max(2, Math.floor(MAX_AHEAD / of));
+    const stripeBytes = options.stripeBytes ?? STRIPE_BYTES;
+    this.stripeBytes = stripeBytes;
+    this.feeds = Array.from(
+      { length: of },
+      (_, index) =>
+        new Feed({ ...span, index, of, window, stripeBytes }, vocabulary, () => this.wake()),
+    );
+  }
+
+  /** Resolves once every line before `offset` was read, or the workers that did not stopped or wait. */
+  reached(offset: number): Promise<void> {
+    // A worker with all its chunks untaken waits for the main thread, which takes one only by
+    // asking for a line past it (never for lines of other namespaces, deletes, a line too long
+    // to read): waiting for it then would wait forever. The main thread reads on by itself.
+    if (this.satisfied(offset)) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ offset, resolve }));
+  }
+
+  stop(): void {
+    for (const feed of this.feeds) feed.stop();
+    this.wake();
+  }
+
+  /**
+   * The words the worker read of the memory line at `offset`, `length` bytes long, if it sent
+   * them; lines are asked for in the order of the log, and those before are let go.
+   */
+  take(offset: number, length: number): PreparedWords | undefined {
+    return this.feedOf(offset)?.take(offset, length);
+  }
+
+  /**
+   * The id and status of the memory line at `offset` (`length` bytes long) as the worker parsed
+   * it, if it did and it is of the default namespace; `take` then answers its words.
+   */
+  record(offset: number, length: number): PreparedRecord | undefined {
+    return this.feedOf(offset)?.record(offset, length);
+  }
+
+  private feedOf(offset: number): Feed | undefined {
+    if (offset < this.span.from || offset >= this.span.to) return undefined;
+    const stripe = Math.floor((offset - this.span.from) / this.stripeBytes);
+    return this.feeds[stripe % this.feeds.length];
+  }
+
+  /** Every worker read past `offset`, ended, or waits for the main thread to take its chunks. */
+  private satisfied(offset: number): boolean {
+    return this.feeds.every((feed) => feed.covered >= offset || feed.full);
+  }
+
+  private wake(): void {
+    this.waiting = this.waiting.filter((w) => {
+      if (!this.satisfied(w.offset)) return true;
+      w.resolve();
+      return false;
+    });
+  }
+}
+
+/** One worker's chunks, taken in the order of its stripes. */
+class Feed {
   private readonly worker: Worker;
   private readonly chunks: LoadWordsChunk[] = [];
   /** The line of chunks[0] the next `take` looks at first. */
   private line = 0;
   private taken = 0;
-  private through: number;
+  /** Every line of this worker's stripes before this byte was read (infinite once it ended). */
+  covered: number;
   private ended = false;
-  private waiting: { offset: number; resolve: () => void }[] = [];
   /** The worker's stems by its term id, and (1 + ) each one's id in `vocabulary`, 0 unknown. */
   private readonly stems: string[] = [];
   private ids = new Int32Array(1024);
@@ -84,32 +191,30 @@ export class LoadWords {
   private termsOut = new Int32Array(1024);
 
   constructor(
-    span: LogSpan,
+    private readonly span: LoadWordsSpan,
     private readonly vocabulary: Vocabulary,
+    private readonly changed: () => void,
   ) {
-    this.through = span.from;
+    this.covered = Math.min(span.to, span.from + span.index * span.stripeBytes);
     this.generation = vocabulary.generation;
     this.worker = startWorker(span);
     this.worker.unref();
-    this.worker.on('message', (message: LoadWordsChunk | { done: true } | { through: number }) => {
-      if ('done' in message) this.end();
-      else if ('offsets' in message) this.received(message);
-      else this.passed(message.through);
-    });
+    this.worker.on(
+      'message',
+      (message: LoadWordsChunk | { done: true } | { stripe: number; through: number }) => {
+        if ('done' in message) this.end();
+        else if ('offsets' in message) this.received(message);
+        else this.passed(message.stripe);
+      },
+    );
     // A worker that fails costs only time: the main thread tokenizes what it did not send.
     this.worker.on('error', () => this.end());
     this.worker.on('exit', () => this.end());
   }
 
-  /** Resolves once the worker has read the log up to `offset`, or stopped. */
-  reached(offset: number): Promise<void> {
-    // A worker with all its chunks untaken waits for the main thread, which takes one only by
-    // asking for a line past it (never for lines of other namespaces, deletes, a line too long
-    // to read): waiting for it then would wait forever. The main thread reads on by itself.
-    if (this.ended || this.through >= offset || this.chunks.length >= MAX_AHEAD) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push({ offset, resolve }));
+  /** Whether the worker waits for the main thread to take what it sent. */
+  get full(): boolean {
+    return !this.ended && this.chunks.length >= this.span.window;
   }
 
   stop(): void {
@@ -118,10 +223,6 @@ export class LoadWords {
     void this.worker.terminate();
   }
 
-  /**
-   * The words the worker read of the memory line at `offset`, `length` bytes long, if it sent
-   * them; lines are asked for in the order of the log, and those before are let go.
-   */
   take(offset: number, length: number): PreparedWords | undefined {
     const line = this.find(offset, length);
     if (line === -1) return undefined;
@@ -129,10 +230,6 @@ export class LoadWords {
     return this.prepared(this.chunks[0] as LoadWordsChunk, line);
   }
 
-  /**
-   * The id and status of the memory line at `offset` (`length` bytes long) as the worker parsed
-   * it, if it did and it is of the default namespace; `take` then answers its words.
-   */
   record(offset: number, length: number): PreparedRecord | undefined {
     const line = this.find(offset, length);
     if (line === -1) return undefined;
@@ -192,27 +289,23 @@ export class LoadWords {
       this.ids = ids;
     }
     this.chunks.push(chunk);
-    this.through = chunk.through;
-    this.wake();
+    this.passed(chunk.stripe);
   }
 
-  /** The worker read on to `through` and found no line to send (inside one past the cap). */
-  private passed(through: number): void {
-    this.through = through;
-    this.wake();
+  /** The worker is done with stripe `stripe`: its next one is `of` stripes on. */
+  private passed(stripe: number): void {
+    if (!this.ended) {
+      this.covered = Math.min(
+        this.span.to,
+        this.span.from + (stripe + this.span.of) * this.span.stripeBytes,
+      );
+    }
+    this.changed();
   }
 
   private end(): void {
     this.ended = true;
-    this.wake();
-  }
-
-  private wake(): void {
-    this.waiting = this.waiting.filter((w) => {
-      // A full window resolves too, as in `reached`: the worker waits for the main thread.
-      if (!this.ended && this.through < w.offset && this.chunks.length < MAX_AHEAD) return true;
-      w.resolve();
-      return false;
-    });
+    this.covered = Number.POSITIVE_INFINITY;
+    this.changed();
   }
 }

@@ -95,7 +95,16 @@ describe('the bin from a copy of the package', () => {
     const log = path.join(tmp, 'empty.jsonl');
     fs.writeFileSync(log, '');
     const words = new Worker(path.join(search, 'load-words-worker.js'), {
-      workerData: { path: log, ino: fs.statSync(log).ino, from: 0, to: 0 },
+      workerData: {
+        path: log,
+        ino: fs.statSync(log).ino,
+        from: 0,
+        to: 0,
+        index: 0,
+        of: 1,
+        window: 8,
+        stripeBytes: 2 << 20,
+      },
     });
     try {
       assert.deepEqual(await answer(words), { done: true });

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import { seededRandom } from '../../bench/lib/content.js';
 import { locomoTexts } from '../../bench/lib/locomo-text.js';
-import { LoadWords } from '../../src/search/load-words.js';
+import { LoadWords, type LoadWordsOptions } from '../../src/search/load-words.js';
 import { Retriever } from '../../src/search/retriever.js';
 import { Tokenizer } from '../../src/search/tokenizer.js';
 import type { LogSpan, StorageEngine } from '../../src/storage/engine.js';
@@ -217,45 +217,63 @@ describe('a load with a worker reading ahead', () => {
 });
 
 describe('LoadWords', () => {
-  it('sends the words of every memory line, none of any other line', async (t) => {
-    const dir = testDir(t);
-    const file = path.join(dir, 'memories.jsonl');
-    writeLog(file, 800, 3);
-    const text = fs.readFileSync(file);
-    const tokenizer = new Tokenizer();
-    const plain = new Tokenizer();
-    const words = new LoadWords(
-      { path: file, ino: fs.statSync(file).ino, from: 0, to: text.length },
-      { learn: (stem) => tokenizer.learn(stem), generation: 0 },
-    );
-    await words.reached(text.length);
-    let served = 0;
-    for (let at = 0; ; ) {
-      const nl = text.indexOf(10, at);
-      if (nl === -1) break;
-      const prepared = words.take(at, nl - at);
-      let value: { content?: unknown; _deleted?: boolean } | undefined;
-      try {
-        value = JSON.parse(text.toString('utf8', at, nl));
-      } catch {}
-      const memory = typeof value?.content === 'string' && !value._deleted;
-      assert.equal(prepared !== undefined, memory, text.toString('utf8', at, nl));
-      if (prepared) {
-        served++;
-        const record = value as { content: string; meta: { tags: string[] }; entities: string[] };
-        const doc = `${record.content}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}`;
-        const expected = plain
-          .termIds(doc)
-          .map((id) => tokenizer.learn(plain.vocabulary()[id] as string));
-        assert.deepEqual([...prepared.terms], expected);
+  // One worker over the whole log, as a short load has, and several over stripes so small that
+  // their ends fall everywhere: inside lines, on a line's first byte, on its newline.
+  const readers: [string, LoadWordsOptions, boolean][] = [
+    ['one worker', {}, false],
+    ['two workers, stripes of 1,000 bytes', { workers: 2, stripeBytes: 1000 }, false],
+    [
+      'three workers, stripes of 4,099 bytes, from a line inside',
+      { workers: 3, stripeBytes: 4099 },
+      true,
+    ],
+    ['two workers, stripes of 257 bytes', { workers: 2, stripeBytes: 257 }, false],
+  ];
+  for (const [name, options, fromInside] of readers) {
+    it(`sends the words of every memory line, none of any other line (${name})`, async (t) => {
+      const dir = testDir(t);
+      const file = path.join(dir, 'memories.jsonl');
+      writeLog(file, 800, 3);
+      const text = fs.readFileSync(file);
+      // A span may begin where a sidecar ends: at a line's start.
+      const from = fromInside ? text.indexOf(10, text.length >> 1) + 1 : 0;
+      const tokenizer = new Tokenizer();
+      const plain = new Tokenizer();
+      const words = new LoadWords(
+        { path: file, ino: fs.statSync(file).ino, from, to: text.length },
+        { learn: (stem) => tokenizer.learn(stem), generation: 0 },
+        options,
+      );
+      t.after(() => words.stop());
+      let served = 0;
+      for (let at = from; ; ) {
+        const nl = text.indexOf(10, at);
+        if (nl === -1) break;
+        // As the store asks: once every line before this one's end was read.
+        await words.reached(nl + 1);
+        const prepared = words.take(at, nl - at);
+        let value: { content?: unknown; _deleted?: boolean } | undefined;
+        try {
+          value = JSON.parse(text.toString('utf8', at, nl));
+        } catch {}
+        const memory = typeof value?.content === 'string' && !value._deleted;
+        assert.equal(prepared !== undefined, memory, text.toString('utf8', at, nl));
+        if (prepared) {
+          served++;
+          const record = value as { content: string; meta: { tags: string[] }; entities: string[] };
+          const doc = `${record.content}\n${record.meta.tags.join(' ')}\n${record.entities.join(' ')}`;
+          const expected = plain
+            .termIds(doc)
+            .map((id) => tokenizer.learn(plain.vocabulary()[id] as string));
+          assert.deepEqual([...prepared.terms], expected);
+        }
+        at = nl + 1;
       }
-      at = nl + 1;
-    }
-    assert.ok(served > 800);
-    // Another line at an offset it read (the log was replaced): nothing.
-    assert.equal(words.take(text.length, 10), undefined);
-    words.stop();
-  });
+      assert.ok(served > (fromInside ? 300 : 800), `${served} served`);
+      // Another line at an offset it read (the log was replaced): nothing.
+      assert.equal(words.take(text.length, 10), undefined);
+    });
+  }
 
   // The main thread asks for a line past what the worker may hold ahead, before the worker has
   // filled its window: it used to wait for a line the worker would send only once a chunk was
