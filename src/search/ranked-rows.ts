@@ -30,6 +30,8 @@ export class RankedRows implements Iterable<RankedRow> {
   matched = 0;
   /** With meaning on: NaN where it did not match (a number, so the column stays doubles). */
   readonly similarity: number[] = [];
+  /** The records read so far, by row. */
+  private readonly read = new Map<number, MemoryRecord>();
 
   constructor(
     private readonly withMeaning: boolean,
@@ -52,9 +54,18 @@ export class RankedRows implements Iterable<RankedRow> {
     return Number.isNaN(similarity) ? undefined : similarity;
   }
 
-  /** The record of row `i`, read now. */
+  /**
+   * The record of row `i`, read at its first asking and kept for the rest of this search: the
+   * ranking's lifts and the page ask for the same best rows in turn, and a record not held in
+   * memory is a read of its line.
+   */
   record(i: number): MemoryRecord {
-    return this.lookup(this.ids[i] as string) as MemoryRecord;
+    let record = this.read.get(i);
+    if (record === undefined) {
+      record = this.lookup(this.ids[i] as string) as MemoryRecord;
+      this.read.set(i, record);
+    }
+    return record;
   }
 
   row(i: number): RankedRow {
