@@ -12,11 +12,8 @@ import { MAX_LINE_BYTES, NEWLINE, readFully } from '../storage/jsonl-lines.js';
 import { isTombstone, MEMORY_STATUSES, toMemoryRecord } from '../storage/records.js';
 import { documentOf } from './document.js';
 import { normalizedContentHash, valuesOf } from './lexical-index.js';
-import type { LoadWordsChunk, LoadWordsSpan } from './load-words.js';
+import { type LoadWordsChunk, type LoadWordsSpan, TAIL_BYTES } from './load-words.js';
 import { Tokenizer } from './tokenizer.js';
-
-/** How far past its stripe a worker reads to end the stripe's last line. */
-const TAIL_BYTES = 64 << 10;
 
 const port = parentPort;
 if (!port) throw new Error('load-words-worker.ts runs as a worker thread');

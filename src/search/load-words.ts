@@ -24,6 +24,12 @@ export interface LoadWordsSpan extends LogSpan {
 /** The bytes of a stripe; a worker reads and sends one at a time. */
 export const STRIPE_BYTES = 2 << 20;
 
+/**
+ * How far past its stripe a worker reads to end the stripe's last line: a line that runs on
+ * further is not sent (the main thread reads it).
+ */
+export const TAIL_BYTES = 64 << 10;
+
 /** A span this long or longer is shared by two workers, where there are two cores. */
 const SHARED_FROM_BYTES = 4 * STRIPE_BYTES;
 
