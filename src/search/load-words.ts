@@ -108,7 +108,6 @@ export interface LoadWordsOptions {
 export class LoadWords {
   private readonly feeds: Feed[];
   private waiting: { offset: number; resolve: () => void }[] = [];
-
   private readonly stripeBytes: number;
 
   constructor(
@@ -129,7 +128,10 @@ export class LoadWords {
     );
   }
 
-  /** Resolves once every line before `offset` was read, or the workers that did not stopped or wait. */
+  /**
+   * Resolves once every line before `offset` was read, or each worker that has not read that far
+   * has stopped or waits for the main thread.
+   */
   reached(offset: number): Promise<void> {
     // A worker with all its chunks untaken waits for the main thread, which takes one only by
     // asking for a line past it (never for lines of other namespaces, deletes, a line too long
@@ -140,7 +142,6 @@ export class LoadWords {
 
   stop(): void {
     for (const feed of this.feeds) feed.stop();
-    this.wake();
   }
 
   /**
