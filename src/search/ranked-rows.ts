@@ -56,8 +56,9 @@ export class RankedRows implements Iterable<RankedRow> {
 
   /**
    * The record of row `i`, read at its first asking and kept for the rest of this search: the
-   * ranking's lifts and the page ask for the same best rows in turn, and a record not held in
-   * memory is a read of its line.
+   * ranking's lifts and the page ask for the same best rows in turn. The store's own cache of
+   * recent records (JSONL's MemoryTable) answers a repeat too, but through the engine's view and
+   * its least-recently-used bookkeeping; this is one lookup by row, for this search only.
    */
   record(i: number): MemoryRecord {
     let record = this.read.get(i);
