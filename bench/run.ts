@@ -103,7 +103,7 @@ function options() {
   if (servers.length !== names.size) {
     throw new Error('--servers takes mnemo, server-memory or both, e.g. --servers mnemo');
   }
-  return { ...values, sizes, ops, parts, servers, profile };
+  return { ...values, sizes, ops, parts, servers, profile, cli };
 }
 
 function notes(text: TextSource, ops: number, gentle: boolean): string[] {
@@ -208,6 +208,7 @@ async function main(): Promise<void> {
       texts: text.texts(size),
       queries: text.queries(ops + 1),
       ...(opts.keep ? { keep: path.resolve(opts.keep) } : {}),
+      cli: opts.cli,
     });
     console.log(`\n${hybridReport(hybrid)}\nLoad average after it: ${loadAverage()}.`);
   }

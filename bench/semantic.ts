@@ -149,6 +149,8 @@ export async function annRecall(
   dir: string,
   queries: readonly string[],
   buildSeconds: number,
+  /** The graph's beam, when not the server's own (an experiment). */
+  expansionSearch?: number,
 ): Promise<AnnBenchResult> {
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const provider = await loadEmbeddings('static', { cacheDir: path.join(dir, 'models'), logger });
@@ -176,7 +178,7 @@ export async function annRecall(
       similarity: (id, query) => vectors.similarity(id, query),
       copyVector: (id, out, offset) => vectors.copyInto(id, out, offset),
     },
-    { dataDir: dir, logger },
+    { dataDir: dir, logger, ...(expansionSearch ? { expansionSearch } : {}) },
   );
   try {
     await ann.open();

@@ -3,6 +3,7 @@
 // index score them. The graph is derived data, checked and built on a worker thread, never in the
 // way of a call: until it covers the vectors, search is exact; then it is the graph's candidates
 // plus an exact pass over the vectors it does not hold yet (memories saved or changed since).
+import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -35,6 +36,8 @@ const SCORE_MARGIN = 0.02;
 const BATCH = 10_000;
 /** Vectors between two saves of a build: a process killed mid-way leaves this much done. */
 const CHECKPOINT = 200_000;
+/** Which 32-bit half of a 64-bit word comes first in memory: the low one, but on a big-endian machine. */
+const LOW = os.endianness() === 'LE' ? 0 : 1;
 /** Ids whose coverage is worked out between two yields to the event loop. */
 const COVERAGE_CHUNK = 5_000;
 
@@ -440,19 +443,28 @@ export class AnnIndex {
     this.dirty = new Set();
     const model = this.shape.model;
     const size = graph.size();
+    // One chunk's keys as usearch takes them, written as two 32-bit halves (no BigInt a key).
+    const packed = new BigUint64Array(COVERAGE_CHUNK);
+    const halves = new Uint32Array(packed.buffer);
+    const chunk: string[] = [];
+    const keys: number[] = [];
     for (let at = 0; at < ids.length; at += COVERAGE_CHUNK) {
-      const chunk: string[] = [];
-      const keys: number[] = [];
-      for (const id of ids.slice(at, at + COVERAGE_CHUNK)) {
+      chunk.length = 0;
+      keys.length = 0;
+      for (let i = at; i < Math.min(ids.length, at + COVERAGE_CHUNK); i++) {
+        const id = ids[i] as string;
         const hash = this.source.hashOf(id);
         if (hash === undefined) continue;
+        const key = annKey(model, id, hash);
+        halves[keys.length * 2 + LOW] = key >>> 0;
+        halves[keys.length * 2 + 1 - LOW] = Math.floor(key / 2 ** 32);
         chunk.push(id);
-        keys.push(annKey(model, id, hash));
+        keys.push(key);
       }
       const held =
         size === 0 || keys.length === 0
           ? []
-          : (graph.contains(BigUint64Array.from(keys, (k) => BigInt(k))) as boolean[]);
+          : (graph.contains(packed.subarray(0, keys.length)) as boolean[]);
       chunk.forEach((id, i) => {
         if (held[i]) table.set(keys[i] as number, id);
         else uncovered.add(id);

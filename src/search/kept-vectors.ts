@@ -2,7 +2,7 @@
 // computed handed over, and the store compacted when mostly stale.
 import type { Logger } from 'pino';
 import type { StoredVector, VectorStore } from '../storage/vector-store.js';
-import { dequantise, quantise } from './vector-quantise.js';
+import { quantise } from './vector-quantise.js';
 
 /** A memory's vector as the index holds it, of the text whose hash is `hash`. */
 export interface HeldVector {
@@ -26,13 +26,24 @@ export class KeptVectors {
     private readonly logger: Logger,
   ) {}
 
-  /** Reads the vector store: the last vector of each id for this model. */
-  async load(model: string): Promise<void> {
+  /**
+   * Reads the vector store: the last vector of each id for this model, each offered to `take`
+   * first (which copies what it takes), the others held here for `take`.
+   */
+  async load(model: string, take?: (vector: StoredVector) => boolean): Promise<void> {
     this.model = model;
+    let taken = 0;
     const entries = await this.store.load((vector) => {
-      if (vector.model === model) this.stored.set(vector.id, vector);
+      if (vector.model !== model) return;
+      if (take?.(vector)) {
+        // An earlier line of this id, held, is of another text.
+        this.stored.delete(vector.id);
+        taken++;
+      } else {
+        this.stored.set(vector.id, vector);
+      }
     });
-    this.staleLines = entries - this.stored.size;
+    this.staleLines = entries - this.stored.size - taken;
   }
 
   /**
@@ -44,13 +55,15 @@ export class KeptVectors {
     for (const stored of this.stored.values()) stored.values = stored.values.slice();
   }
 
-  /** The loaded vector of memory `id` if it is of this hash (then no longer held), as a unit vector. */
-  take(id: string, hash: string, dimensions: number): Float32Array | undefined {
+  /**
+   * The loaded vector of memory `id` if it is of this hash (then no longer held), as its int8
+   * values (their direction is the vector: no float copy of a million vectors at start).
+   */
+  take(id: string, hash: string, dimensions: number): Int8Array | undefined {
     const stored = this.stored.get(id);
-    if (!stored || stored.hash !== hash) return undefined;
-    const vector = dequantise(stored, dimensions);
-    if (vector) this.stored.delete(id);
-    return vector;
+    if (!stored || stored.hash !== hash || stored.values.length !== dimensions) return undefined;
+    this.stored.delete(id);
+    return stored.values;
   }
 
   /** Lets go of the loaded vectors not taken. */

@@ -69,6 +69,8 @@ export type ReindexProgress = (done: number, total: number) => void;
 export class SemanticIndex {
   private provider: EmbeddingProvider | null = null;
   private vectors: VectorIndex | undefined;
+  /** The index while the stored vectors are read into it (`vectors` once they are). */
+  private filling: VectorIndex | undefined;
   /** Candidates by meaning at a large store; none below its threshold, or with ann: false. */
   private ann: AnnIndex | undefined;
   /** Where vectors are kept between runs. */
@@ -330,15 +332,32 @@ export class SemanticIndex {
     if (!this.provider || this.closed) return;
     const matVec = await this.options.matVec?.catch(() => undefined);
     if (this.closed) return;
-    // The index takes vectors only once the stored ones are read: until then what is upserted
-    // waits in `wanted`, and is looked for among them below.
-    await this.kept.load(this.provider.id);
-    if (this.closed) return;
     // Room for every memory at once: growing by doubling would hold two matrices for a while.
-    const capacity = Math.max(1024, Math.ceil(this.wanted.size * 1.05));
-    const vectors = new VectorIndex(this.provider.dimensions, capacity, matVec);
+    const dimensions = this.provider.dimensions;
+    const room = () => Math.max(1024, Math.ceil(this.wanted.size * 1.05));
+    const vectors = new VectorIndex(dimensions, room(), { matVec, int8: true });
+    // The index answers only once the stored vectors are read: until then what is upserted waits
+    // in `wanted`. A stored vector of a text wanted already goes into the index as it is read (a
+    // million of them would otherwise wait as a million objects); the others are looked for below.
+    this.filling = vectors;
+    try {
+      await this.kept.load(this.provider.id, (stored) => {
+        const { id } = stored;
+        if (this.wanted.get(id) !== stored.hash || this.fresh.has(id)) return false;
+        if (stored.values.length !== dimensions) return false;
+        vectors.set(id, stored.values);
+        this.dropText(id);
+        return true;
+      });
+    } finally {
+      this.filling = undefined;
+    }
+    if (this.closed) return;
+    // Keyed by the memories' own id strings, not the store's copies of them.
+    vectors.rekey(this.wanted.keys());
+    vectors.reserve(room());
     this.vectors = vectors;
-    for (const id of this.wanted.keys()) this.want(id);
+    for (const id of this.wanted.keys()) if (!vectors.has(id)) this.want(id);
     this.kept.start();
     this.loaded = true;
     this.openAnn(this.provider, vectors);
@@ -372,18 +391,18 @@ export class SemanticIndex {
     void this.ann.open();
   }
 
-  private setVector(id: string, vector: Float32Array): void {
+  private setVector(id: string, vector: Float32Array | Int8Array): void {
     this.vectors?.set(id, vector);
     this.ann?.changed(id);
   }
 
   private deleteVector(id: string): void {
-    this.vectors?.delete(id);
+    (this.vectors ?? this.filling)?.delete(id);
     this.ann?.removed(id);
   }
 
   private clearVectors(): void {
-    this.vectors?.clear();
+    (this.vectors ?? this.filling)?.clear();
     this.ann?.cleared();
   }
 

@@ -18,15 +18,32 @@ export interface VectorHits {
   sims: number[];
 }
 
+export interface VectorIndexOptions {
+  /**
+   * The product on another thread (the ONNX runtime's, when MiniLM and so the runtime are
+   * loaded): it reads float32 rows, so the rows stay float32.
+   */
+  matVec?: MatVec;
+  /**
+   * Rows as int8 with a scale each, a quarter of float32's memory (a million of the static
+   * model's vectors: 104 MB, not 400). A cosine moves by well under 1%: the vectors kept on disk
+   * are int8 already, so a row read back at start is the same either way. Ignored with matVec.
+   */
+  int8?: boolean;
+}
+
 /**
  * An exact nearest-neighbour index: every row is compared, which at 100,000 memories of 100
  * dimensions is ten million multiply-adds, a few milliseconds. Rows are unit length, so the dot
  * product is the cosine.
  */
 export class VectorIndex {
-  private matrix: Float32Array;
+  private matrix: Float32Array | Int8Array;
+  /** Of int8 rows: what turns row r's values into its unit vector. */
+  private scales: Float32Array | undefined;
   private ids: string[] = [];
   private readonly rows = new Map<string, number>();
+  private readonly matVec: MatVec | undefined;
   /** Searches whose product is running on another thread: rows must not move under them. */
   private inFlight = 0;
   private deferred: (() => void)[] = [];
@@ -34,9 +51,15 @@ export class VectorIndex {
   constructor(
     readonly dimensions: number,
     capacity = 1024,
-    private readonly matVec?: MatVec,
+    options: VectorIndexOptions = {},
   ) {
-    this.matrix = new Float32Array(dimensions * capacity);
+    this.matVec = options.matVec;
+    if (options.int8 && !this.matVec) {
+      this.matrix = new Int8Array(dimensions * capacity);
+      this.scales = new Float32Array(capacity);
+    } else {
+      this.matrix = new Float32Array(dimensions * capacity);
+    }
   }
 
   get size(): number {
@@ -50,8 +73,9 @@ export class VectorIndex {
   get(id: string): Float32Array | undefined {
     const row = this.rows.get(id);
     if (row === undefined) return undefined;
-    const d = this.dimensions;
-    return this.matrix.slice(row * d, row * d + d);
+    const out = new Float32Array(this.dimensions);
+    this.copyRow(row, out, 0);
+    return out;
   }
 
   /** The cosine of row `id` and `query`, read in place; undefined when there is no such row. */
@@ -62,15 +86,14 @@ export class VectorIndex {
     const d = this.dimensions;
     let s = 0;
     for (let k = 0, base = row * d; k < d; k++) s += (m[base + k] as number) * (query[k] as number);
-    return s;
+    return this.scales ? s * (this.scales[row] as number) : s;
   }
 
   /** Copies row `id` into `out` at `offset`; false when there is no such row. */
   copyInto(id: string, out: Float32Array, offset: number): boolean {
     const row = this.rows.get(id);
     if (row === undefined) return false;
-    const d = this.dimensions;
-    out.set(this.matrix.subarray(row * d, row * d + d), offset);
+    this.copyRow(row, out, offset);
     return true;
   }
 
@@ -79,7 +102,11 @@ export class VectorIndex {
     return this.ids.slice();
   }
 
-  set(id: string, vector: Float32Array): void {
+  /**
+   * Sets row `id` to `vector`: a unit vector, or int8 values as the vector store keeps them (their
+   * direction is the vector: it is made unit length here, without a float copy in between).
+   */
+  set(id: string, vector: Float32Array | Int8Array): void {
     if (vector.length !== this.dimensions) {
       throw new Error(`vector of ${vector.length} dimensions in an index of ${this.dimensions}`);
     }
@@ -91,15 +118,22 @@ export class VectorIndex {
     let row = this.rows.get(id);
     if (row === undefined) {
       row = this.ids.length;
-      if ((row + 1) * this.dimensions > this.matrix.length) {
-        const grown = new Float32Array(Math.max(this.matrix.length * 2, this.dimensions * 16));
-        grown.set(this.matrix);
-        this.matrix = grown;
-      }
+      if ((row + 1) * this.dimensions > this.matrix.length) this.grow();
       this.ids.push(id);
       this.rows.set(id, row);
     }
-    this.matrix.set(vector, row * this.dimensions);
+    const at = row * this.dimensions;
+    const scales = this.scales;
+    if (vector instanceof Int8Array) {
+      this.matrix.set(vector, at);
+      const scale = unitScale(vector);
+      if (scales) scales[row] = scale;
+      else for (let k = 0; k < this.dimensions; k++) (this.matrix[at + k] as number) *= scale;
+    } else if (scales) {
+      scales[row] = quantiseInto(vector, this.matrix as Int8Array, at);
+    } else {
+      this.matrix.set(vector, at);
+    }
   }
 
   /** Drops a row by moving the last row into its place. */
@@ -115,6 +149,7 @@ export class VectorIndex {
     if (row !== last) {
       const lastId = this.ids[last] as string;
       this.matrix.copyWithin(row * d, last * d, last * d + d);
+      if (this.scales) this.scales[row] = this.scales[last] as number;
       this.ids[row] = lastId;
       this.rows.set(lastId, row);
     }
@@ -145,14 +180,20 @@ export class VectorIndex {
     // until the hits are out.
     const ids = this.ids;
     const count = ids.length;
-    const matrix = this.matrix.subarray(0, count * this.dimensions);
+    const d = this.dimensions;
+    if (this.scales) {
+      const matrix = (this.matrix as Int8Array).subarray(0, count * d);
+      const sims = int8Similarities(matrix, this.scales, count, d, query);
+      return hitsOf(sims, ids, minSim, limit, keep);
+    }
+    const matrix = (this.matrix as Float32Array).subarray(0, count * d);
     if (!this.matVec) {
-      return hitsOf(similarities(matrix, count, this.dimensions, query), ids, minSim, limit, keep);
+      return hitsOf(similarities(matrix, count, d, query), ids, minSim, limit, keep);
     }
     // The product reads the matrix on another thread: changes wait until it is done.
     this.inFlight++;
     try {
-      const sims = await this.matVec(matrix, count, this.dimensions, query);
+      const sims = await this.matVec(matrix, count, d, query);
       return hitsOf(sims, ids, minSim, limit, keep);
     } finally {
       if (--this.inFlight === 0) {
@@ -165,17 +206,94 @@ export class VectorIndex {
 
   /** Every row, for clustering: ids and a copy of their vectors. */
   entries(): { id: string; vector: Float32Array }[] {
-    const d = this.dimensions;
-    return this.ids.map((id, r) => ({ id, vector: this.matrix.slice(r * d, r * d + d) }));
+    return this.ids.map((id, r) => {
+      const vector = new Float32Array(this.dimensions);
+      this.copyRow(r, vector, 0);
+      return { id, vector };
+    });
   }
 
   /** Every row, lazily, as a view that the next step overwrites: copy what must be kept. */
   *eachRow(): Iterable<{ id: string; vector: Float32Array }> {
     const d = this.dimensions;
+    const scratch = new Float32Array(d);
     for (let r = 0; r < this.ids.length; r++) {
-      yield { id: this.ids[r] as string, vector: this.matrix.subarray(r * d, r * d + d) };
+      const id = this.ids[r] as string;
+      if (this.scales) {
+        this.copyRow(r, scratch, 0);
+        yield { id, vector: scratch };
+      } else {
+        yield { id, vector: (this.matrix as Float32Array).subarray(r * d, r * d + d) };
+      }
     }
   }
+
+  /** Row `row` as a unit vector in `out` at `offset`. */
+  private copyRow(row: number, out: Float32Array, offset: number): void {
+    const d = this.dimensions;
+    const m = this.matrix;
+    const scale = this.scales ? (this.scales[row] as number) : 1;
+    for (let k = 0, base = row * d; k < d; k++) out[offset + k] = (m[base + k] as number) * scale;
+  }
+
+  /**
+   * Keys the rows by these strings of their ids (equal to those they were set with): rows set
+   * from strings read elsewhere (a snapshot of the vector store) then hold no copy of each id
+   * beside the memory store's own. Rows whose id is not among them keep theirs.
+   */
+  rekey(ids: Iterable<string>): void {
+    for (const id of ids) {
+      const row = this.rows.get(id);
+      if (row !== undefined) this.ids[row] = id;
+    }
+    this.rows.clear();
+    for (let row = 0; row < this.ids.length; row++) this.rows.set(this.ids[row] as string, row);
+  }
+
+  /** Room for `rows` rows in all, made at once (rather than by doubling as rows come). */
+  reserve(rows: number): void {
+    if (rows * this.dimensions > this.matrix.length) this.resize(rows);
+  }
+
+  /** Twice the rows (a start sizes it for every memory: this is for what a run adds). */
+  private grow(): void {
+    this.resize(Math.max((this.matrix.length / this.dimensions) * 2, 16));
+  }
+
+  private resize(rows: number): void {
+    const grown =
+      this.matrix instanceof Int8Array
+        ? new Int8Array(rows * this.dimensions)
+        : new Float32Array(rows * this.dimensions);
+    grown.set(this.matrix);
+    this.matrix = grown;
+    if (this.scales) {
+      const scales = new Float32Array(rows);
+      scales.set(this.scales);
+      this.scales = scales;
+    }
+  }
+}
+
+/**
+ * Writes `vector` as int8 into `out` at `offset` and answers the scale that turns those values
+ * back into a unit vector (what dequantise answers for the same values: vector-quantise.ts).
+ */
+function quantiseInto(vector: Float32Array, out: Int8Array, offset: number): number {
+  let max = 0;
+  for (const x of vector) max = Math.max(max, Math.abs(x));
+  const step = max / 127 || 1;
+  for (let i = 0; i < vector.length; i++) {
+    out[offset + i] = Math.round((vector[i] as number) / step);
+  }
+  return unitScale(out.subarray(offset, offset + vector.length));
+}
+
+/** What int8 `values` are multiplied by to be a unit vector (0 for a zero vector). */
+function unitScale(values: Int8Array): number {
+  let norm = 0;
+  for (const q of values) norm += q * q;
+  return norm > 0 ? 1 / Math.sqrt(norm) : 0;
 }
 
 /**
@@ -239,6 +357,34 @@ export function similarities(
     }
     for (; k < d; k++) s0 += (m[base + k] as number) * (query[k] as number);
     out[r] = s0 + s1 + s2 + s3;
+  }
+  return out;
+}
+
+/** The product over int8 rows, each sum times its row's scale. */
+export function int8Similarities(
+  m: Int8Array,
+  scales: Float32Array,
+  rows: number,
+  d: number,
+  query: Float32Array,
+): Float32Array {
+  const out = new Float32Array(rows);
+  const tail = d - (d % 4);
+  for (let r = 0, base = 0; r < rows; r++, base += d) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let k = 0;
+    for (; k < tail; k += 4) {
+      s0 += (m[base + k] as number) * (query[k] as number);
+      s1 += (m[base + k + 1] as number) * (query[k + 1] as number);
+      s2 += (m[base + k + 2] as number) * (query[k + 2] as number);
+      s3 += (m[base + k + 3] as number) * (query[k + 3] as number);
+    }
+    for (; k < d; k++) s0 += (m[base + k] as number) * (query[k] as number);
+    out[r] = (s0 + s1 + s2 + s3) * (scales[r] as number);
   }
   return out;
 }

@@ -9,6 +9,7 @@ import {
   type VectorHits,
   VectorIndex,
 } from '../../src/search/vector-index.js';
+import { dequantise, quantise } from '../../src/search/vector-quantise.js';
 
 /** A seeded generator: the same "random" matrices on every run. */
 const random = seededRandom;
@@ -287,7 +288,7 @@ describe('VectorIndex', () => {
         calls.push({ rows: n, dims: d, length: matrix.length });
         return similarities(matrix, n, d, v);
       };
-      const index = new VectorIndex(2, 64, spy);
+      const index = new VectorIndex(2, 64, { matVec: spy });
       index.set('a', vec(1, 0));
       index.set('b', vec(0, 1));
       const hits = await index.search(vec(1, 0), 0.5);
@@ -305,7 +306,7 @@ describe('VectorIndex', () => {
         await gate;
         return similarities(matrix, n, d, v);
       };
-      const index = new VectorIndex(2, 4, lazy);
+      const index = new VectorIndex(2, 4, { matVec: lazy });
       index.set('a', vec(1, 0));
       index.set('b', vec(0, 1));
       const pending = index.search(vec(1, 0), -2);
@@ -347,7 +348,7 @@ describe('VectorIndex', () => {
       const d = 24;
       const gen = random(99);
       const plain = new VectorIndex(d, 8);
-      const onnx = new VectorIndex(d, 8, matVec);
+      const onnx = new VectorIndex(d, 8, { matVec });
       for (let i = 0; i < 60; i++) {
         const v = unitVector(d, gen);
         plain.set(`m${i}`, v);
@@ -418,6 +419,113 @@ describe('VectorIndex', () => {
             }
           },
         ),
+        { numRuns: 300 },
+      );
+    });
+  });
+
+  describe('int8 rows', () => {
+    /** What the vector store keeps of `v` and a start reads back: its int8 values, as a unit vector. */
+    const asStored = (v: Float32Array) => dequantise(quantise(v), v.length) as Float32Array;
+
+    it('hold each vector as the vector store keeps it, and score it in place', async () => {
+      const index = new VectorIndex(2, 4, { int8: true });
+      index.set('a', vec(0.6, 0.8));
+      index.set('b', vec(1, 0));
+      const a = index.get('a') as Float32Array;
+      // 0.6 / (0.8 / 127) is 95.25: stored as 95, so the row is not the float vector any more.
+      assert.notEqual(a[0], Math.fround(0.6));
+      const expected = asStored(vec(0.6, 0.8));
+      for (let k = 0; k < 2; k++) close(a[k] as number, expected[k] as number, `a[${k}]`, 1e-6);
+      close(index.similarity('a', vec(1, 0)) as number, expected[0] as number, 'cosine', 1e-6);
+      const hits = hitMap(await index.search(vec(1, 0), -2));
+      close(hits.get('b') as number, 1, 'b', 1e-6);
+      const out = new Float32Array(4);
+      assert.equal(index.copyInto('a', out, 2), true);
+      close(out[3] as number, expected[1] as number, 'copied', 1e-6);
+    });
+
+    it("take a store's int8 values as they are, in int8 and in float32 rows alike", () => {
+      const stored = quantise(vec(0.6, -0.8));
+      for (const index of [new VectorIndex(2, 1, { int8: true }), new VectorIndex(2, 1)]) {
+        index.set('a', stored.values);
+        const expected = dequantise(stored, 2) as Float32Array;
+        const a = index.get('a') as Float32Array;
+        for (let k = 0; k < 2; k++) close(a[k] as number, expected[k] as number, `a[${k}]`, 1e-6);
+        index.set('z', new Int8Array(2));
+        assert.deepEqual([...(index.get('z') as Float32Array)], [0, 0], 'a zero vector stays zero');
+      }
+    });
+
+    it('rekey keeps every row under its id, in its place, and finds it by the new strings', async () => {
+      const index = new VectorIndex(2, 4, { int8: true });
+      const made = (id: string) => ['m', id].join('');
+      for (const [id, v] of [
+        ['a', vec(1, 0)],
+        ['b', vec(0, 1)],
+        ['c', vec(-1, 0)],
+      ] as const) {
+        index.set(made(id), v);
+      }
+      index.rekey(['mb', 'mz', 'ma']);
+      assert.deepEqual(index.idList(), ['ma', 'mb', 'mc']);
+      assert.equal(index.has('mz'), false);
+      index.delete('ma');
+      assert.deepEqual(index.idList(), ['mc', 'mb'], 'the last row moved into the freed one');
+      const hits = hitMap(await index.search(vec(0, 1), 0.5));
+      assert.deepEqual([...hits.keys()], ['mb']);
+    });
+
+    it('a vector read back and set again is the same row (no drift across restarts)', () => {
+      const next = random(5);
+      const index = new VectorIndex(100, 1, { int8: true });
+      for (let i = 0; i < 50; i++) {
+        const v = unitVector(100, next);
+        index.set('m', v);
+        const once = index.get('m') as Float32Array;
+        index.set('m', once);
+        assert.deepEqual(index.get('m'), once, `round ${i}`);
+      }
+    });
+
+    it('property: any sequence of set and delete keeps the live ids, each within 1% of its cosine', async () => {
+      const D = 12;
+      const unit = fc
+        .array(fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true }), {
+          minLength: D,
+          maxLength: D,
+        })
+        .filter((xs) => xs.some((x) => Math.abs(x) > 1e-3))
+        .map((xs) => {
+          const norm = Math.sqrt(xs.reduce((s, x) => s + x * x, 0));
+          return new Float32Array(xs.map((x) => x / norm));
+        });
+      const op = fc.record({
+        id: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+        vector: fc.option(unit, { nil: undefined }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 40 }), unit, async (ops, query) => {
+          const index = new VectorIndex(D, 1, { int8: true });
+          const model = new Map<string, Float32Array>();
+          for (const { id, vector } of ops) {
+            if (vector) {
+              index.set(id, vector);
+              model.set(id, vector);
+            } else {
+              index.delete(id);
+              model.delete(id);
+            }
+          }
+          const hits = hitMap(await index.search(query, -2));
+          assert.deepEqual([...hits.keys()].sort(), [...model.keys()].sort());
+          for (const [id, v] of model) {
+            close(hits.get(id) as number, naiveDot(v, query), `cosine of ${id}`, 0.01);
+            close(hits.get(id) as number, naiveDot(asStored(v), query), `as stored: ${id}`, 1e-5);
+            const row = index.get(id) as Float32Array;
+            close(naiveDot(row, row), 1, `${id} is unit length`, 1e-5);
+          }
+        }),
         { numRuns: 300 },
       );
     });
