@@ -189,14 +189,15 @@ export function promotionVerdict(
   now: number,
   params: PromotionParams,
 ): PromotionVerdict {
-  if (score >= params.threshold && memory.use_count >= params.minUses) {
+  const rule = promotionRule(memory, score, now, params);
+  const ageDays = (now - memory.created_at) / DAY;
+  if (rule === 'score') {
     return {
       eligible: true,
       reason: `score ${score.toFixed(3)} >= ${params.threshold} with ${memory.use_count} uses (>= ${params.minUses})`,
     };
   }
-  const ageDays = (now - memory.created_at) / DAY;
-  if (memory.use_count >= params.useCount && ageDays <= params.windowDays) {
+  if (rule === 'uses') {
     return {
       eligible: true,
       reason: `${memory.use_count} uses (>= ${params.useCount}) within ${ageDays.toFixed(1)} days of creation (<= ${params.windowDays})`,
@@ -206,4 +207,21 @@ export function promotionVerdict(
     eligible: false,
     reason: `score ${score.toFixed(3)} with ${memory.use_count} uses in ${ageDays.toFixed(1)} days`,
   };
+}
+
+/**
+ * Which rule makes a memory eligible for promotion, if one does: a score high enough with a few
+ * uses, or many uses soon after it was made. What counting a million memories needs, without
+ * the reason's text each.
+ */
+export function promotionRule(
+  memory: MemoryDynamics,
+  score: number,
+  now: number,
+  params: PromotionParams,
+): 'score' | 'uses' | null {
+  if (score >= params.threshold && memory.use_count >= params.minUses) return 'score';
+  const ageDays = (now - memory.created_at) / DAY;
+  if (memory.use_count >= params.useCount && ageDays <= params.windowDays) return 'uses';
+  return null;
 }

@@ -1,6 +1,6 @@
 // The memory at a glance: counts, the spread of scores, what is due for review, gc or the vault.
 import type { MemoryStatsOutput } from '../contract/memory-stats.js';
-import { promotionVerdict, reviewPriority, shouldForget } from '../decay/index.js';
+import { promotionRule, reviewPriority, shouldForget } from '../decay/index.js';
 import type { MemoryStatus } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { round } from './present.js';
@@ -19,7 +19,9 @@ export class Stats {
       archived: 0,
       superseded: 0,
     };
-    const scores: number[] = [];
+    // Typed, and sorted as numbers natively: a million scores in a few tens of ms.
+    const scores = new Float64Array(ctx.engine.memories.size);
+    let scored = 0;
     let danger = 0;
     let gc = 0;
     let promotable = 0;
@@ -29,24 +31,22 @@ export class Stats {
       const score = ctx.score(memory, now);
       // Out of date or out of search: not among what the spread and the queues count.
       if (status === 'archived' || status === 'superseded') return;
-      scores.push(score);
+      if (scored < scores.length) scores[scored++] = score;
       if (reviewPriority(score, ctx.settings.dangerZone) > 0) danger++;
       if (shouldForget(score, status, ctx.settings.forgetThreshold)) gc++;
-      if (status === 'active' && promotionVerdict(memory, score, now, s.promotion).eligible) {
+      if (status === 'active' && promotionRule(memory, score, now, s.promotion) !== null) {
         promotable++;
       }
     });
-    scores.sort((a, b) => a - b);
+    const sorted = scores.subarray(0, scored).sort();
     // Loaded here, not on every start: only this answer uses it.
     const { quantileSorted } = await import('simple-statistics');
-    const q = (p: number) => round(quantileSorted(scores, p));
+    const q = (p: number) => round(quantileSorted(sorted as unknown as number[], p));
     return {
       total: ctx.engine.memories.size,
       by_status: byStatus,
       score_quantiles:
-        scores.length > 0
-          ? { p10: q(0.1), p25: q(0.25), p50: q(0.5), p75: q(0.75), p90: q(0.9) }
-          : null,
+        scored > 0 ? { p10: q(0.1), p25: q(0.25), p50: q(0.5), p75: q(0.75), p90: q(0.9) } : null,
       danger_zone_count: danger,
       gc_candidates: gc,
       promotion_candidates: promotable,

@@ -219,6 +219,20 @@ export class LexicalIndex {
     return this.bm25.idAt(ordinal);
   }
 
+  /** Memories in the index. */
+  get size(): number {
+    return this.bm25.size;
+  }
+
+  /** Every memory in the index, by its ordinal (no lookup by id). */
+  eachOrdinal(visit: (ordinal: number, id: string) => void): void {
+    const count = this.bm25.ordinals;
+    for (let ordinal = 0; ordinal < count; ordinal++) {
+      if (this.bm25.classAt(ordinal) === 0) continue;
+      visit(ordinal, this.bm25.idAt(ordinal));
+    }
+  }
+
   /** The ordinal of a memory in the index (what `match` answers), if it is in it. */
   ordinalOf(id: string): number | undefined {
     return this.bm25.ordinal(id);

@@ -353,6 +353,14 @@ export class Retriever implements StoreListener {
    */
   eachMemory(visit: (id: string, status: MemoryStatus, memory: Dynamics) => void): void {
     const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
+    const lexical = this.lexical;
+    // Every memory in the index (the usual case): walked by ordinal, with no lookup by id.
+    if (lexical.size === this.engine.memories.size) {
+      lexical.eachOrdinal((ordinal, id) => {
+        visit(id, lexical.statusAt(ordinal), lexical.dynamicsAt(ordinal, dynamics));
+      });
+      return;
+    }
     for (const id of this.engine.memories.keys()) {
       const ordinal = this.lexical.ordinalOf(id);
       if (ordinal !== undefined) {

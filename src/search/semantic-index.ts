@@ -254,9 +254,10 @@ export class SemanticIndex {
   statusOf(ids: Iterable<string>): EmbeddingsStatus {
     let vectors = 0;
     let backlog = 0;
+    const { vectors: index, pending } = this;
     for (const id of ids) {
-      if (this.vectors?.has(id)) vectors++;
-      if (this.pending.has(id)) backlog++;
+      if (index?.has(id)) vectors++;
+      if (pending.size > 0 && pending.has(id)) backlog++;
     }
     return { ...this.status(), vectors, backlog };
   }

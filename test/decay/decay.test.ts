@@ -13,6 +13,7 @@ import {
   MAX_STRENGTH,
   type MemoryDynamics,
   type PromotionParams,
+  promotionRule,
   promotionVerdict,
   reinforce,
   reviewPriority,
@@ -392,6 +393,28 @@ describe('promotionVerdict', () => {
     assert.equal(
       promotionVerdict(memory(30 * DAY, { use_count: 1 }), 5, NOW, PROMOTION).eligible,
       false,
+    );
+  });
+
+  it('promotionRule names the rule of every eligible verdict and none of the others', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 2, noNaN: true }),
+        fc.integer({ min: 0, max: 60 * DAY }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.double({ min: 0, max: 60, noNaN: true }),
+        (score, age, uses, minUses, useCount, windowDays) => {
+          const m = memory(age, { use_count: uses });
+          const p = { threshold: PROMOTION.threshold, minUses, useCount, windowDays };
+          const verdict = promotionVerdict(m, score, NOW, p);
+          const rule = promotionRule(m, score, NOW, p);
+          assert.equal(rule !== null, verdict.eligible);
+          if (rule === 'score') assert.match(verdict.reason, /^score .* >= /);
+          if (rule === 'uses') assert.match(verdict.reason, /within/);
+        },
+      ),
     );
   });
 

@@ -118,3 +118,46 @@ describe('Retriever: one document a memory feeds both indexes', () => {
     assert.equal(retriever.documentOf(record).text, record.content);
   });
 });
+
+describe('Retriever: eachMemory', () => {
+  it('visits every live memory once with its status and numbers, by ordinal or by id alike', () => {
+    const made = Array.from({ length: 40 }, (_, i) => ({
+      ...newMemoryRecord(`m${i}`, `Memory number ${i} about tea and boats.`, T0 + i),
+      status: MEMORY_STATUSES[i % MEMORY_STATUSES.length] as MemoryRecord['status'],
+      use_count: i % 7,
+    }));
+    const memories = new Map(made.map((m) => [m.id, m]));
+    const retriever = new Retriever({
+      engine: { memories },
+      settings: {},
+      logger: pino({ level: 'silent' }),
+    });
+    for (const memory of made) retriever.upsert(memory, undefined);
+    // Some go (their ordinals left empty), one changes its status.
+    for (const i of [3, 17, 39]) {
+      const gone = memories.get(`m${i}`) as MemoryRecord;
+      memories.delete(gone.id);
+      retriever.remove(gone);
+    }
+    const before = memories.get('m5') as MemoryRecord;
+    const after = { ...before, status: 'archived' as const };
+    memories.set(after.id, after);
+    retriever.upsert(after, before);
+    const visited = () => {
+      const seen: [string, string, number][] = [];
+      retriever.eachMemory((id, status, m) => seen.push([id, status, m.use_count]));
+      return seen.sort((a, b) => a[0].localeCompare(b[0]));
+    };
+    const expected = [...memories.values()]
+      .map((m) => [m.id, m.status, m.use_count] as [string, string, number])
+      .sort((a, b) => a[0].localeCompare(b[0]));
+    assert.deepEqual(visited(), expected, 'every memory in the index: walked by ordinal');
+    // A memory the index does not hold (another namespace's, say): walked by id, read as it is.
+    const outside = newMemoryRecord('zz', 'Not indexed here.', T0);
+    memories.set(outside.id, outside);
+    assert.deepEqual(
+      visited(),
+      [...expected, [outside.id, outside.status, outside.use_count] as [string, string, number]],
+    );
+  });
+});
