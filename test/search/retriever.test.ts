@@ -155,9 +155,9 @@ describe('Retriever: eachMemory', () => {
     // A memory the index does not hold (another namespace's, say): walked by id, read as it is.
     const outside = newMemoryRecord('zz', 'Not indexed here.', T0);
     memories.set(outside.id, outside);
-    assert.deepEqual(
-      visited(),
-      [...expected, [outside.id, outside.status, outside.use_count] as [string, string, number]],
-    );
+    assert.deepEqual(visited(), [
+      ...expected,
+      [outside.id, outside.status, outside.use_count] as [string, string, number],
+    ]);
   });
 });
