@@ -227,16 +227,20 @@ export class AnnIndex {
         hits.length = 0;
         seen.clear();
         const n = found.keys.length;
+        // The keys as two 32-bit halves each (no BigInt a candidate).
+        const halves = new Uint32Array(found.keys.buffer, found.keys.byteOffset, n * 2);
         for (let i = 0; i < n; i++) {
-          const key = Number(found.keys[i]);
+          const key =
+            (halves[i * 2 + 1 - LOW] as number) * 2 ** 32 + (halves[i * 2 + LOW] as number);
           const id = live.table.get(key);
           if (id === undefined || seen.has(id)) continue;
+          // The cheapest test first: most candidates are under the threshold.
+          const sim = source.similarity(id, query);
+          if (sim === undefined || sim < minSim) continue;
           const hash = source.hashOf(id);
           // A vector of an older text, or of a memory gone: not this memory's now.
           if (hash === undefined || annKey(model, id, hash) !== key) continue;
           if (keep && !keep(id)) continue;
-          const sim = source.similarity(id, query);
-          if (sim === undefined || sim < minSim) continue;
           seen.add(id);
           hits.push({ id, sim });
         }
