@@ -190,7 +190,7 @@ export async function annRecall(
       let found = 0;
       let wanted = 0;
       for (const query of embedded) {
-        const approx = ann.search(query, minSim, 10);
+        const approx = await ann.search(query, minSim, 10);
         const exact = await vectors.search(query, minSim, 10);
         // Too few of the graph's candidates above the threshold: the exact search answers.
         if (!approx) {

@@ -5,16 +5,15 @@
 // plus an exact pass over the vectors it does not hold yet (memories saved or changed since).
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Index } from 'usearch';
-import { workerEntry } from '../platform/package-root.js';
 import { AnnClaim, type AnnClaimOptions } from './ann-claim.js';
 import { ANN_FILE } from './ann-file.js';
+import { AnnGraph, annThread, type GraphMatches } from './ann-graph.js';
 import { annKey, KeyTable } from './ann-keys.js';
 import { type AnnFileIdentity, annFileIdentity, isSameAnnFile } from './ann-layout.js';
 import type { AnnSource } from './ann-source.js';
-import { type AnnShape, type FromWorker, newUsearchIndex, type ToWorker } from './ann-worker.js';
+import type { AnnShape, FromWorker, ToWorker } from './ann-worker.js';
 import type { VectorHits } from './vector-index.js';
 
 export { ANN_FILE, annKey };
@@ -38,10 +37,8 @@ const BATCH = 10_000;
 const CHECKPOINT = 200_000;
 /** Which 32-bit half of a 64-bit word comes first in memory: the low one, but on a big-endian machine. */
 const LOW = os.endianness() === 'LE' ? 0 : 1;
-/** Ids whose coverage is asked of the graph at once. */
-const COVERAGE_CHUNK = 5_000;
-/** How long the coverage pass runs between two yields to the event loop (ms). */
-const COVERAGE_SLICE_MS = 20;
+/** Ids whose coverage is asked of the graph at once (a message to its thread). */
+const COVERAGE_CHUNK = 50_000;
 
 export interface AnnOptions {
   dataDir: string;
@@ -65,7 +62,7 @@ const WATCH_MS = 5_000;
 
 /** A graph in use: its keys, and the vectors it does not hold (searched exactly). */
 interface Live {
-  graph: Index;
+  graph: AnnGraph;
   table: KeyTable;
   uncovered: Set<string>;
 }
@@ -129,6 +126,13 @@ export class AnnIndex {
     let beam = 256;
     while (beam < 4096 && beam * 500 < size) beam *= 2;
     return beam;
+  }
+
+  /** Whether a search now asks the graph (on its own thread), not the exact vectors. */
+  get searchesGraph(): boolean {
+    const live = this.live;
+    const size = this.source.size;
+    return live !== undefined && size >= this.threshold && live.uncovered.size <= size / 4;
   }
 
   /** undefined for a store below the threshold, which has no graph to tell of. */
@@ -206,24 +210,30 @@ export class AnnIndex {
    * undefined when the exact search must answer (no graph in use, too little of the store in it,
    * every hit wanted, or a filter that refuses most candidates).
    */
-  search(
+  async search(
     query: Float32Array,
     minSim: number,
     limit: number,
     keep?: (id: string) => boolean,
-  ): VectorHits | undefined {
+  ): Promise<VectorHits | undefined> {
     const live = this.live;
     const source = this.source;
     if (!live || !Number.isFinite(limit) || source.size < this.threshold) return undefined;
     if (live.uncovered.size > source.size / 4) return undefined;
-    const graphSize = live.graph.size();
+    const graphSize = live.graph.size;
     const hits: { id: string; sim: number }[] = [];
     const seen = new Set<string>();
     const model = this.shape.model;
     if (graphSize > 0) {
       let want = Math.min(graphSize, Math.max(limit * OVERSAMPLE, MIN_CANDIDATES));
       for (;;) {
-        const found = live.graph.search(query, want, 1);
+        let found: GraphMatches;
+        try {
+          found = await live.graph.search(query, want);
+        } catch {
+          // The graph was let go meanwhile (another file taken into use, or closed).
+          return undefined;
+        }
         hits.length = 0;
         seen.clear();
         const n = found.keys.length;
@@ -276,6 +286,7 @@ export class AnnIndex {
   close(): void {
     this.closed = true;
     this.claim.release();
+    this.live?.graph.close();
     this.live = undefined;
     void this.worker?.terminate();
     this.worker = undefined;
@@ -329,8 +340,8 @@ export class AnnIndex {
    */
   private async build(): Promise<void> {
     const live = this.live;
-    const stale = live ? live.graph.size() - (this.source.size - live.uncovered.size) : 0;
-    const extend = live !== undefined && stale <= live.graph.size() * 0.25;
+    const stale = live ? live.graph.size - (this.source.size - live.uncovered.size) : 0;
+    const extend = live !== undefined && stale <= live.graph.size * 0.25;
     const ids = extend ? [...live.uncovered] : this.source.ids();
     this.options.logger.info(
       { file: ANN_FILE, vectors: ids.length, extend },
@@ -393,20 +404,7 @@ export class AnnIndex {
 
   private startWorker(): Worker {
     if (this.worker) return this.worker;
-    const here = new URL(import.meta.url);
-    const ext = here.pathname.endsWith('.ts') ? '.ts' : '.js';
-    const url = new URL(`./ann-worker${ext}`, here);
-    // Run from the sources (tests, bench), the worker registers the loader that runs TypeScript
-    // first: a worker does not inherit the main thread's.
-    const worker =
-      ext === '.ts'
-        ? new Worker(
-            `import('tsx/esm/api').then((m) => m.tsImport(${JSON.stringify(url.href)}, ${JSON.stringify(here.href)}));`,
-            { eval: true },
-          )
-        : new Worker(workerEntry(import.meta.url, 'ann-worker'));
-    // A build in progress does not keep a process that is done from exiting.
-    worker.unref();
+    const worker = annThread();
     worker.on('message', (message: FromWorker) => {
       const waiting = this.waiting;
       this.waiting = undefined;
@@ -431,16 +429,19 @@ export class AnnIndex {
    */
   private async adopt(identity: AnnFileIdentity): Promise<void> {
     if (this.closed) return;
-    const graph = newUsearchIndex({
+    // usearch maps the file by its path: only if it is still the one checked (else look again).
+    if (!isSameAnnFile(this.file, identity)) return this.watch();
+    const graph = await AnnGraph.open(this.file, {
       ...this.shape,
       expansionSearch: this.beamFor(this.source.size),
     });
-    // usearch maps the file by its path: only if it is still the one checked (else look again).
-    if (!isSameAnnFile(this.file, identity)) return this.watch();
-    graph.view(this.file);
-    if (!isSameAnnFile(this.file, identity)) return this.watch();
+    if (!isSameAnnFile(this.file, identity)) {
+      graph.close();
+      return this.watch();
+    }
     this.seen = identity;
-    if (graph.dimensions() !== this.shape.dimensions) {
+    if (graph.dimensions !== this.shape.dimensions) {
+      graph.close();
       throw new Error(`${ANN_FILE} changed under this process (of other dimensions)`);
     }
     const ids = this.source.ids();
@@ -448,13 +449,11 @@ export class AnnIndex {
     const uncovered = new Set<string>();
     this.dirty = new Set();
     const model = this.shape.model;
-    const size = graph.size();
     // One chunk's keys as usearch takes them, written as two 32-bit halves (no BigInt a key).
     const packed = new BigUint64Array(COVERAGE_CHUNK);
     const halves = new Uint32Array(packed.buffer);
     const chunk: string[] = [];
     const keys: number[] = [];
-    let sliceStart = performance.now();
     for (let at = 0; at < ids.length; at += COVERAGE_CHUNK) {
       chunk.length = 0;
       keys.length = 0;
@@ -468,20 +467,19 @@ export class AnnIndex {
         chunk.push(id);
         keys.push(key);
       }
+      // Asked of the searcher: the event loop answers calls meanwhile.
       const held =
-        size === 0 || keys.length === 0
-          ? []
-          : (graph.contains(packed.subarray(0, keys.length)) as boolean[]);
+        graph.size === 0 || keys.length === 0
+          ? new Uint8Array(0)
+          : await graph.contains(packed.slice(0, keys.length));
+      if (this.closed) {
+        graph.close();
+        return;
+      }
       chunk.forEach((id, i) => {
-        if (held[i]) table.set(keys[i] as number, id);
+        if (held[i] === 1) table.set(keys[i] as number, id);
         else uncovered.add(id);
       });
-      // A yield a slice, not a chunk: each yield can wait behind a call, and a million ids are
-      // 200 chunks (the graph was 3 minutes from use behind a client's calls, 10 s without).
-      if (performance.now() - sliceStart < COVERAGE_SLICE_MS) continue;
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.closed) return;
-      sliceStart = performance.now();
     }
     // What changed meanwhile is judged against the new table.
     const dirty = this.dirty;
@@ -493,7 +491,10 @@ export class AnnIndex {
       else if (current) uncovered.add(id);
       else uncovered.delete(id);
     }
+    // A search still asking the graph let go answers from the exact vectors.
+    const previous = this.live;
     this.live = { graph, table, uncovered };
+    previous?.graph.close();
   }
 
   /** Looks again in a while for a file another process writes (or for its claim to go). */

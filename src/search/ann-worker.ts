@@ -2,7 +2,7 @@
 // megabytes nor inserting a million vectors into the graph holds the event loop that answers
 // calls. It is told what to do by ann-index.ts and answers each message with one.
 import { createRequire } from 'node:module';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { Index } from 'usearch';
 import { AnnMismatch, writeAnnFile } from './ann-file.js';
 import {
@@ -38,6 +38,21 @@ export type ToWorker =
   | { type: 'start'; file: string; base: string | null; shape: AnnShape; checkpoint: number }
   /** Vectors to add: `keys[i]` is row i of `vectors`. `last` ends the build with a save. */
   | { type: 'add'; keys: BigUint64Array; vectors: Float32Array; last: boolean };
+
+/**
+ * What the thread that searches the graph in use is asked (its own worker, beside the builder's):
+ * it maps the file once, and answers each question with the same `seq`.
+ */
+export type ToSearcher =
+  | { type: 'view'; seq: number; file: string; shape: AnnShape }
+  | { type: 'contains'; seq: number; keys: BigUint64Array }
+  | { type: 'search'; seq: number; query: Float32Array; want: number };
+
+export type FromSearcher =
+  | { type: 'viewed'; seq: number; size: number; dimensions: number }
+  | { type: 'held'; seq: number; held: Uint8Array }
+  | { type: 'found'; seq: number; keys: BigUint64Array; distances: Float32Array }
+  | { type: 'failed'; seq: number; reason: string };
 
 export type FromWorker =
   | { type: 'verified'; ok: true; count: number; identity: AnnFileIdentity }
@@ -169,4 +184,44 @@ function run(port: NonNullable<typeof parentPort>): void {
   });
 }
 
-if (parentPort) run(parentPort);
+/** The searcher: the graph in use, mapped here, so that its search runs beside the main thread's. */
+function serve(port: NonNullable<typeof parentPort>): void {
+  let graph: Index | undefined;
+  port.on('message', (message: ToSearcher) => {
+    const { seq } = message;
+    try {
+      if (message.type === 'view') {
+        graph = newUsearchIndex(message.shape);
+        graph.view(message.file);
+        const reply: FromSearcher = {
+          type: 'viewed',
+          seq,
+          size: graph.size(),
+          dimensions: graph.dimensions(),
+        };
+        port.postMessage(reply);
+        return;
+      }
+      if (!graph) throw new Error('no graph is mapped');
+      if (message.type === 'contains') {
+        const held = graph.contains(message.keys) as boolean[];
+        const reply: FromSearcher = { type: 'held', seq, held: Uint8Array.from(held, Number) };
+        port.postMessage(reply, [reply.held.buffer as ArrayBuffer]);
+        return;
+      }
+      const found = graph.search(message.query, message.want, 1);
+      const keys = found.keys.slice();
+      const distances = found.distances.slice();
+      const reply: FromSearcher = { type: 'found', seq, keys, distances };
+      port.postMessage(reply, [keys.buffer as ArrayBuffer, distances.buffer as ArrayBuffer]);
+    } catch (error) {
+      const reply: FromSearcher = { type: 'failed', seq, reason: (error as Error).message };
+      port.postMessage(reply);
+    }
+  });
+}
+
+if (parentPort) {
+  if ((workerData as { role?: string } | null)?.role === 'searcher') serve(parentPort);
+  else run(parentPort);
+}

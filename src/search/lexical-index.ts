@@ -120,6 +120,8 @@ function vocabularyOf(tokenizer: Tokenizer): Vocabulary {
 }
 
 export class LexicalIndex {
+  /** Matches made so far (`matchStamp`). */
+  private matchings = 0;
   private readonly tokenizer = new Tokenizer();
   private readonly bm25: Bm25Index<undefined> = new Bm25Index<undefined>({
     k1: 1.2,
@@ -202,7 +204,16 @@ export class LexicalIndex {
 
   /** `match` of term ids (`termsOf`). */
   matchTerms(terms: readonly number[], statuses: Iterable<MemoryStatus>): Matches {
+    this.matchings++;
     return this.bm25.match(terms, statusMask(statuses));
+  }
+
+  /**
+   * Moves on with every change to the index and every match (whose buffers the next reuses): a
+   * match read after an await is the one asked for only if this has not moved since.
+   */
+  get matchStamp(): string {
+    return `${this.bm25.revision}:${this.matchings}`;
   }
 
   /** Memories that hold `term`, whatever their status: what walking its postings costs. */

@@ -11,6 +11,7 @@ import type {
   StoreListener,
 } from '../storage/engine.js';
 import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
+import type { Matches } from './bm25.js';
 import { documentOf, type MemoryDocument, type NoteText, sameNote } from './document.js';
 import { prunable, rowsByWordsAndMeaning } from './hybrid-rows.js';
 import { type Dynamics, LAST_USED, LexicalIndex } from './lexical-index.js';
@@ -185,13 +186,16 @@ export class Retriever implements StoreListener {
     tops?: readonly Top[],
   ): Promise<RankedRows> {
     if (!query) return this.everyMemory(filter);
-    const meaning = await this.meaningHits(query, limit);
-
     // Every match the filter keeps, in the order the rows come in; decay scores come later.
     // A row is an ordinal of the lexical index (its record read only when needed: a common
     // word matches most memories) or, for a match by meaning alone, -1 - its place in `others`.
-    // Nothing awaits from here on, so the ordinals stay valid.
-    const matches = this.lexical.match(query, filter.statuses);
+    const { meaning, early } = await this.meaningBeside(query, limit, filter.statuses);
+    // Nothing awaits from here on, so the ordinals stay valid: words matched during the await
+    // count only if neither the index nor the match buffers moved since.
+    const matches =
+      early && early.stamp === this.lexical.matchStamp
+        ? early.matches
+        : this.lexical.match(query, filter.statuses);
     const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
     if (pruned && filter.minScore === null) {
       if (!meaning) return rowsByWords(this.lexical, this.lookup, matches, filter, tops);
@@ -414,6 +418,31 @@ export class Retriever implements StoreListener {
       if (record && keep(record)) out.push({ record, similarity: hits.sims[i] as number });
     });
     return out.sort((a, b) => b.similarity - a.similarity);
+  }
+
+  /**
+   * The query's matches by meaning, and its words matched meanwhile when the meaning side runs
+   * elsewhere: with the approximate index's graph in use (a thread of its own) the graph is asked
+   * first, and a turn of the event loop lets the query's embedding reach it before the words are
+   * matched here. What the words matched is read after the await only if `stamp` still holds.
+   */
+  private async meaningBeside(
+    query: string,
+    limit: number,
+    statuses: Iterable<MemoryStatus>,
+  ): Promise<{
+    meaning: Awaited<ReturnType<Retriever['meaningHits']>>;
+    early?: { matches: Matches; stamp: string };
+  }> {
+    // Searched here (a small store, or the graph not in use yet): one after the other.
+    if (!this.semantic?.searchesOffThread) return { meaning: await this.meaningHits(query, limit) };
+    const asked = this.meaningHits(query, limit);
+    // Handled by the await below; a rejection before it is not an unhandled one.
+    asked.catch(() => {});
+    await new Promise((resolve) => setImmediate(resolve));
+    const matches = this.lexical.match(query, statuses);
+    const stamp = this.lexical.matchStamp;
+    return { meaning: await asked, early: { matches, stamp } };
   }
 
   /**

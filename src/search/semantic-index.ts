@@ -238,10 +238,19 @@ export class SemanticIndex {
   ): Promise<VectorHits> {
     if (!this.vectors) return { ids: [], sims: [] };
     if (this.pending.size > 0 && this.pending.size <= SEARCH_WAITS_FOR) await this.drain();
-    return (
-      this.ann?.search(vector, minSim, limit ?? Number.POSITIVE_INFINITY, keep) ??
-      this.vectors.search(vector, minSim, limit, keep)
+    const vectors = this.vectors;
+    const approximate = await this.ann?.search(
+      vector,
+      minSim,
+      limit ?? Number.POSITIVE_INFINITY,
+      keep,
     );
+    return approximate ?? vectors.search(vector, minSim, limit, keep);
+  }
+
+  /** Whether a search by meaning runs on another thread now (the approximate index's graph). */
+  get searchesOffThread(): boolean {
+    return this.ann?.searchesGraph ?? false;
   }
 
   /** Resolves once the approximate index covers every vector (or there is none): tests, bench. */

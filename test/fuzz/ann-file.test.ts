@@ -98,7 +98,7 @@ it('a store over any vectors.ann answers exactly until it has built its own', as
       try {
         await ann.open();
         for (const [i, query] of queries.entries()) {
-          const hits = ann.search(query, -1, 10);
+          const hits = await ann.search(query, -1, 10);
           // undefined: the exact search answers; else the graph's answer, with exact scores.
           if (hits) {
             hits.ids.forEach((id, j) => {

@@ -132,7 +132,7 @@ describe('a forged vectors.ann', () => {
             await ann.open();
             await ann.settled();
             for (const query of queries) {
-              const hits = ann.search(query, -1, 10);
+              const hits = await ann.search(query, -1, 10);
               assert.ok(hits, 'the graph in use (the forged one, or the one built instead)');
               hits.ids.forEach((id, i) => {
                 assert.equal(hits.sims[i], v.vectors.similarity(id, query), `${id}, exactly`);

@@ -36,7 +36,7 @@ describe('vectors.ann.claim', () => {
     t.after(() => second.close());
     await second.open();
     assert.equal(second.status()?.state, 'exact', 'the second does not build');
-    assert.equal(second.search(b.draw(), -1, 10), undefined, 'the second searches exactly');
+    assert.equal(await second.search(b.draw(), -1, 10), undefined, 'the second searches exactly');
     assert.equal(checks.length, 1, 'the second looks again later');
     // Looked again while the claim is held and no file is there: it keeps waiting.
     checks.shift()?.();
@@ -61,7 +61,7 @@ describe('vectors.ann.claim', () => {
     checks.shift()?.();
     await second.settled();
     assert.equal(second.status()?.state, 'ready');
-    assert.ok(second.search(b.draw(), -1, 10), 'the graph answers in the second');
+    assert.ok(await second.search(b.draw(), -1, 10), 'the graph answers in the second');
     assert.equal(verifyAnnFile(path.join(dir, ANN_FILE), MODEL, DIMS).sha256, sha256);
     assert.ok(
       !entriesB().some((e) => e.msg === 'building the approximate index in the background'),

@@ -30,7 +30,7 @@ async function recall(
   let found = 0;
   let wanted = 0;
   for (const query of queries) {
-    const approx = ann.search(query, -1, k, keep);
+    const approx = await ann.search(query, -1, k, keep);
     assert.ok(approx, 'the index answered');
     const exact = await t.vectors.search(query, -1, k, keep);
     checkScores(approx, t, query);
@@ -64,7 +64,7 @@ describe('AnnIndex', () => {
     big = testVectors(20_000);
     bigAnn = open(bigDir, big).ann;
     await bigAnn.open();
-    unbuilt = bigAnn.search(big.draw(), -1, 10);
+    unbuilt = await bigAnn.search(big.draw(), -1, 10);
   });
   after(() => {
     bigAnn.close();
@@ -82,7 +82,7 @@ describe('AnnIndex', () => {
     const r = await recall(ann, v, queries);
     assert.ok(r >= 0.95, `recall@10 ${r}`);
     // The threshold on the similarity holds: nothing under it.
-    const hits = ann.search(queries[0] as Float32Array, 0.9, 10);
+    const hits = await ann.search(queries[0] as Float32Array, 0.9, 10);
     for (const sim of hits?.sims ?? []) assert.ok(sim >= 0.9);
   });
 
@@ -93,7 +93,7 @@ describe('AnnIndex', () => {
     t.after(() => ann.close());
     await ann.open();
     await ann.settled();
-    assert.equal(ann.search(v.draw(), -1, 10), undefined);
+    assert.equal(await ann.search(v.draw(), -1, 10), undefined);
     assert.equal(fs.existsSync(path.join(dir, ANN_FILE)), false);
   });
 
@@ -122,7 +122,7 @@ describe('AnnIndex', () => {
     t.after(() => next.ann.close());
     await next.ann.open();
     await next.ann.settled();
-    assert.ok(next.ann.search(v.draw(), -1, 10), 'built by the next start');
+    assert.ok(await next.ann.search(v.draw(), -1, 10), 'built by the next start');
   });
 
   it('is kept in vectors.ann and used by the next start without a build', async (t) => {
@@ -132,7 +132,7 @@ describe('AnnIndex', () => {
     await first.open();
     await first.settled();
     const query = v.draw();
-    const before = first.search(query, -1, 10);
+    const before = await first.search(query, -1, 10);
     first.close();
     const trailer = verifyAnnFile(path.join(dir, ANN_FILE), MODEL, DIMS);
     assert.equal(trailer.count, 3000);
@@ -143,7 +143,7 @@ describe('AnnIndex', () => {
     await ann.settled();
     assert.deepEqual(warnings(), []);
     assert.equal(ann.status()?.indexed, 3000);
-    assert.deepEqual(ann.search(query, -1, 10), before);
+    assert.deepEqual(await ann.search(query, -1, 10), before);
     // Not written again: the same file.
     assert.equal(verifyAnnFile(path.join(dir, ANN_FILE), MODEL, DIMS).sha256, trailer.sha256);
   });
@@ -218,7 +218,7 @@ describe('AnnIndex', () => {
     await ann.open();
     await ann.settled();
     const query = v.draw();
-    const hits = ann.search(query, -1, 20);
+    const hits = await ann.search(query, -1, 20);
     assert.ok(hits);
     const [gone, changed] = hits.ids as [string, string];
     v.drop(gone);
@@ -227,7 +227,7 @@ describe('AnnIndex', () => {
     const far = Float32Array.from(query, (x) => -x);
     v.put(changed, far, 'h1');
     ann.changed(changed);
-    const after = ann.search(query, -1, 20);
+    const after = await ann.search(query, -1, 20);
     assert.ok(after);
     assert.ok(!after.ids.includes(gone));
     assert.ok(!after.ids.includes(changed));
@@ -235,9 +235,9 @@ describe('AnnIndex', () => {
     // A new memory right at the query is found at once (the exact pass over what the graph lacks).
     v.put('new', query, 'h2');
     ann.changed('new');
-    assert.equal(ann.search(query, -1, 5)?.ids[0], 'new');
+    assert.equal((await ann.search(query, -1, 5))?.ids[0], 'new');
     // And its new vector is found by it.
-    assert.equal(ann.search(far, -1, 1)?.ids[0], changed);
+    assert.equal((await ann.search(far, -1, 1))?.ids[0], changed);
   });
 
   it('keeps recall when a filter keeps a tenth of the store (oversampling)', async () => {
@@ -247,7 +247,7 @@ describe('AnnIndex', () => {
     const keep = (id: string) => Number(id.slice(1)) % 10 === 0;
     const queries = Array.from({ length: 30 }, () => v.draw());
     for (const query of queries) {
-      for (const id of ann.search(query, -1, 10, keep)?.ids ?? []) assert.ok(keep(id));
+      for (const id of (await ann.search(query, -1, 10, keep))?.ids ?? []) assert.ok(keep(id));
     }
     assert.ok((await recall(ann, v, queries, 10, keep)) >= 0.95);
   });
@@ -271,7 +271,7 @@ describe('AnnIndex', () => {
     for (const id of ['n0', 'n1499']) {
       const vector = new Float32Array(DIMS);
       v.source.copyVector(id, vector, 0);
-      assert.equal(ann.search(vector, -1, 1)?.ids[0], id);
+      assert.equal((await ann.search(vector, -1, 1))?.ids[0], id);
     }
   });
 

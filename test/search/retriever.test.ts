@@ -161,3 +161,54 @@ describe('Retriever: eachMemory', () => {
     ]);
   });
 });
+
+describe('Retriever: words matched while the graph searches', () => {
+  it('a match made before the graph answered is made again when the index or its buffers moved', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let searches = 0;
+    // A meaning side whose search runs elsewhere (as the graph's thread does) and finds nothing.
+    const semantic = {
+      enabled: true,
+      model: 'test/fake:1',
+      searchesOffThread: true,
+      upsert: () => {},
+      embed: async () => [new Float32Array([1, 0])],
+      search: async () => {
+        searches++;
+        await gate;
+        return { ids: [], sims: [] };
+      },
+    } as unknown as SemanticIndex;
+    const tea = newMemoryRecord('tea', 'Green tea at four.', T0);
+    const coffee = newMemoryRecord('coffee', 'Coffee at nine.', T0);
+    const memories = new Map([tea, coffee].map((m) => [m.id, m]));
+    const retriever = new Retriever({
+      engine: { memories },
+      semantic,
+      settings: {},
+      logger: pino({ level: 'silent' }),
+    });
+    for (const m of memories.values()) retriever.upsert(m, undefined);
+    const ids = async (rows: Promise<Iterable<{ record: MemoryRecord }>>) =>
+      [...(await rows)].map((r) => r.record.id).sort();
+
+    const first = ids(retriever.rank('tea', 10, everyOne));
+    // Its words are matched once the graph is asked; then, before the graph answers, another
+    // search reuses the match buffers and a new memory about tea comes in.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = ids(retriever.rank('coffee', 10, everyOne));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(searches, 2, 'both searches asked the meaning side before it answered');
+    const chai = newMemoryRecord('chai', 'Spiced tea.', T0);
+    memories.set(chai.id, chai);
+    retriever.upsert(chai, undefined);
+    release();
+    assert.deepEqual(await first, ['chai', 'tea']);
+    assert.deepEqual(await second, ['coffee']);
+  });
+});
