@@ -56,6 +56,36 @@ describe('the vectors snapshot (vectors.idx)', () => {
     assert.equal(seen.get('late')?.hash, 'h9999');
   });
 
+  it('a long snapshot is read in turns: calls are answered while a million vectors are visited', async (t) => {
+    const dir = testDir(t);
+    const { store } = await loadAll(dir);
+    const many = Array.from({ length: 50_000 }, (_, i) => vector(i));
+    store.append(many);
+    store.snapshot(() => many);
+    await store.close();
+    let visited = 0;
+    const seenByTheTurn: number[] = [];
+    const reader = new JsonlVectorStore(path.join(dir, VECTORS_FILE), recordingLogger().logger);
+    // A call that comes in while the load runs: it is answered before the load ends.
+    const turns = (async () => {
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        seenByTheTurn.push(visited);
+      }
+    })();
+    const entries = await reader.load(() => {
+      visited++;
+    });
+    await turns;
+    await reader.close();
+    assert.equal(entries, 50_000);
+    assert.equal(visited, 50_000);
+    assert.ok(
+      seenByTheTurn.some((n) => n > 0 && n < 50_000),
+      `a turn came in mid-load (visited at each turn: ${seenByTheTurn.join(', ')})`,
+    );
+  });
+
   for (const [fault, damage] of [
     ['truncated', (f: string) => fs.truncateSync(f, 200)],
     ['of another data dir', (f: string, other: string) => fs.copyFileSync(other, f)],

@@ -1,6 +1,7 @@
 // The vector store of a data dir: vectors.jsonl and its snapshot vectors.idx (the interface is
 // ../vector-store.ts). Derived data: a vector lost is computed again, so no write throws.
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { errorCode } from '../../platform/errors.js';
 import {
@@ -21,6 +22,8 @@ export const VECTORS_FILE = 'vectors.jsonl';
  * covers. A start reads it in one go and only the lines after that point.
  */
 export const VECTORS_SIDECAR_FILE = 'vectors.idx';
+/** Snapshot entries visited between two turns of the event loop at load. */
+const VISITS_A_TURN = 20_000;
 /** Lines of vectors.jsonl past the snapshot before it is written again (at close). */
 const SNAPSHOT_MIN_LINES = 1000;
 
@@ -133,7 +136,7 @@ export class JsonlVectorStore implements VectorStore {
   }
 
   async load(visit: (vector: StoredVector) => void): Promise<number> {
-    let lines = this.loadSnapshot(visit);
+    let lines = await this.loadSnapshot(visit);
     const result = this.file.readNew({
       visit: (value) => {
         lines++;
@@ -155,7 +158,7 @@ export class JsonlVectorStore implements VectorStore {
    * Visits the snapshot's vectors when it matches vectors.jsonl (then the file is read from its
    * point on) and answers how many; any mismatch is one log line, and the file is read whole.
    */
-  private loadSnapshot(visit: (vector: StoredVector) => void): number {
+  private async loadSnapshot(visit: (vector: StoredVector) => void): Promise<number> {
     try {
       const content = readSidecar(this.sidecarFile, { vectors: 1 });
       if (!content) return 0;
@@ -175,6 +178,8 @@ export class JsonlVectorStore implements VectorStore {
       const values = new Int8Array(all.buffer, all.byteOffset, all.byteLength);
       let start = 0;
       for (let i = 0; i < ids.length; i++) {
+        // Calls are answered between slices: a million vectors are seconds of visits.
+        if (i > 0 && i % VISITS_A_TURN === 0) await setImmediate();
         const end = ends[i] as number;
         visit({
           id: ids[i] as string,
