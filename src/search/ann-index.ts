@@ -3,14 +3,13 @@
 // index score them. The graph is derived data, checked and built on a worker thread, never in the
 // way of a call: until it covers the vectors, search is exact; then it is the graph's candidates
 // plus an exact pass over the vectors it does not hold yet (memories saved or changed since).
-import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { AnnClaim, type AnnClaimOptions } from './ann-claim.js';
 import { ANN_FILE } from './ann-file.js';
 import { AnnGraph, annThread, type GraphMatches } from './ann-graph.js';
-import { annKey, KeyTable } from './ann-keys.js';
+import { annKey, coverage, type KeyTable, PackedKeys } from './ann-keys.js';
 import { type AnnFileIdentity, annFileIdentity, isSameAnnFile } from './ann-layout.js';
 import type { AnnSource } from './ann-source.js';
 import type { AnnShape, FromWorker, ToWorker } from './ann-worker.js';
@@ -35,10 +34,6 @@ const SCORE_MARGIN = 0.02;
 const BATCH = 10_000;
 /** Vectors between two saves of a build: a process killed mid-way leaves this much done. */
 const CHECKPOINT = 200_000;
-/** Which 32-bit half of a 64-bit word comes first in memory: the low one, but on a big-endian machine. */
-const LOW = os.endianness() === 'LE' ? 0 : 1;
-/** Ids whose coverage is asked of the graph at once (a message to its thread). */
-const COVERAGE_CHUNK = 50_000;
 
 export interface AnnOptions {
   dataDir: string;
@@ -237,11 +232,9 @@ export class AnnIndex {
         hits.length = 0;
         seen.clear();
         const n = found.keys.length;
-        // The keys as two 32-bit halves each (no BigInt a candidate).
-        const halves = new Uint32Array(found.keys.buffer, found.keys.byteOffset, n * 2);
+        const keys = new PackedKeys(found.keys);
         for (let i = 0; i < n; i++) {
-          const key =
-            (halves[i * 2 + 1 - LOW] as number) * 2 ** 32 + (halves[i * 2 + LOW] as number);
+          const key = keys.get(i);
           const id = live.table.get(key);
           if (id === undefined || seen.has(id)) continue;
           // The cheapest test first: most candidates are under the threshold.
@@ -444,43 +437,19 @@ export class AnnIndex {
       graph.close();
       throw new Error(`${ANN_FILE} changed under this process (of other dimensions)`);
     }
-    const ids = this.source.ids();
-    const table = new KeyTable(ids.length);
-    const uncovered = new Set<string>();
     this.dirty = new Set();
     const model = this.shape.model;
-    // One chunk's keys as usearch takes them, written as two 32-bit halves (no BigInt a key).
-    const packed = new BigUint64Array(COVERAGE_CHUNK);
-    const halves = new Uint32Array(packed.buffer);
-    const chunk: string[] = [];
-    const keys: number[] = [];
-    for (let at = 0; at < ids.length; at += COVERAGE_CHUNK) {
-      chunk.length = 0;
-      keys.length = 0;
-      for (let i = at; i < Math.min(ids.length, at + COVERAGE_CHUNK); i++) {
-        const id = ids[i] as string;
-        const hash = this.source.hashOf(id);
-        if (hash === undefined) continue;
-        const key = annKey(model, id, hash);
-        halves[keys.length * 2 + LOW] = key >>> 0;
-        halves[keys.length * 2 + 1 - LOW] = Math.floor(key / 2 ** 32);
-        chunk.push(id);
-        keys.push(key);
-      }
-      // Asked of the searcher: the event loop answers calls meanwhile.
-      const held =
-        graph.size === 0 || keys.length === 0
-          ? new Uint8Array(0)
-          : await graph.contains(packed.slice(0, keys.length));
-      if (this.closed) {
-        graph.close();
-        return;
-      }
-      chunk.forEach((id, i) => {
-        if (held[i] === 1) table.set(keys[i] as number, id);
-        else uncovered.add(id);
-      });
+    const keyOf = (id: string) => {
+      const hash = this.source.hashOf(id);
+      return hash === undefined ? undefined : annKey(model, id, hash);
+    };
+    // Asked of the searcher a chunk at a time: the event loop answers calls meanwhile.
+    const covered = await coverage(graph, this.source.ids(), keyOf, () => this.closed);
+    if (!covered) {
+      graph.close();
+      return;
     }
+    const { table, uncovered } = covered;
     // What changed meanwhile is judged against the new table.
     const dirty = this.dirty;
     this.dirty = undefined;

@@ -1,5 +1,6 @@
 // The keys of memories' vectors in the approximate index (vectors.ann), and the table from a
 // graph's keys back to memory ids.
+import os from 'node:os';
 
 /**
  * A 52-bit key of a memory's vector in the graph: of its id, its text's hash and the model, so a
@@ -74,4 +75,73 @@ export class KeyTable {
       this.ids[at] = ids[i];
     }
   }
+}
+
+/** Which 32-bit half of a 64-bit word comes first in memory: the low one, but on a big-endian machine. */
+const LOW = os.endianness() === 'LE' ? 0 : 1;
+
+/** Keys as usearch takes and answers them (u64), read and written without a BigInt each. */
+export class PackedKeys {
+  readonly words: BigUint64Array;
+  private readonly halves: Uint32Array;
+
+  constructor(words: BigUint64Array | number) {
+    this.words = typeof words === 'number' ? new BigUint64Array(words) : words;
+    const { buffer, byteOffset, length } = this.words;
+    this.halves = new Uint32Array(buffer, byteOffset, length * 2);
+  }
+
+  get(i: number): number {
+    const h = this.halves;
+    return (h[i * 2 + 1 - LOW] as number) * 2 ** 32 + (h[i * 2 + LOW] as number);
+  }
+
+  /** A key of at most 53 bits (as annKey makes them). */
+  set(i: number, key: number): void {
+    this.halves[i * 2 + LOW] = key >>> 0;
+    this.halves[i * 2 + 1 - LOW] = Math.floor(key / 2 ** 32);
+  }
+}
+
+/** Ids whose coverage is asked of the graph at once (a message to its thread). */
+const COVERAGE_CHUNK = 50_000;
+
+/**
+ * Which of `ids` the graph holds the current vector of (by its key, `keyOf`): the table from those
+ * keys back to the ids, and the others (searched exactly beside the graph). The graph is asked a
+ * chunk at a time; undefined when `stopped` says so between two.
+ */
+export async function coverage(
+  graph: { size: number; contains(keys: BigUint64Array): Promise<Uint8Array> },
+  ids: readonly string[],
+  keyOf: (id: string) => number | undefined,
+  stopped: () => boolean,
+): Promise<{ table: KeyTable; uncovered: Set<string> } | undefined> {
+  const table = new KeyTable(ids.length);
+  const uncovered = new Set<string>();
+  const packed = new PackedKeys(COVERAGE_CHUNK);
+  const chunk: string[] = [];
+  const keys: number[] = [];
+  for (let at = 0; at < ids.length; at += COVERAGE_CHUNK) {
+    chunk.length = 0;
+    keys.length = 0;
+    for (let i = at; i < Math.min(ids.length, at + COVERAGE_CHUNK); i++) {
+      const id = ids[i] as string;
+      const key = keyOf(id);
+      if (key === undefined) continue;
+      packed.set(keys.length, key);
+      chunk.push(id);
+      keys.push(key);
+    }
+    const held =
+      graph.size === 0 || keys.length === 0
+        ? new Uint8Array(0)
+        : await graph.contains(packed.words.slice(0, keys.length));
+    if (stopped()) return undefined;
+    chunk.forEach((id, i) => {
+      if (held[i] === 1) table.set(keys[i] as number, id);
+      else uncovered.add(id);
+    });
+  }
+  return { table, uncovered };
 }

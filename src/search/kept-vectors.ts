@@ -2,6 +2,7 @@
 // computed handed over, and the store compacted when mostly stale.
 import type { Logger } from 'pino';
 import type { StoredVector, VectorStore } from '../storage/vector-store.js';
+import type { VectorIndex } from './vector-index.js';
 import { quantise } from './vector-quantise.js';
 
 /** A memory's vector as the index holds it, of the text whose hash is `hash`. */
@@ -27,20 +28,26 @@ export class KeptVectors {
   ) {}
 
   /**
-   * Reads the vector store: the last vector of each id for this model, each offered to `take`
-   * first (which copies what it takes), the others held here for `take`.
+   * Reads the vector store: the last vector of each id for this model. One of the text `into`
+   * wants for its memory goes into its index as it is read (no object is held for it); the
+   * others are held here for `take`.
    */
-  async load(model: string, take?: (vector: StoredVector) => boolean): Promise<void> {
+  async load(
+    model: string,
+    into?: { index: VectorIndex; hashOf: (id: string) => string | undefined },
+  ): Promise<void> {
     this.model = model;
     let taken = 0;
     const entries = await this.store.load((vector) => {
       if (vector.model !== model) return;
-      if (take?.(vector)) {
+      const { id, hash, values } = vector;
+      if (into && into.hashOf(id) === hash && values.length === into.index.dimensions) {
+        into.index.set(id, values);
         // An earlier line of this id, held, is of another text.
-        this.stored.delete(vector.id);
+        this.stored.delete(id);
         taken++;
       } else {
-        this.stored.set(vector.id, vector);
+        this.stored.set(id, vector);
       }
     });
     this.staleLines = entries - this.stored.size - taken;

@@ -39,10 +39,7 @@ export interface SemanticIndexOptions {
    * whether another process stored it already.
    */
   store: VectorStore;
-  /**
-   * The approximate index (vectors.ann) used from its threshold of vectors on; false: exact search
-   * always.
-   */
+  /** The approximate index (vectors.ann), from its threshold of vectors on; false: exact only. */
   ann?: Omit<AnnOptions, 'dataDir' | 'logger'> | false;
 }
 
@@ -239,13 +236,8 @@ export class SemanticIndex {
     if (!this.vectors) return { ids: [], sims: [] };
     if (this.pending.size > 0 && this.pending.size <= SEARCH_WAITS_FOR) await this.drain();
     const vectors = this.vectors;
-    const approximate = await this.ann?.search(
-      vector,
-      minSim,
-      limit ?? Number.POSITIVE_INFINITY,
-      keep,
-    );
-    return approximate ?? vectors.search(vector, minSim, limit, keep);
+    const hits = await this.ann?.search(vector, minSim, limit ?? Number.POSITIVE_INFINITY, keep);
+    return hits ?? vectors.search(vector, minSim, limit, keep);
   }
 
   /** Whether a search by meaning runs on another thread now (the approximate index's graph). */
@@ -263,10 +255,9 @@ export class SemanticIndex {
   statusOf(ids: Iterable<string>): EmbeddingsStatus {
     let vectors = 0;
     let backlog = 0;
-    const { vectors: index, pending } = this;
     for (const id of ids) {
-      if (index?.has(id)) vectors++;
-      if (pending.size > 0 && pending.has(id)) backlog++;
+      if (this.vectors?.has(id)) vectors++;
+      if (this.pending.size > 0 && this.pending.has(id)) backlog++;
     }
     return { ...this.status(), vectors, backlog };
   }
@@ -343,31 +334,24 @@ export class SemanticIndex {
     const matVec = await this.options.matVec?.catch(() => undefined);
     if (this.closed) return;
     // Room for every memory at once: growing by doubling would hold two matrices for a while.
-    const dimensions = this.provider.dimensions;
     const room = () => Math.max(1024, Math.ceil(this.wanted.size * 1.05));
-    const vectors = new VectorIndex(dimensions, room(), { matVec, int8: true });
-    // The index answers only once the stored vectors are read: until then what is upserted waits
-    // in `wanted`. A stored vector of a text wanted already goes into the index as it is read (a
-    // million of them would otherwise wait as a million objects); the others are looked for below.
+    const vectors = new VectorIndex(this.provider.dimensions, room(), { matVec, int8: true });
+    // The index answers once the stored vectors are read (until then what is upserted waits in
+    // `wanted`); those of texts wanted already go into it as they are read, the others below.
     this.filling = vectors;
-    try {
-      await this.kept.load(this.provider.id, (stored) => {
-        const { id } = stored;
-        if (this.wanted.get(id) !== stored.hash || this.fresh.has(id)) return false;
-        if (stored.values.length !== dimensions) return false;
-        vectors.set(id, stored.values);
-        this.dropText(id);
-        return true;
-      });
-    } finally {
+    const hashOf = (id: string) => (this.fresh.has(id) ? undefined : this.wanted.get(id));
+    await this.kept.load(this.provider.id, { index: vectors, hashOf }).finally(() => {
       this.filling = undefined;
-    }
+    });
     if (this.closed) return;
     // Keyed by the memories' own id strings, not the store's copies of them.
     vectors.rekey(this.wanted.keys());
     vectors.reserve(room());
     this.vectors = vectors;
-    for (const id of this.wanted.keys()) if (!vectors.has(id)) this.want(id);
+    for (const id of this.wanted.keys()) {
+      if (vectors.has(id)) this.dropText(id);
+      else this.want(id);
+    }
     this.kept.start();
     this.loaded = true;
     this.openAnn(this.provider, vectors);
