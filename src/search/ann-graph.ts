@@ -50,8 +50,10 @@ export class AnnGraph {
       if (message.type === 'failed') waiting.reject(new Error(message.reason));
       else waiting.resolve(message);
     });
-    worker.on('error', (error) => this.failAll(error));
-    worker.on('exit', () => this.failAll(new Error('the searcher stopped')));
+    // A searcher gone answers nothing more: what it was asked, and what it is asked later, fails
+    // (and the exact vectors answer).
+    worker.on('error', (error) => this.stop(error));
+    worker.on('exit', () => this.stop(new Error('the searcher stopped')));
   }
 
   get size(): number {
@@ -94,12 +96,12 @@ export class AnnGraph {
   /** Ends the searcher (and its mapping); what it was asked fails. */
   close(): void {
     if (this.closed) return;
-    this.closed = true;
     void this.worker.terminate();
-    this.failAll(new Error('the graph was closed'));
+    this.stop(new Error('the graph was closed'));
   }
 
-  private failAll(error: Error): void {
+  private stop(error: Error): void {
+    this.closed = true;
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const { reject } of pending) reject(error);

@@ -1,6 +1,8 @@
-// The thread that checks and builds vectors.ann, so that neither hashing a file of hundreds of
-// megabytes nor inserting a million vectors into the graph holds the event loop that answers
-// calls. It is told what to do by ann-index.ts and answers each message with one.
+// The threads of vectors.ann, so that neither hashing a file of hundreds of megabytes, nor
+// inserting a million vectors into the graph, nor searching it holds the event loop that answers
+// calls: the builder checks and builds the file (told what to do by ann-index.ts, it answers each
+// message with one), and the searcher maps the graph in use and searches it (ann-graph.ts).
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Index } from 'usearch';
@@ -191,6 +193,9 @@ function serve(port: NonNullable<typeof parentPort>): void {
     const { seq } = message;
     try {
       if (message.type === 'view') {
+        // usearch 2.21's view of a path it cannot open closes a descriptor of the process's own
+        // (stdin, seen here), which later aborts it: a file that is not there is never handed to it.
+        if (!fs.statSync(message.file).isFile()) throw new Error(`${message.file} is not a file`);
         graph = newUsearchIndex(message.shape);
         graph.view(message.file);
         const reply: FromSearcher = {

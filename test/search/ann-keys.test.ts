@@ -11,14 +11,14 @@ describe('PackedKeys', () => {
         fc.nat({ max: 3 }),
         (keys, offset) => {
           const packed = new PackedKeys(keys.length + offset);
-          keys.forEach((key, i) => packed.set(i + offset, key));
+          for (const [i, key] of keys.entries()) packed.set(i + offset, key);
           keys.forEach((key, i) => {
             assert.equal(packed.words[i + offset], BigInt(key));
             assert.equal(packed.get(i + offset), key);
           });
           // Read from a view that starts inside another buffer, as usearch's answers may.
           const view = new PackedKeys(packed.words.subarray(offset));
-          keys.forEach((key, i) => assert.equal(view.get(i), key));
+          for (const [i, key] of keys.entries()) assert.equal(view.get(i), key);
         },
       ),
     );
