@@ -213,8 +213,7 @@ export class AnnIndex {
   ): Promise<VectorHits | undefined> {
     const live = this.live;
     const source = this.source;
-    if (!live || !Number.isFinite(limit) || source.size < this.threshold) return undefined;
-    if (live.uncovered.size > source.size / 4) return undefined;
+    if (!live || !this.searchesGraph || !Number.isFinite(limit)) return undefined;
     const graphSize = live.graph.size;
     const hits: { id: string; sim: number }[] = [];
     const seen = new Set<string>();

@@ -435,7 +435,9 @@ export class Retriever implements StoreListener {
     early?: { matches: Matches; stamp: string };
   }> {
     // Searched here (a small store, or the graph not in use yet): one after the other.
-    if (!this.semantic?.searchesOffThread) return { meaning: await this.meaningHits(query, limit) };
+    if (!this.semantic?.searchesOffThread || this.settings.hybridWeight === 0) {
+      return { meaning: await this.meaningHits(query, limit) };
+    }
     const asked = this.meaningHits(query, limit);
     // Handled by the await below; a rejection before it is not an unhandled one.
     asked.catch(() => {});
