@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { searchMemory } from '../contract/search-memory.js';
 import { registerContract, type ToolDeps } from './register.js';
-import { neighbourLines, whenWhereLine } from './when-where.js';
+import { neighbourLines, oneLine, whenWhereLine } from './when-where.js';
 
 export function registerSearchMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, searchMemory, {
@@ -9,7 +9,7 @@ export function registerSearchMemory(server: McpServer, { memory, logger }: Tool
     text: (found) => {
       const lines = found.results.map(
         (r, i) =>
-          `${i + 1}. [${r.memory_id}] ${r.content.replace(/\s+/g, ' ').slice(0, 160)} (score ${r.score}, relevance ${r.relevance}${r.review_candidate ? ', review' : ''})\n   ${whenWhereLine(r)}${neighbourLines(r.neighbours)}`,
+          `${i + 1}. [${r.memory_id}] ${oneLine(r.content, 160)} (score ${r.score}, relevance ${r.relevance}${r.review_candidate ? ', review' : ''})\n   ${whenWhereLine(r)}${neighbourLines(r.neighbours)}`,
       );
       return found.results.length === 0
         ? 'No memory matches.'

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { oneLine } from '../../src/tools/when-where.js';
 import { errorText, openTestClient, type TestClient } from '../support.js';
 
 interface Hit {
@@ -101,5 +103,35 @@ describe('results with their when and where, and time in queries', () => {
     assert.ok(filtered.results.every((r) => r.ago === 'today'));
     const none = await t.call('search_memory', { query: 'hiking', time_filter: true });
     assert.match(errorText(none), /time_filter is true but the query names no time/);
+  });
+});
+
+describe('one line of a text', () => {
+  it('property: is the first characters of the text with each run of white space one space', () => {
+    const piece = fc.constantFrom(
+      'a',
+      'bc',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\u00a0',
+      '\u2028',
+      'é',
+      '😀',
+      ' '.repeat(90),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 400 }),
+        fc.integer({ min: 0, max: 120 }),
+        (parts, n) => {
+          const text = parts.join('');
+          assert.equal(oneLine(text, n), text.replace(/\s+/g, ' ').slice(0, n));
+        },
+      ),
+    );
+    // A long text whose first characters are all white space: read past its prefix.
+    assert.equal(oneLine(`${' \n'.repeat(500)}words here`, 6), ' words');
   });
 });
