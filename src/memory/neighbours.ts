@@ -5,6 +5,7 @@
 // memories that have neither either, saved within NO_SESSION_WINDOW of it (before or after).
 // Without that bound, every memory saved without a source would be one endless session.
 import { NEIGHBOUR_BUDGET } from '../contract/limits.js';
+import { NO_SESSION, sessionKey } from '../search/rank-facts.js';
 import type { MemoryRecord } from '../storage/records.js';
 import { preview } from './present.js';
 import { dayInWords } from './when.js';
@@ -21,12 +22,6 @@ export interface Neighbour {
   date: string;
   content: string;
 }
-
-/** The session key of a memory that has neither a source nor a context. */
-export const NO_SESSION = '[null,null]';
-
-export const sessionKey = (record: MemoryRecord): string =>
-  JSON.stringify([record.meta.source || null, record.meta.context || null]);
 
 /** A memory in a session's list: enough to order it and find it again. */
 export interface SessionEntry {

@@ -23,14 +23,20 @@ import type { Top } from '../search/retriever.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
 import { noteTitle } from '../vault/note.js';
 import type { MemoryContext } from './context.js';
-import { MAX_NAME_LIFT, nameLift, queryNames } from './entity-ranking.js';
+import { MAX_NAME_LIFT, nameLift, nameLiftOf, queryNames } from './entity-ranking.js';
 import { MemoryError } from './errors.js';
 import { supersessionOf } from './facts/chain.js';
 import { NeighbourIndex } from './neighbour-index.js';
 import { ageDays, preview, round } from './present.js';
 import { LIFT_POOL, liftBest } from './query-lifts.js';
-import { liftBySession, SESSION_POOL, spreadOverSessions } from './session-ranking.js';
-import { MAX_TIME_LIFT, scoreWithin, timeLift, timeOf } from './time-ranking.js';
+import {
+  liftBySession,
+  type Placed,
+  placeOf,
+  SESSION_POOL,
+  spreadOverSessions,
+} from './session-ranking.js';
+import { MAX_TIME_LIFT, scoreWithin, timeLift, timeLiftOf, timeOf } from './time-ranking.js';
 import { currentVersion, versionsOf } from './versions.js';
 import { agoInWords, dayInWords, whenWhereOf } from './when.js';
 
@@ -120,16 +126,27 @@ export class Recall {
     }
     if (time || names) {
       const maxLift = (time ? MAX_TIME_LIFT : 1) * (names ? MAX_NAME_LIFT : 1);
+      // From the index's facts of a row; its record only when they cannot tell.
       liftBest(ranks, page * pageSize + slots, maxLift, (i) => {
-        const record = rows.record(i);
-        return (time ? timeLift(record, time) : 1) * (names ? nameLift(record, names) : 1);
+        const facts = rows.facts(i);
+        const byTime = !time
+          ? 1
+          : ((facts && timeLiftOf(facts, time)) ?? timeLift(rows.record(i), time));
+        const byName = !names
+          ? 1
+          : ((facts && nameLiftOf(facts, names)) ?? nameLift(rows.record(i), names));
+        return byTime * byName;
       });
     }
 
     if (query) {
       // A question that names a time is about that time, not about a session's other matches.
-      if (!time) liftBySession(ranks, (i) => rows.record(i));
-      spreadOverSessions(ranks, (i) => rows.record(i));
+      const placeAt = (i: number): Placed => {
+        const facts = rows.facts(i);
+        return facts ? { key: facts.session, at: facts.createdAt } : placeOf(rows.record(i));
+      };
+      if (!time) liftBySession(ranks, placeAt);
+      spreadOverSessions(ranks, placeAt);
     }
 
     // Review blending, decided on page 1 and kept out of the primary ranking on every page.

@@ -5,9 +5,10 @@
 // lifted. And the first few results should not all come from one session when another's match
 // is nearly as good: the page is spread over sessions, a little.
 
+import { sessionCode } from '../search/rank-facts.js';
 import { topN } from '../search/ranking.js';
 import type { MemoryRecord } from '../storage/records.js';
-import { NO_SESSION, NO_SESSION_WINDOW, sessionKey } from './neighbours.js';
+import { NO_SESSION_WINDOW } from './neighbours.js';
 
 /** The best matches whose sessions are read (each one's record). */
 export const SESSION_POOL = 30;
@@ -20,23 +21,26 @@ export const SPREAD_COST = 0.1;
 /** The best matches the spread picks its first results from. */
 const SPREAD_POOL = 15;
 
-/** What tells a memory's session: its key, and when it was saved (for a memory of none). */
-interface Placed {
-  key: string;
+/**
+ * What tells a memory's session: its key (the hash of its source and context, as the index
+ * keeps it: 0 for none), and when it was saved (for a memory of none).
+ */
+export interface Placed {
+  key: number;
   at: number;
 }
 
-const placed = (record: MemoryRecord): Placed => ({
-  key: sessionKey(record),
-  at: record.created_at,
-});
+/** Where a memory is, from its record (a row the index has no facts of). */
+export function placeOf(record: MemoryRecord): Placed {
+  return { key: sessionCode(record), at: record.created_at };
+}
 
 const together = (a: Placed, b: Placed) =>
-  a.key === b.key && (a.key !== NO_SESSION || Math.abs(a.at - b.at) < NO_SESSION_WINDOW);
+  a.key === b.key && (a.key !== 0 || Math.abs(a.at - b.at) < NO_SESSION_WINDOW);
 
 /** Whether two memories are of one session, as their neighbours are (neighbours.ts). */
 export function sameSession(a: MemoryRecord, b: MemoryRecord): boolean {
-  return together(placed(a), placed(b));
+  return together(placeOf(a), placeOf(b));
 }
 
 /**
@@ -44,11 +48,11 @@ export function sameSession(a: MemoryRecord, b: MemoryRecord): boolean {
  * rank of its session in the pool, over the best rank): a match alone in its session is not
  * lifted. Only the pool moves, and only up: the rest rank as they are.
  */
-export function liftBySession(ranks: Float64Array, recordOf: (row: number) => MemoryRecord): void {
+export function liftBySession(ranks: Float64Array, placeAt: (row: number) => Placed): void {
   const pool = topN(ranks, SESSION_POOL);
   const best = pool[0]?.rank ?? 0;
   if (pool.length < 2 || !(best > 0)) return;
-  const places = pool.map(({ index }) => placed(recordOf(index)));
+  const places = pool.map(({ index }) => placeAt(index));
   const lifts = pool.map((_, k) => {
     let other = 0;
     for (let j = 0; j < pool.length; j++) {
@@ -71,13 +75,10 @@ export function liftBySession(ranks: Float64Array, recordOf: (row: number) => Me
  * one order (a match taken off page 1 is on page 2). When every match is of one session, nothing
  * moves.
  */
-export function spreadOverSessions(
-  ranks: Float64Array,
-  recordOf: (row: number) => MemoryRecord,
-): void {
+export function spreadOverSessions(ranks: Float64Array, placeAt: (row: number) => Placed): void {
   const pool = topN(ranks, SPREAD_POOL, (i) => (ranks[i] as number) > 0);
   if (pool.length < 2) return;
-  const left = pool.map(({ index, rank }) => ({ index, rank, place: placed(recordOf(index)) }));
+  const left = pool.map(({ index, rank }) => ({ index, rank, place: placeAt(index) }));
   const shown: Placed[] = [];
   const order: number[] = [];
   while (left.length > 0) {

@@ -3,6 +3,7 @@
 // the memories saved in that time are kept.
 
 import type { Dynamics } from '../search/lexical-index.js';
+import type { RowFacts } from '../search/rank-facts.js';
 import {
   parseTime,
   statedTimes,
@@ -39,6 +40,16 @@ export function timeLift(record: MemoryRecord, time: TimeQuery): number {
   }
   if (time.asksWhen && stated.length > 0) lift += WHEN_LIFT;
   return lift;
+}
+
+/**
+ * `timeLift` from a row's facts, without its record; undefined when the dates its content says
+ * are needed (it may say a time, and being saved then does not settle it): read the record.
+ */
+export function timeLiftOf(facts: RowFacts, time: TimeQuery): number | undefined {
+  const savedThen = time.ranges.some((range) => within(range, facts.createdAt));
+  if (facts.maySayTime && !(savedThen && !time.asksWhen)) return undefined;
+  return savedThen ? 1 + RANGE_LIFT : 1;
 }
 
 /**

@@ -101,6 +101,14 @@ export class Bm25Index<D = unknown> {
     return (this.values[column] as Float64Array)[ordinal] as number;
   }
 
+  /**
+   * Sets one number of the document at `ordinal`, for a value derived from the document that a
+   * caller fills in later: not a change (the revision stays).
+   */
+  setValueAt(ordinal: number, column: number, value: number): void {
+    (this.values[column] as Float64Array)[ordinal] = value;
+  }
+
   /** The ordinal of a live document (what `match` answers), if it is one. */
   ordinal(id: string): number | undefined {
     return this.ordinalOf.get(id);

@@ -144,14 +144,15 @@ export function rowsByWordsAndMeaning(
   const order = Int32Array.from(taken.keys()).sort(
     (a, b) => (taken[a] as number) - (taken[b] as number),
   );
-  const rows = new RankedRows(true, lookup);
+  const rows = new RankedRows(true, lookup, index);
   rows.matched = total;
   const relevance = new Float64Array(order.length);
   for (let k = 0; k < order.length; k++) {
     const j = order[k] as number;
     const i = taken[j] as number;
     const id = i < n ? index.idAt(ordinals[i] as number) : (others[i - n] as MemoryRecord).id;
-    rows.push(id, lexicalOf(i), simOf(i), takenScores[j] as number);
+    const ordinal = i < n ? (ordinals[i] as number) : (index.ordinalOf(id) ?? -1);
+    rows.push(id, lexicalOf(i), simOf(i), takenScores[j] as number, ordinal);
     relevance[k] = takenRelevance[j] as number;
   }
   rows.relevance = relevance;

@@ -3,8 +3,12 @@ import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storag
 import { Bm25Index, type Matches } from './bm25.js';
 import type { Bm25State } from './bm25-state.js';
 import type { PreparedWords, Vocabulary } from './load-words.js';
+import { RANK_FACTS, rankFactsOf } from './rank-facts.js';
+import { contentHash } from './string-hash.js';
 import { TOKENIZER_VERSION, Tokenizer } from './tokenizer.js';
 import { VocabularyCompaction } from './vocabulary-compaction.js';
+
+export { contentHash };
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a range over all of ASCII, on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -16,21 +20,6 @@ export function normalizeContent(content: string): string {
   s = s.trim();
   if (LOOSE_SPACE.test(s)) s = s.replace(/\s+/g, ' ');
   return s.toLowerCase();
-}
-
-/**
- * A 53-bit hash of a string (two 32-bit FNV-1a style passes): a compact key for the duplicate
- * lookup, which confirms every hit against the content itself.
- */
-export function contentHash(text: string): number {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-  }
-  return (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
 }
 
 /**
@@ -98,17 +87,39 @@ export type Dynamics = Pick<MemoryRecord, (typeof DYNAMICS)[number]>;
 /** Beside them, the hash of its normalized content: the duplicate lookup. */
 const CONTENT_HASH = DYNAMICS.length;
 
-/** The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH (a load's worker too). */
-export const valuesOf = (record: MemoryRecord, contentHash?: number): number[] => [
+/** After it, the facts a search's ranking reads of a memory (rank-facts.ts). */
+export const RANK_FACTS_AT = CONTENT_HASH + 1;
+
+/** How many numbers the index keeps of a memory: DYNAMICS, CONTENT_HASH, then the rank facts. */
+export const INDEX_VALUES = RANK_FACTS_AT + RANK_FACTS;
+
+/** The rank facts of a memory not read for them yet: NaN, read from its record when asked. */
+const UNKNOWN_FACTS: readonly number[] = Array.from({ length: RANK_FACTS }, () => Number.NaN);
+
+/**
+ * The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH, then `rankFactsOf`. A
+ * load's worker leaves the facts unknown (`withFacts` false: reading every memory's names cost a
+ * long first start a tenth more); a search fills them in when it first reads the record.
+ */
+export const valuesOf = (
+  record: MemoryRecord,
+  contentHash?: number,
+  withFacts = true,
+): number[] => [
   record.created_at,
   record.last_used,
   record.use_count,
   record.strength,
   contentHash ?? normalizedContentHash(record.content),
+  ...(withFacts ? rankFactsOf(record) : UNKNOWN_FACTS),
 ];
 
 /** What the state of a lexical index depends on beyond its documents. */
-export const LEXICAL_SHAPE = { tokenizer: TOKENIZER_VERSION, bm25: 'k1=1.2,b=0.3', values: 5 };
+export const LEXICAL_SHAPE = {
+  tokenizer: TOKENIZER_VERSION,
+  bm25: 'k1=1.2,b=0.3',
+  values: INDEX_VALUES,
+};
 
 function vocabularyOf(tokenizer: Tokenizer): Vocabulary {
   return {
@@ -126,7 +137,7 @@ export class LexicalIndex {
   private readonly bm25: Bm25Index<undefined> = new Bm25Index<undefined>({
     k1: 1.2,
     b: 0.3,
-    values: DYNAMICS.length + 1,
+    values: INDEX_VALUES,
     renumbered: () => this.byContent.rebuild(this.bm25.ordinals),
   });
   private readonly vocabulary = new VocabularyCompaction(this.tokenizer, this.bm25);
@@ -252,6 +263,27 @@ export class LexicalIndex {
   /** Value `column` of DYNAMICS of the memory at `ordinal`. */
   valueAt(ordinal: number, column: number): number {
     return this.bm25.valueAt(ordinal, column);
+  }
+
+  /** Appends to `out` the numbers of `rankFactsOf` of the memory at `ordinal` (NaN: unknown). */
+  rankFactsAt(ordinal: number, out: number[]): void {
+    for (let c = 0; c < RANK_FACTS; c++) out.push(this.bm25.valueAt(ordinal, RANK_FACTS_AT + c));
+  }
+
+  /**
+   * Keeps the rank facts of `record`, a memory of the index read whole: its facts are then known
+   * to the next search, and to the sidecar written after the next change. Derived from the
+   * record, so not a change of the index (its revision stays).
+   */
+  learnRankFacts(record: MemoryRecord): void {
+    const ordinal = this.bm25.ordinal(record.id);
+    if (ordinal === undefined) return;
+    const facts: number[] = [];
+    this.rankFactsAt(ordinal, facts);
+    if (!facts.some(Number.isNaN)) return;
+    rankFactsOf(record).forEach((value, c) => {
+      this.bm25.setValueAt(ordinal, RANK_FACTS_AT + c, value);
+    });
   }
 
   /** The status of the memory at `ordinal`. */

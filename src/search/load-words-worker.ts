@@ -134,7 +134,7 @@ function addLine(
   chunk.termEnds.push(chunk.terms.length);
   chunk.ids.push(record.id);
   chunk.statuses.push(plain ? MEMORY_STATUSES.indexOf(record.status) + 1 : 0);
-  for (const value of valuesOf(record, normalizedContentHash(record.content))) {
+  for (const value of valuesOf(record, normalizedContentHash(record.content), false)) {
     chunk.values.push(value);
   }
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../platform/package-root.js';
 import type { LogSpan, PreparedRecord } from '../storage/engine.js';
+import { INDEX_VALUES } from './lexical-index.js';
 
 /** What a worker is given: the span, and which of its stripes are this worker's. */
 export interface LoadWordsSpan extends LogSpan {
@@ -44,7 +45,7 @@ export interface LoadWordsChunk {
   /**
    * By memory line: where it is and how long, its term ids' end in `terms`, its id, its status
    * code (`statusCode`; 0 for a line of another namespace, which the store reads itself), and
-   * five numbers (`valuesOf`: the decay numbers, then the content hash).
+   * INDEX_VALUES numbers (`valuesOf`: the decay numbers, the content hash, the rank facts).
    */
   offsets: Float64Array;
   lengths: Int32Array;
@@ -56,7 +57,7 @@ export interface LoadWordsChunk {
 }
 
 /** How many numbers a line has in `LoadWordsChunk.values`. */
-export const LINE_VALUES = 5;
+export const LINE_VALUES = INDEX_VALUES;
 
 /** A memory line's words as the worker read them: views the next `take` reuses. */
 export interface PreparedWords {

@@ -1,5 +1,16 @@
 // What a search answers: its rows in columns (see RankedRows).
 import type { MemoryRecord } from '../storage/records.js';
+import { RANK_FACTS, type RowFacts, rowFacts } from './rank-facts.js';
+
+/** What rows read of the index at `push`: a memory's creation time and its rank facts. */
+export interface FactsSource {
+  valueAt(ordinal: number, column: number): number;
+  rankFactsAt(ordinal: number, out: number[]): void;
+  learnRankFacts(record: MemoryRecord): void;
+}
+
+/** Numbers a row keeps of the index: its creation time, then its RANK_FACTS. */
+const ROW_FACTS = 1 + RANK_FACTS;
 
 /** A memory that a search found. */
 export interface RankedRow {
@@ -32,21 +43,57 @@ export class RankedRows implements Iterable<RankedRow> {
   readonly similarity: number[] = [];
   /** The records read so far, by row. */
   private readonly read = new Map<number, MemoryRecord>();
+  /** By row, ROW_FACTS numbers: NaN for a row the index has no facts of. */
+  private readonly factValues: number[] = [];
+
+  /**
+   * `index`: where `push` reads a row's facts, as it is at that moment (a search awaits between
+   * its match and its ranking, and the index may be renumbered meanwhile).
+   */
+  readonly #index: FactsSource | undefined;
 
   constructor(
     private readonly withMeaning: boolean,
     private readonly lookup: (id: string) => MemoryRecord | undefined,
-  ) {}
+    index?: FactsSource,
+  ) {
+    this.#index = index;
+  }
 
   get length(): number {
     return this.ids.length;
   }
 
-  push(id: string, lexical: number, similarity: number | undefined, score: number): void {
+  /** A row; `ordinal`: its place in the index the rows were made with (-1: not in it). */
+  push(
+    id: string,
+    lexical: number,
+    similarity: number | undefined,
+    score: number,
+    ordinal = -1,
+  ): void {
     this.ids.push(id);
     this.lexical.push(lexical);
     this.score.push(score);
     if (this.withMeaning) this.similarity.push(similarity ?? Number.NaN);
+    const index = this.#index;
+    if (index && ordinal >= 0) {
+      this.factValues.push(index.valueAt(ordinal, 0));
+      index.rankFactsAt(ordinal, this.factValues);
+    } else {
+      for (let c = 0; c < ROW_FACTS; c++) this.factValues.push(Number.NaN);
+    }
+  }
+
+  /**
+   * What the ranking reads of row `i` without its record (rank-facts.ts), or undefined when the
+   * index had none of it (a match by meaning alone, a memory of another namespace).
+   */
+  facts(i: number): RowFacts | undefined {
+    const at = i * ROW_FACTS;
+    const values = this.factValues.slice(at, at + ROW_FACTS);
+    if (values.some(Number.isNaN)) return undefined;
+    return rowFacts(values[0] as number, values.slice(1));
   }
 
   similarityOf(i: number): number | undefined {
@@ -65,6 +112,10 @@ export class RankedRows implements Iterable<RankedRow> {
     if (record === undefined) {
       record = this.lookup(this.ids[i] as string) as MemoryRecord;
       this.read.set(i, record);
+      // Read whole: a row whose facts the index did not know gives them for the next search.
+      if (record && Number.isNaN(this.factValues[i * ROW_FACTS + 1] as number)) {
+        this.#index?.learnRankFacts(record);
+      }
     }
     return record;
   }

@@ -299,7 +299,7 @@ export class Retriever implements StoreListener {
     }
 
     const wanted = pruned ? contenders(scoreOf, n, relevance, scores, tops) : null;
-    const rows = new RankedRows(meaning !== null, this.lookup);
+    const rows = new RankedRows(meaning !== null, this.lookup, this.lexical);
     rows.matched = n;
     const kept = new Float64Array(wanted ? wanted.count : n);
     let k = 0;
@@ -311,6 +311,7 @@ export class Retriever implements StoreListener {
         lexical[i] as number,
         Number.isNaN(sim) ? undefined : sim,
         scores[i] as number,
+        ordinals[i] as number,
       );
       kept[k++] = relevance[i] as number;
     }

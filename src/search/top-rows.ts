@@ -95,7 +95,7 @@ export function rowsByWords(
   tops: readonly Top[],
 ): RankedRows {
   const { ordinals, lexical, n, best } = filteredMatches(index, matches, filter);
-  const rows = new RankedRows(false, lookup);
+  const rows = new RankedRows(false, lookup, index);
   rows.matched = n;
 
   const bars = new PageBars(tops, n);
@@ -129,11 +129,13 @@ export function rowsByWords(
   for (let k = 0; k < order.length; k++) {
     const j = order[k] as number;
     const i = taken[j] as number;
+    const ordinal = ordinals[i] as number;
     rows.push(
-      index.idAt(ordinals[i] as number),
+      index.idAt(ordinal),
       lexical[i] as number,
       undefined,
       takenScores[j] as number,
+      ordinal,
     );
     relevance[k] = (lexical[i] as number) / best;
   }

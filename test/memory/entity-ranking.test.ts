@@ -4,11 +4,12 @@ import fc from 'fast-check';
 import {
   MENTION_LIFT,
   nameLift,
-  namesOf,
+  type QueryNames,
   queryNames,
   SUBJECT_LIFT,
 } from '../../src/memory/entity-ranking.js';
 import { withoutScaffolding } from '../../src/search/question-words.js';
+import { namesOf } from '../../src/search/rank-facts.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 import { openTestMemory, T0, type TestMemory } from '../support.js';
 
@@ -28,7 +29,7 @@ describe('names in a query', () => {
   });
 
   it('lift the memory whose subject they name most, one that only mentions them a little', () => {
-    const names = queryNames('What did Melanie paint recently?') as ReadonlySet<string>;
+    const names = queryNames('What did Melanie paint recently?') as QueryNames;
     assert.equal(
       nameLift(memory('Melanie: We painted a sunset last weekend.'), names),
       1 + SUBJECT_LIFT,

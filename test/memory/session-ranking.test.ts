@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { NO_SESSION_WINDOW } from '../../src/memory/neighbours.js';
 import {
   liftBySession,
+  placeOf,
   SESSION_LIFT,
   SPREAD_COST,
   sameSession,
@@ -39,7 +40,7 @@ describe('sessions in a search', () => {
     // Rows 0 and 1 match alike; row 1's session (day 5) also holds row 2, as strong as the best.
     const records = recordsAt([0, 5, 5, 9]);
     const ranks = Float64Array.from([0.8, 0.79, 1, 0.1]);
-    liftBySession(ranks, (i) => records[i] as MemoryRecord);
+    liftBySession(ranks, (i) => placeOf(records[i] as MemoryRecord));
     assert.deepEqual(order(ranks), [2, 1, 0, 3]);
     assert.equal(ranks[0], 0.8);
     assert.ok(Math.abs((ranks[1] as number) - 0.79 * (1 + SESSION_LIFT)) < 1e-12);
@@ -50,7 +51,7 @@ describe('sessions in a search', () => {
     // Day 0 holds the three best; day 3's match is within SPREAD_COST of the third.
     const records = recordsAt([0, 0, 0, 3, 7]);
     const ranks = Float64Array.from([1, 0.99, 0.98, 0.95, 0.5]);
-    spreadOverSessions(ranks, (i) => records[i] as MemoryRecord);
+    spreadOverSessions(ranks, (i) => placeOf(records[i] as MemoryRecord));
     assert.deepEqual(order(ranks), [0, 3, 1, 2, 4]);
     // The pool's rank values are given out again: the same values, in the new order.
     assert.deepEqual(
@@ -59,7 +60,7 @@ describe('sessions in a search', () => {
     );
     // A match far below (more than SPREAD_COST) is not brought up.
     const far = Float64Array.from([1, 0.99, 0.98, 0.98 * (1 - SPREAD_COST) - 0.01, 0.5]);
-    spreadOverSessions(far, (i) => records[i] as MemoryRecord);
+    spreadOverSessions(far, (i) => placeOf(records[i] as MemoryRecord));
     assert.deepEqual(order(far).slice(0, 3), [0, 1, 2]);
   });
 
@@ -81,11 +82,11 @@ describe('sessions in a search', () => {
           const records = recordsAt(rows.map((r) => (oneSession ? 0 : r.day)));
           const ranks = Float64Array.from(rows, (r) => r.rank);
           const before = Float64Array.from(ranks);
-          spreadOverSessions(ranks, (i) => records[i] as MemoryRecord);
+          spreadOverSessions(ranks, (i) => placeOf(records[i] as MemoryRecord));
           if (oneSession) assert.deepEqual(order(ranks), order(before));
           if (oneSession) {
             const lifted = Float64Array.from(before);
-            liftBySession(lifted, (i) => records[i] as MemoryRecord);
+            liftBySession(lifted, (i) => placeOf(records[i] as MemoryRecord));
             assert.deepEqual(order(lifted), order(before));
           }
           // Every row is still there once, and the best 15 are the same rows as before.

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { nameLift, nameLiftOf, queryNames } from '../../src/memory/entity-ranking.js';
+import { placeOf } from '../../src/memory/session-ranking.js';
+import { timeLift, timeLiftOf, timeOf } from '../../src/memory/time-ranking.js';
+import { LexicalIndex, valuesOf } from '../../src/search/lexical-index.js';
+import { rankFactsOf, rowFacts } from '../../src/search/rank-facts.js';
+import { RankedRows } from '../../src/search/ranked-rows.js';
+import { newMemoryRecord } from '../../src/storage/records.js';
+import { openTestMemory, T0 } from '../support.js';
+
+const DAY = 86_400;
+const factsOf = (record: ReturnType<typeof newMemoryRecord>) =>
+  rowFacts(record.created_at, rankFactsOf(record));
+
+describe('the facts a search ranks by, kept by the index', () => {
+  it('property: lift as the record does, or say that the record must be read', () => {
+    const word = fc.constantFrom(
+      'Melanie',
+      "Caroline's",
+      'Jon',
+      'Gina',
+      'Maria',
+      'John',
+      'Thanks,',
+      'she',
+      'painted',
+      'yesterday',
+      'in',
+      'May',
+      '2023',
+      'last',
+      'summer',
+      'week',
+    );
+    const name = fc.constantFrom('Melanie', 'Caroline', 'Jon', 'Gina', 'Maria', 'John');
+    const query = fc.constantFrom(
+      'What did Melanie paint?',
+      'When did Caroline and Jon meet?',
+      'What did Gina say last summer?',
+      'in May 2023',
+      'when did Maria move',
+      'What about John?',
+      'paint',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(word, { maxLength: 30 }),
+        fc.array(name, { maxLength: 4 }),
+        fc.constantFrom(null, 'chat', 'mail'),
+        fc.constantFrom(null, 'day 1', 'day 2'),
+        fc.integer({ min: 0, max: 400 }),
+        query,
+        (words, entities, source, context, day, q) => {
+          const record = newMemoryRecord('m', words.join(' ') || 'nothing', T0 + day * DAY, {
+            entities,
+            meta: { tags: [], source, context, extra: {} },
+          });
+          const facts = factsOf(record);
+          const names = queryNames(q);
+          if (names) {
+            const lift = nameLiftOf(facts, names);
+            if (lift !== undefined) assert.equal(lift, nameLift(record, names));
+          }
+          const time = timeOf(q, T0 + 420 * DAY);
+          if (time) {
+            const lift = timeLiftOf(facts, time);
+            if (lift !== undefined) assert.equal(lift, timeLift(record, time));
+          }
+          assert.equal(facts.session, placeOf(record).key);
+          assert.equal(facts.createdAt, record.created_at);
+        },
+      ),
+    );
+  });
+
+  it('tell the lift without the record unless a memory holds more names than they keep', () => {
+    const names = queryNames('What did Melanie paint?');
+    assert.ok(names);
+    const at = (content: string, entities: string[] = []) =>
+      nameLiftOf(factsOf(newMemoryRecord('m', content, T0, { entities })), names);
+    assert.equal(at('Melanie: I painted a lake.'), 1.4);
+    assert.equal(at('Caroline: Thanks, Melanie!'), 1.1);
+    assert.equal(at('Caroline: I painted a tree.'), 1);
+    assert.equal(at('She painted a lake.', ['Melanie']), 1.4);
+    // Past the two names kept besides the subject, one not among them needs the record.
+    assert.equal(at('Caroline: Jon, Gina and Maria met Melanie.'), undefined);
+    assert.equal(at('Caroline: Jon, Gina and Maria met John.'), undefined);
+    // A memory that says no time is lifted by when it was saved alone.
+    const time = timeOf('When did she paint?', T0);
+    assert.ok(time);
+    const said = (content: string) => timeLiftOf(factsOf(newMemoryRecord('m', content, T0)), time);
+    assert.equal(said('She painted a lake.'), 1);
+    assert.equal(said('She painted a lake yesterday.'), undefined);
+  });
+
+  it('spare a search the records of its best rows: only the page is read', async () => {
+    const t = await openTestMemory();
+    try {
+      for (let i = 0; i < 300; i++) {
+        const who = ['Melanie', 'Caroline', 'Jon'][i % 3] as string;
+        await t.memory.writing.save({
+          content: `${who}: I painted picture number ${i} of the lake, Melanie.`,
+        });
+      }
+      const table = t.store.memories;
+      const get = table.get.bind(table);
+      let reads = 0;
+      (table as { get: typeof table.get }).get = (id: string) => {
+        reads++;
+        return get(id);
+      };
+      const found = await t.memory.recall.search({
+        query: 'What did Melanie paint by the lake?',
+        top_k: 10,
+        include_review_candidates: false,
+      });
+      assert.equal(found.results.length, 10);
+      // The page (its records, their when and where); before, the 100 best rows were read.
+      assert.ok(reads <= 20, `${reads} records read`);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('left unknown by a load, are learnt from the record the first search reads', () => {
+    const twin = newMemoryRecord('twin', 'Melanie: I painted a lake.', T0);
+    const loaded = newMemoryRecord('loaded', 'Melanie: I painted a lake.', T0, {
+      meta: { tags: [], source: 'chat', context: null, extra: {} },
+    });
+    const records = new Map([twin, loaded].map((r) => [r.id, r]));
+    let reads = 0;
+    const lookup = (id: string) => {
+      reads++;
+      return records.get(id);
+    };
+    const index = new LexicalIndex(lookup);
+    index.upsert(twin, twin.content, undefined);
+    // As a load's worker gives it: the words, and the facts unknown.
+    index.upsert(loaded, loaded.content, undefined, {
+      terms: Int32Array.from(index.termsOf(loaded.content)),
+      values: Float64Array.from(valuesOf(loaded, undefined, false)),
+    });
+    const rowsOf = () => {
+      const rows = new RankedRows(false, lookup, index);
+      rows.push('loaded', 1, undefined, 1, index.ordinalOf('loaded'));
+      return rows;
+    };
+    const first = rowsOf();
+    assert.equal(first.facts(0), undefined);
+    first.record(0);
+    assert.equal(reads, 1);
+    assert.deepEqual(rowsOf().facts(0), factsOf(loaded));
+  });
+});
