@@ -9,8 +9,7 @@
 
 import type { MemoryRecord } from '../storage/records.js';
 import { contentHash } from './string-hash.js';
-import { MAX_TIME_TEXT } from './time-query.js';
-import { CUE } from './time-words.js';
+import { maySayTime } from './time-query.js';
 
 /** A capitalised word: letters, digits, and the apostrophes and hyphens inside a name. */
 const CAPITALISED = /\p{Lu}[\p{L}\p{N}'’-]{0,63}/gu;
@@ -66,10 +65,6 @@ export const NO_SESSION = '[null,null]';
 /** A memory's session: its source and context (NO_SESSION with neither). */
 export const sessionKey = (record: MemoryRecord): string =>
   JSON.stringify([record.meta.source || null, record.meta.context || null]);
-
-/** Whether `content` may say a time: without a cue it says none (time-words.ts). */
-export const maySayTime = (content: string): boolean =>
-  CUE.test(content.slice(0, MAX_TIME_TEXT).toLowerCase());
 
 /** How many numbers `rankFactsOf` gives. */
 export const RANK_FACTS = 4;

@@ -47,8 +47,14 @@ export interface TimeQuery {
 
 /** The time a text names, relative to `now` (epoch seconds). Never throws. */
 export function parseTime(text: string, now: number): TimeQuery {
-  return parseTokens(text.slice(0, MAX_TIME_TEXT).toLowerCase().match(TOKEN) ?? [], now);
+  return parseTokens(timeText(text).match(TOKEN) ?? [], now);
 }
+
+/** What is read of a text for the times it names: its opening, lowercased. */
+const timeText = (text: string) => text.slice(0, MAX_TIME_TEXT).toLowerCase();
+
+/** Whether a memory's text may state a time: without a cue (time-words.ts) it states none. */
+export const maySayTime = (text: string): boolean => CUE.test(timeText(text));
 
 function parseTokens(tokens: readonly string[], now: number): TimeQuery {
   const ranges: TimeRange[] = [];
@@ -77,7 +83,7 @@ function parseTokens(tokens: readonly string[], now: number): TimeQuery {
  * cue: most memories name no time, and a search reads a hundred of them.
  */
 export function statedTimes(text: string, now: number): TimeRange[] {
-  const lower = text.slice(0, MAX_TIME_TEXT).toLowerCase();
+  const lower = timeText(text);
   return CUE.test(lower) ? parseTokens(lower.match(TOKEN) ?? [], now).ranges : [];
 }
 
