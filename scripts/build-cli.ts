@@ -142,6 +142,7 @@ const result = await build({
     cli: path.join(root, 'src', 'cli.ts'),
     'search/load-words-worker': path.join(root, 'src', 'search', 'load-words-worker.ts'),
     'search/ann-worker': path.join(root, 'src', 'search', 'ann-worker.ts'),
+    'search/rank-facts-worker': path.join(root, 'src', 'search', 'rank-facts-worker.ts'),
   },
   outdir: dist,
   chunkNames: 'chunks/[name]-[hash]',

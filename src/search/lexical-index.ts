@@ -284,7 +284,44 @@ export class LexicalIndex {
     rankFactsOf(record).forEach((value, c) => {
       this.bm25.setValueAt(ordinal, RANK_FACTS_AT + c, value);
     });
+    this.learnt++;
   }
+
+  /**
+   * Keeps `facts` (`rankFactsOf` its record, worked out elsewhere: rank-facts-fill.ts) as memory
+   * `id`'s rank facts, when the index holds it with the text of hash `contentHash` and does not
+   * know its facts yet. Answers whether it kept them; not a change either.
+   */
+  fillRankFacts(id: string, contentHash: number, facts: ArrayLike<number>): boolean {
+    const ordinal = this.bm25.ordinal(id);
+    if (ordinal === undefined || this.bm25.valueAt(ordinal, CONTENT_HASH) !== contentHash) {
+      return false;
+    }
+    for (let c = 0; c < RANK_FACTS; c++) {
+      if (!Number.isNaN(this.bm25.valueAt(ordinal, RANK_FACTS_AT + c))) return false;
+    }
+    for (let c = 0; c < RANK_FACTS; c++) {
+      this.bm25.setValueAt(ordinal, RANK_FACTS_AT + c, facts[c] as number);
+    }
+    this.learnt++;
+    return true;
+  }
+
+  /** Whether a memory of the index has rank facts not known yet (a load's worker left them). */
+  hasUnknownRankFacts(): boolean {
+    const count = this.bm25.ordinals;
+    for (let ordinal = 0; ordinal < count; ordinal++) {
+      if (this.bm25.classAt(ordinal) === 0) continue;
+      if (Number.isNaN(this.bm25.valueAt(ordinal, RANK_FACTS_AT))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Memories whose rank facts this index learnt since it began (`learnRankFacts`,
+   * `fillRankFacts`): not changes, but what a sidecar written now holds more than one before.
+   */
+  learnt = 0;
 
   /** The status of the memory at `ordinal`. */
   statusAt(ordinal: number): MemoryStatus {

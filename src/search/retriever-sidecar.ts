@@ -29,6 +29,7 @@ export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
   return {
     shape: { ...LEXICAL_SHAPE, document: DOCUMENT_VERSION },
     revision: () => lexical.revision,
+    learnt: () => lexical.learnt,
     save: function* (keyOf: (id: string) => number) {
       const state = yield* lexical.stateInSteps(keyOf);
       // In the step the state was finished in: the vocabulary is the tokenizer's own list.

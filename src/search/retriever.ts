@@ -16,6 +16,7 @@ import { documentOf, type MemoryDocument, type NoteText, sameNote } from './docu
 import { prunable, rowsByWordsAndMeaning } from './hybrid-rows.js';
 import { type Dynamics, LAST_USED, LexicalIndex } from './lexical-index.js';
 import { modelDefaults } from './model-defaults.js';
+import { RankFactsFill } from './rank-facts-fill.js';
 import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
 import { retrieverPersistence } from './retriever-sidecar.js';
@@ -45,6 +46,8 @@ export interface RetrieverSettings {
    * threads is tested against). Default: a worker thread tokenizes ahead.
    */
   readAhead?: boolean | undefined;
+  /** How long the index rests before the rank facts a load left unknown are filled in (ms). */
+  fillIdleMs?: number | undefined;
 }
 
 export interface RetrieverDeps {
@@ -75,6 +78,7 @@ export class Retriever implements StoreListener {
       this.lexical,
       (id) => !this.notes.has(id) && this.semantic?.requested !== true,
     );
+    this.fill = new RankFactsFill(this.lexical, deps.settings.fillIdleMs);
     this.semantic = deps.semantic;
     this.settings = deps.settings;
     this.logger = deps.logger;
@@ -129,14 +133,27 @@ export class Retriever implements StoreListener {
     this.ahead.add(record, line);
   }
 
+  /** The fill of the rank facts a load left unknown (rank-facts-fill.ts), while it runs. */
+  private readonly fill: RankFactsFill;
+
+  /** Once the store has read the log: fills in the rank facts its load's workers left unknown. */
+  loaded(span: LogSpan, saveLearnt: () => void): () => void {
+    this.fill.start(span, (kept, ms) => {
+      this.logger.info({ memories: kept, ms: Math.round(ms) }, 'rank facts filled in');
+      if (kept > 0) saveLearnt();
+    });
+    return () => this.fill.stop();
+  }
+
   remove(previous: MemoryRecord): void {
     this.lexical.remove(previous, this.documentOf(previous).words);
     this.semantic?.remove(previous.id);
   }
 
   reset(): void {
-    // The log was read again (replaced, cut): what the worker read is of another file.
+    // The log was read again (replaced, cut): what the workers read is of another file.
     this.ahead.stop();
+    this.fill.stop();
     this.lexical.reset();
     this.semantic?.reset();
   }

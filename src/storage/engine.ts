@@ -67,6 +67,13 @@ export interface StoreListener {
    * answered for `line` (`ReadAhead.record`). As `upsert` with no previous.
    */
   upsertPrepared?(record: PreparedRecord, line: LogLine): void;
+  /**
+   * The store has read the log (and written its sidecar if it was behind): `span` is what it
+   * read. The listener may work on it in the background; `saveLearnt` asks the store to write
+   * the sidecar again for what it learnt meanwhile (`ListenerPersistence.learnt`). Answers how to
+   * stop that work, which the store does when it closes. JSONL engine only.
+   */
+  loaded?(span: LogSpan, saveLearnt: () => void): (() => void) | undefined;
 }
 
 /** What a listener keeps in the sidecar: typed columns and a little JSON. */
@@ -86,6 +93,11 @@ export interface ListenerPersistence {
   save(keyOf: (id: string) => number): Generator<void, PersistedPart | undefined>;
   /** Moves on with every change to what `save` answers. */
   revision(): number;
+  /**
+   * Memories whose derived values (worked out from their records, not changes) the part learnt
+   * since the process began: what a sidecar written now holds more than one taken before.
+   */
+  learnt?(): number;
   /**
    * Takes back what `save` kept, naming memories by `idOf(key)`; false when it cannot (it is
    * then told of every memory, as without a sidecar).

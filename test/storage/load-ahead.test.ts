@@ -74,14 +74,19 @@ interface Loaded {
   spans: LogSpan[];
 }
 
-async function load(dir: string, readAhead: boolean, sidecarMinLines = 1e9): Promise<Loaded> {
+async function load(
+  dir: string,
+  readAhead: boolean,
+  sidecarMinLines = 1e9,
+  fillIdleMs?: number,
+): Promise<Loaded> {
   const holder: { store?: JsonlStore } = {};
   const engine = {
     get memories() {
       return (holder.store as JsonlStore).memories;
     },
   } as Pick<StorageEngine, 'memories'>;
-  const retriever = new Retriever({ engine, settings: { readAhead }, logger });
+  const retriever = new Retriever({ engine, settings: { readAhead, fillIdleMs }, logger });
   const spans: LogSpan[] = [];
   const readAheadOf = retriever.readAhead.bind(retriever);
   retriever.readAhead = (span) => {
@@ -133,6 +138,16 @@ function assertSameBuild(ahead: ReturnType<typeof built>, plain: ReturnType<type
       if (!Number.isNaN(value)) assert.equal(value, p.out[c]?.[row]);
     });
   });
+}
+
+/** The live memories of the index whose rank facts are unknown (a removed one's do not count). */
+function unknownFacts({ retriever }: Loaded): number {
+  const index = retriever.lexical;
+  let unknown = 0;
+  index.eachOrdinal((ordinal) => {
+    if (Number.isNaN(index.valueAt(ordinal, RANK_FACTS_AT))) unknown++;
+  });
+  return unknown;
 }
 
 function copyDir(from: string, to: string): void {
@@ -236,6 +251,53 @@ describe('a load with a worker reading ahead', () => {
       assert.equal(ahead.spans[0]?.from, covered);
       assertSameBuild(built(ahead), built(plain));
     } finally {
+      await plain.store.close();
+      await ahead.store.close();
+    }
+  });
+});
+
+describe('the rank facts a load left unknown', () => {
+  it('are filled in once the index rests, and the sidecar written then holds them', async (t) => {
+    const one = testDir(t);
+    const two = testDir(t);
+    writeLog(path.join(one, 'memories.jsonl'), 3000, 12);
+    copyDir(one, two);
+    const plain = await load(one, false);
+    // The fill's end, when it asks the store to write the sidecar again.
+    let filled: () => void = () => {};
+    const asked = new Promise<void>((resolve) => (filled = resolve));
+    const loaded = Retriever.prototype.loaded;
+    Retriever.prototype.loaded = function (this: Retriever, span, saveLearnt) {
+      return loaded.call(this, span, () => {
+        saveLearnt();
+        filled();
+      });
+    };
+    // The fill never keeps a process alive (its timer and worker are unref'd): this test does.
+    const alive = setInterval(() => {}, 60_000);
+    const ahead = await load(two, true, 100, 0);
+    try {
+      await asked;
+      clearInterval(alive);
+      Retriever.prototype.loaded = loaded;
+      await ahead.store.sidecarWritten();
+      // Every fact known now, and each the one the load on one thread worked out.
+      assert.equal(unknownFacts(ahead), 0);
+      assertSameBuild(built(ahead), built(plain));
+      await ahead.store.close();
+      const again = await load(two, true);
+      try {
+        // From the sidecar: at most the torn last line is past it.
+        assert.ok(again.spans.every((span) => span.from > 0));
+        assert.equal(unknownFacts(again), 0);
+        assertSameBuild(built(again), built(plain));
+      } finally {
+        await again.store.close();
+      }
+    } finally {
+      clearInterval(alive);
+      Retriever.prototype.loaded = loaded;
       await plain.store.close();
       await ahead.store.close();
     }

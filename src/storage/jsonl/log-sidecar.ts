@@ -29,7 +29,9 @@ export class LogSidecar {
    * The log (inode, lines) the sidecar on disk was made from, once known, and whether it was a
    * checkpoint of a load (then the load's end writes it again, however few lines it lacks).
    */
-  private at: { ino: number; lines: number; checkpoint?: boolean } | undefined;
+  private at: { ino: number; lines: number; learnt?: number; checkpoint?: boolean } | undefined;
+  /** A write asked for by `saveLearnt`, not yet made. */
+  private learntDue = false;
 
   constructor(
     private readonly file: string,
@@ -153,6 +155,30 @@ export class LogSidecar {
   }
 
   /**
+   * Writes the sidecar again, in the background, when the listeners learnt what it lacks for at
+   * least `sidecarMinLines` memories since the one on disk was taken (`ListenerPersistence.learnt`:
+   * the rank facts a fill worked out after a load).
+   */
+  saveLearnt(): void {
+    if (this.learntSince() < this.minLines) return;
+    this.learntDue = true;
+    this.saveIfBehind(1);
+  }
+
+  /** What the listeners learnt since the sidecar on disk was taken (all they did, without one). */
+  private learntSince(): number {
+    return this.learntNow() - (this.at?.learnt ?? 0);
+  }
+
+  private learntNow(): number {
+    let learnt = 0;
+    for (const l of this.live.space(DEFAULT_NAMESPACE).listeners) {
+      learnt += l.persistence?.learnt?.() ?? 0;
+    }
+    return learnt;
+  }
+
+  /**
    * What a long load calls between its slices: takes the sidecar of the prefix read so far, then
    * writes it in the background while the load goes on, so a process killed later leaves it
    * behind and the next start reads only the rest of the log. The first after `checkpointMs`;
@@ -233,6 +259,7 @@ export class LogSidecar {
         ? memories.lineCount
         : memories.lineCount - at.lines;
     if (at?.checkpoint && behind > 0) return true;
+    if (this.learntDue && this.learntSince() > 0) return true;
     return behind > 0 && behind >= Math.max(this.minLines, share * memories.lineCount);
   }
 
@@ -276,6 +303,7 @@ export class LogSidecar {
     const memories = this.log;
     // The point first, while the log is open (at close, the one taken before it was closed).
     const { ino, ...log } = this.finalPoint ?? this.pointNow();
+    const learnt = this.learntNow();
     const listeners = this.live.space(DEFAULT_NAMESPACE).listeners;
     const revisions = listeners.map((l) => l.persistence?.revision());
     const unchanged = () =>
@@ -362,6 +390,7 @@ export class LogSidecar {
     return {
       content: { log, shape: this.shape(), meta: { namespaces, listeners: listenerMeta }, columns },
       ino,
+      learnt,
       memories: idEnds.length,
       started,
       heldMs: held,
@@ -394,8 +423,10 @@ export class LogSidecar {
       this.at = {
         ino: taken.ino,
         lines: taken.content.log.lines,
+        learnt: taken.learnt,
         ...(why === 'checkpoint' ? { checkpoint: true } : {}),
       };
+      this.learntDue = false;
       this.logger.info(
         {
           memories: taken.memories,
@@ -424,6 +455,8 @@ interface Taken {
   content: SidecarContent;
   /** The inode of the log it was taken from. */
   ino: number;
+  /** What the listeners had learnt when it was taken (`learntNow`). */
+  learnt: number;
   memories: number;
   started: number;
   /** The longest the event loop was held while it was taken. */

@@ -227,6 +227,8 @@ export class JsonlStore extends NamespacedEngine {
             this.loadSave = setTimeout(() => {
               if (!this.closed) this.sidecar.saveIfBehind(0.1);
               resolve();
+              // Then what the listeners do with the log behind the calls (rank-facts-fill.ts).
+              void this.sidecar.idle().then(() => this.afterLoad());
             }, 0).unref();
           });
           return;
@@ -385,6 +387,22 @@ export class JsonlStore extends NamespacedEngine {
 
   private loadSaved: Promise<void> = Promise.resolve();
   private loadSave: NodeJS.Timeout | undefined;
+  /** How to stop the work the listeners began after the load (`StoreListener.loaded`). */
+  private afterLoadStops: (() => void)[] = [];
+
+  /** Tells the listeners the log was read, with what they may read again of it. */
+  private afterLoad(): void {
+    const log = this.files.memories;
+    if (this.closed || log.inodeRead === -1) return;
+    const span = { path: log.path, ino: log.inodeRead, from: 0, to: log.size() };
+    const saveLearnt = () => {
+      if (!this.closed) this.sidecar.saveLearnt();
+    };
+    for (const listener of this.live.space(DEFAULT_NAMESPACE).listeners) {
+      const stop = listener.loaded?.(span, saveLearnt);
+      if (stop) this.afterLoadStops.push(stop);
+    }
+  }
 
   /**
    * Closes the logs at once; settles when the sidecar is on disk (a write under way, or the one
@@ -395,6 +413,7 @@ export class JsonlStore extends NamespacedEngine {
     if (this.closed) return this.sidecar.idle();
     this.sidecar.stop();
     this.closed = true;
+    for (const stop of this.afterLoadStops.splice(0)) stop();
     this.closing.abort(new StoreError('the memory store is closed'));
     try {
       this.lock.release();
