@@ -31,6 +31,12 @@ export interface Matches {
 const STATE_SLICE = 500_000;
 
 /** Lucene's idf of a term held by `df` of `live` documents. */
+/** The terms frequencies and document lengths `match`'s table covers (most of real text's). */
+const TABLE_TF = 4;
+const TABLE_LENGTHS = 256;
+/** Postings from which a term's walk is worth the table's 1,024 divisions. */
+const TABLE_FROM_POSTINGS = 2 * 4096;
+
 const idfOf = (live: number, df: number) => Math.log(1 + (live - df + 0.5) / (df + 0.5));
 
 /** Every class of document (bits 1..31). */
@@ -259,13 +265,24 @@ export class Bm25Index<D = unknown> {
       const idf = idfOf(this.live, df);
       if (term + 1 < baseStarts.length) {
         const end = baseStarts[term + 1] as number;
-        for (let i = baseStarts[term] as number; i < end; i += 2) {
+        const from = baseStarts[term] as number;
+        // A common word's postings add from a table of what each (tf, length) adds, worked out
+        // once by the same expression: the same numbers, without two divisions a posting.
+        const table = end - from >= TABLE_FROM_POSTINGS ? this.addTable(idf, avgLength) : undefined;
+        for (let i = from; i < end; i += 2) {
           const ordinal = base[i] as number;
           if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
           const tf = base[i + 1] as number;
-          const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
+          const length = lengths[ordinal] as number;
+          const slot = (tf - 1) * TABLE_LENGTHS + length;
+          let add: number;
+          if (table && tf <= TABLE_TF && length < TABLE_LENGTHS) add = table[slot] as number;
+          else {
+            const norm = k1 * (1 - b + (b * length) / avgLength);
+            add = (idf * tf * (k1 + 1)) / (tf + norm);
+          }
           if (acc[ordinal] === 0) touched[n++] = ordinal;
-          acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
+          acc[ordinal] = (acc[ordinal] as number) + add;
         }
       }
       const list = lists[term];
@@ -293,6 +310,20 @@ export class Bm25Index<D = unknown> {
     out.count = n;
     out.best = best;
     return out;
+  }
+
+  /** What `match` adds for a term of `idf` by (tf - 1) * TABLE_LENGTHS + length: reused. */
+  private table = new Float64Array(TABLE_TF * TABLE_LENGTHS);
+
+  private addTable(idf: number, avgLength: number): Float64Array {
+    const { k1, b, table } = this;
+    for (let tf = 1; tf <= TABLE_TF; tf++) {
+      for (let length = 0; length < TABLE_LENGTHS; length++) {
+        const norm = k1 * (1 - b + (b * length) / avgLength);
+        table[(tf - 1) * TABLE_LENGTHS + length] = (idf * tf * (k1 + 1)) / (tf + norm);
+      }
+    }
+    return table;
   }
 
   /** Live documents that hold `term`: about the postings a walk of it reads. */

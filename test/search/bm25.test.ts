@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { seededRandom } from '../../bench/lib/content.js';
 import {
   ALL_CLASSES,
   type Bm25Params,
@@ -321,5 +322,27 @@ describe('Bm25Index', () => {
         },
       ),
     );
+  });
+
+  it("a common word's postings add what the formula gives, to the last bit, whatever the tf and length", () => {
+    // Past some thousands of postings a term's walk adds from a table by (tf, length): beyond
+    // the table (a tf over 4, 256 words or more) it works the number out. Both must be the
+    // formula's own number (termScore, one term), or rankings would move with a store's size.
+    const random = seededRandom(3);
+    const [common, other] = termIds(['common-word', 'other-word']) as [number, number];
+    const index = new IdIndex();
+    for (let i = 0; i < 12_000; i++) {
+      const length = 1 + Math.floor(random() * (random() < 0.1 ? 600 : 120));
+      const tf = Math.min(length, 1 + Math.floor(random() * (random() < 0.1 ? 8 : 3)));
+      if (i === 9000) index.freeze();
+      const terms = [...Array(tf).fill(common), ...Array(length - tf).fill(other)];
+      index.add(`m${i}`, random() < 0.2 ? terms.slice(tf) : terms);
+    }
+    const matches = index.match([common], ALL_CLASSES);
+    assert.ok(matches.count > 9000);
+    for (let j = 0; j < matches.count; j++) {
+      const ordinal = matches.ordinals[j] as number;
+      assert.equal(matches.scores[j], index.termScore(common, ordinal));
+    }
   });
 });
