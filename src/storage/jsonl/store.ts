@@ -1,4 +1,5 @@
 // The JSONL engine: a data dir's memories.jsonl, relations.jsonl and forgotten.jsonl.
+import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -198,6 +199,8 @@ export class JsonlStore extends NamespacedEngine {
     try {
       this.sidecar.restore();
       const ahead = startReadAhead(this.files.memories, this.live, this.readAheadMinBytes);
+      // How far the load goes (the log as it is now), which the checkpoints are weighed against.
+      const target = fs.statSync(this.files.memories.path, { throwIfNoEntry: false })?.size ?? 0;
       this.reader.takeLine = ahead?.take;
       try {
         for (;;) {
@@ -208,7 +211,9 @@ export class JsonlStore extends NamespacedEngine {
           await setImmediate();
           // Never over lines not taken in yet (quarantined under the lock after the load): the
           // next start, resuming past them, would not see them.
-          if (!this.reader.hasPendingCorrupt) await this.sidecar.checkpoint();
+          if (!this.reader.hasPendingCorrupt) {
+            await this.sidecar.checkpoint(Math.max(0, target - this.files.memories.size()));
+          }
         }
       } finally {
         this.reader.takeLine = undefined;
