@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 let root: string | undefined;
 
@@ -46,4 +47,21 @@ export function workerEntry(moduleUrl: string, name: string): URL {
   const beside = new URL(`./${name}.js`, moduleUrl);
   if (fs.existsSync(beside)) return beside;
   return pathToFileURL(fromPackageRoot('dist', 'search', `${name}.js`));
+}
+
+/**
+ * Starts the worker thread `name` (e.g. ann-worker) of the module at `moduleUrl`: its compiled
+ * entry (`workerEntry`), or, when that module runs from its TypeScript source (the tests and
+ * benches, under tsx), the source beside it, with tsx's loader registered first (a worker does
+ * not inherit the main thread's).
+ */
+export function startWorker(moduleUrl: string, name: string, options: WorkerOptions = {}): Worker {
+  if (!new URL(moduleUrl).pathname.endsWith('.ts')) {
+    return new Worker(workerEntry(moduleUrl, name), options);
+  }
+  const source = JSON.stringify(new URL(`./${name}.ts`, moduleUrl).href);
+  return new Worker(
+    `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${source}); })`,
+    { ...options, eval: true },
+  );
 }

@@ -2,25 +2,15 @@
 // and coverage questions, so that a search by meaning runs beside the main thread's matching of
 // the words instead of before it. One searcher a graph: a new file gets a new one, and the old one
 // is let go with its mapping.
-import { Worker } from 'node:worker_threads';
-import { workerEntry } from '../platform/package-root.js';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../platform/package-root.js';
 import type { AnnShape, FromSearcher, ToSearcher } from './ann-worker.js';
 
 /** A thread running ann-worker (`searcher`: the graph in use; else the checker and builder). */
 export function annThread(role?: 'searcher'): Worker {
-  const here = new URL(import.meta.url);
-  const ext = here.pathname.endsWith('.ts') ? '.ts' : '.js';
-  const url = new URL(`./ann-worker${ext}`, here);
-  const workerData = { role: role ?? 'builder' };
-  // Run from the sources (tests, bench), the worker registers the loader that runs TypeScript
-  // first: a worker does not inherit the main thread's.
-  const worker =
-    ext === '.ts'
-      ? new Worker(
-          `import('tsx/esm/api').then((m) => m.tsImport(${JSON.stringify(url.href)}, ${JSON.stringify(here.href)}));`,
-          { eval: true, workerData },
-        )
-      : new Worker(workerEntry(import.meta.url, 'ann-worker'), { workerData });
+  const worker = startWorker(import.meta.url, 'ann-worker', {
+    workerData: { role: role ?? 'builder' },
+  });
   // Nothing it does keeps a process that is done from exiting.
   worker.unref();
   return worker;

@@ -6,8 +6,8 @@
 // takes their lines in the log's order. What no worker sent, or sent of another line, is
 // tokenized here.
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { workerEntry } from '../platform/package-root.js';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../platform/package-root.js';
 import type { LogSpan, PreparedRecord } from '../storage/engine.js';
 import { INDEX_VALUES } from './lexical-index.js';
 
@@ -80,20 +80,8 @@ export interface Vocabulary {
  */
 export const MAX_AHEAD = 8;
 
-/** Whether this module runs from its TypeScript source (the tests, under tsx). */
-const fromSource = import.meta.url.endsWith('.ts');
-
-function startWorker(span: LoadWordsSpan): Worker {
-  if (!fromSource) {
-    return new Worker(workerEntry(import.meta.url, 'load-words-worker'), { workerData: span });
-  }
-  // A worker does not inherit tsx's hooks: it registers them before importing the source.
-  const source = new URL('./load-words-worker.ts', import.meta.url).href;
-  return new Worker(
-    `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`,
-    { eval: true, workerData: span },
-  );
-}
+const loadWorker = (span: LoadWordsSpan): Worker =>
+  startWorker(import.meta.url, 'load-words-worker', { workerData: span });
 
 /** How a load's lines are read ahead: by default, two workers where the span is long. */
 export interface LoadWordsOptions {
@@ -205,7 +193,7 @@ class Feed {
   ) {
     this.covered = Math.min(span.to, span.from + span.index * span.stripeBytes);
     this.generation = vocabulary.generation;
-    this.worker = startWorker(span);
+    this.worker = loadWorker(span);
     this.worker.unref();
     this.worker.on(
       'message',

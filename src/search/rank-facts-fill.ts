@@ -5,8 +5,8 @@
 // this thread keeps each memory's facts as they come; then the store writes its sidecar again,
 // and the next start knows them all. Until then a search reads the record of a row whose facts it
 // needs, as before.
-import { Worker } from 'node:worker_threads';
-import { workerEntry } from '../platform/package-root.js';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../platform/package-root.js';
 import type { LogSpan } from '../storage/engine.js';
 import type { LexicalIndex } from './lexical-index.js';
 import { RANK_FACTS } from './rank-facts.js';
@@ -20,9 +20,6 @@ export interface RankFactsBatch {
   facts: Float64Array;
 }
 
-/** Whether this module runs from its TypeScript source (the tests, under tsx). */
-const fromSource = import.meta.url.endsWith('.ts');
-
 /**
  * The worker's heap, kept small: it holds a block of the log and a batch at a time, and it runs
  * beside a serving process whose memory is what a user counts.
@@ -34,19 +31,11 @@ export interface RankFactsSpan extends LogSpan {
   blockBytes?: number;
 }
 
-function startWorker(span: RankFactsSpan): Worker {
-  if (!fromSource) {
-    return new Worker(workerEntry(import.meta.url, 'rank-facts-worker'), {
-      workerData: span,
-      resourceLimits: RESOURCE_LIMITS,
-    });
-  }
-  // A worker does not inherit tsx's hooks: it registers them before importing the source.
-  const source = new URL('./rank-facts-worker.ts', import.meta.url).href;
-  return new Worker(
-    `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`,
-    { eval: true, workerData: span, resourceLimits: RESOURCE_LIMITS },
-  );
+function factsWorker(span: RankFactsSpan): Worker {
+  return startWorker(import.meta.url, 'rank-facts-worker', {
+    workerData: span,
+    resourceLimits: RESOURCE_LIMITS,
+  });
 }
 
 /**
@@ -54,7 +43,7 @@ function startWorker(span: RankFactsSpan): Worker {
  * tests of the worker's reading.
  */
 export function readRankFacts(span: RankFactsSpan): Promise<RankFactsBatch> {
-  const worker = startWorker(span);
+  const worker = factsWorker(span);
   const out = { ids: [] as string[], hashes: [] as number[], facts: [] as number[] };
   return new Promise((resolve, reject) => {
     worker.on('message', (message: RankFactsBatch | { done: true; error?: string }) => {
@@ -119,7 +108,7 @@ export class RankFactsFill {
 
   private run(span: LogSpan, done: (kept: number, ms: number) => void): void {
     const started = performance.now();
-    const worker = startWorker(span);
+    const worker = factsWorker(span);
     this.worker = worker;
     worker.unref();
     let kept = 0;
