@@ -30,13 +30,13 @@ export interface Matches {
 /** The numbers of work `stateInSteps` does between two turns of the event loop. */
 const STATE_SLICE = 500_000;
 
-/** Lucene's idf of a term held by `df` of `live` documents. */
-/** The terms frequencies and document lengths `match`'s table covers (most of real text's). */
+/** The term frequencies and document lengths `match`'s table covers (most of real text's). */
 const TABLE_TF = 4;
 const TABLE_LENGTHS = 256;
 /** Postings from which a term's walk is worth the table's 1,024 divisions. */
 const TABLE_FROM_POSTINGS = 2 * 4096;
 
+/** Lucene's idf of a term held by `df` of `live` documents. */
 const idfOf = (live: number, df: number) => Math.log(1 + (live - df + 0.5) / (df + 0.5));
 
 /** Every class of document (bits 1..31). */
@@ -274,10 +274,10 @@ export class Bm25Index<D = unknown> {
           if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
           const tf = base[i + 1] as number;
           const length = lengths[ordinal] as number;
-          const slot = (tf - 1) * TABLE_LENGTHS + length;
           let add: number;
-          if (table && tf <= TABLE_TF && length < TABLE_LENGTHS) add = table[slot] as number;
-          else {
+          if (table && tf <= TABLE_TF && length < TABLE_LENGTHS) {
+            add = table[(tf - 1) * TABLE_LENGTHS + length] as number;
+          } else {
             const norm = k1 * (1 - b + (b * length) / avgLength);
             add = (idf * tf * (k1 + 1)) / (tf + norm);
           }

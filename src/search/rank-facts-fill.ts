@@ -135,11 +135,6 @@ export class RankFactsFill {
     worker.on('exit', () => end());
   }
 
-  /** Whether a fill waits for the index to rest or runs. */
-  get active(): boolean {
-    return this.waiting !== undefined || this.worker !== undefined;
-  }
-
   /** Stops the fill under way (the index is read again: the log it reads is not the one). */
   stop(): void {
     clearInterval(this.waiting);

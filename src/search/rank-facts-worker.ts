@@ -11,7 +11,7 @@ import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 import { NEWLINE, readFully } from '../storage/jsonl-lines.js';
 import { isTombstone, toMemoryRecord } from '../storage/records.js';
 import { normalizedContentHash } from './lexical-index.js';
-import { RANK_FACTS, rankFactsOf } from './rank-facts.js';
+import { rankFactsOf } from './rank-facts.js';
 import type { RankFactsBatch, RankFactsSpan } from './rank-facts-fill.js';
 
 const port = parentPort;
@@ -106,7 +106,6 @@ function send(): void {
     hashes: Float64Array.from(batch.hashes),
     facts: Float64Array.from(batch.facts),
   };
-  if (message.facts.length !== RANK_FACTS * message.ids.length) throw new Error('facts mismatch');
   port?.postMessage(message, [message.hashes.buffer, message.facts.buffer] as ArrayBuffer[]);
   batch = newBatch();
 }
