@@ -11,6 +11,7 @@ import { normalizedContentHash } from '../../src/search/lexical-index.js';
 import { rankFactsOf } from '../../src/search/rank-facts.js';
 import { readRankFacts } from '../../src/search/rank-facts-fill.js';
 import { isTombstone, newMemoryRecord, toMemoryRecord } from '../../src/storage/records.js';
+import { bounded, timeBoxed } from '../fuzz/hostile.js';
 import { T0, testDir } from '../support.js';
 
 const TEXTS = [
@@ -87,7 +88,7 @@ describe('the rank facts worker', () => {
         fc.array(line, { maxLength: 60 }),
         fc.constantFrom(64, 200, 1000, 4096, 1 << 20),
         fc.boolean(),
-        async (lines, block, torn) => {
+        timeBoxed(6, async (lines: Buffer[], block: number, torn: boolean) => {
           const file = path.join(dir, `memories-${run++}.jsonl`);
           const body = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
           fs.writeFileSync(
@@ -108,9 +109,9 @@ describe('the rank facts worker', () => {
             facts: [...sent.facts.subarray(i * 4, i * 4 + 4)],
           }));
           assert.deepEqual(got, expected(lines, block));
-        },
+        }),
       ),
-      { numRuns: 30 },
+      bounded(30),
     );
   });
 
