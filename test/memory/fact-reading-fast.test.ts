@@ -5,6 +5,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { attributeMatches } from '../../src/memory/facts/attributes.js';
 import { asciiLower, clausesOf, MAX_FACT_TEXT } from '../../src/memory/facts/clauses.js';
+import { leadsOf, patternsIn, UNLED_PATTERNS } from '../../src/memory/facts/pattern-leads.js';
+import { FACT_PATTERNS } from '../../src/memory/facts/patterns.js';
 import { leadingName } from '../../src/memory/facts/subjects.js';
 
 const plainLower = (text: string) => text.replace(/[A-Z]/g, (char) => char.toLowerCase());
@@ -72,6 +74,18 @@ const piece = fc.oneof(
     '\u00a0',
     'moved',
     'to',
+    'ΟΔΟΣ',
+    'Σ',
+    "can't stand",
+    'lives in',
+    'married',
+    'is a nurse',
+    'has 2 dogs',
+    'worked at',
+    'stepped down from',
+    'is 30 years old',
+    'x_married',
+    '3am',
   ),
   fc.string({ maxLength: 6 }),
   fc.string({ unit: 'binary', maxLength: 4 }),
@@ -109,5 +123,55 @@ describe('the fact readers’ shortcuts', () => {
     assert.equal(leadingName('Caroline moved to Denver'), 'name:caroline');
     assert.equal(leadingName('Caroline'), 'name:caroline');
     assert.equal(leadingName('she moved'), null);
+  });
+
+  it('a clause lowered whole splits into its words lowered one by one', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ unit: 'binary' })), (t) => {
+        assert.deepEqual(
+          t.toLowerCase().split(' '),
+          t.split(' ').map((word) => word.toLowerCase()),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the patterns a clause’s words lead to find every match all the patterns find', () => {
+    assert.equal(UNLED_PATTERNS, 0, 'every fact pattern has leads');
+    // Every lead of every pattern, and the words that follow leads in the patterns.
+    const leads = FACT_PATTERNS.flatMap((pattern) => leadsOf(pattern.regex.source) ?? []);
+    const following = ['in', 'at', 'for', 'to', 'from', 'with', 'a', 'an', 'the', 'nurse', '2'];
+    const facty = fc
+      .array(fc.oneof(fc.constantFrom(...leads, ...following), piece), { maxLength: 20 })
+      .map((parts) => parts.join(' '));
+    let matched = 0;
+    fc.assert(
+      fc.property(facty, (t) => {
+        for (const clause of clausesOf(t)) {
+          const lower = asciiLower(clause.text);
+          const chosen = new Set(patternsIn(lower));
+          for (const pattern of FACT_PATTERNS) {
+            const match = pattern.regex.exec(lower);
+            if (match) matched++;
+            if (!chosen.has(pattern)) assert.equal(match, null, pattern.regex.source);
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    assert.ok(matched > 1000, `the texts matched patterns ${matched} times`);
+  });
+
+  it('reads a pattern’s leads from its source, and none from a shape it does not know', () => {
+    assert.deepEqual(leadsOf(String.raw`\b(?:lives|live) (?:in|at) `), ['lives', 'live']);
+    assert.deepEqual(leadsOf(String.raw`\b(?<status>married|engaged)`), ['married', 'engaged']);
+    assert.deepEqual(leadsOf(String.raw`\bworked (?:at|for) `), ['worked ']);
+    assert.deepEqual(leadsOf(String.raw`\bborns? `), ['born']);
+    assert.equal(leadsOf(String.raw`\b(?:lives|live)? in`), null, 'an optional group');
+    assert.equal(leadsOf(String.raw`\b(?:a|an) `), null, 'a lead of one letter');
+    assert.equal(leadsOf(String.raw`\b(?:x(?:y|z)|w) `), null, 'a nested group');
+    assert.equal(leadsOf(String.raw`(?:lives) `), null, 'no word boundary first');
+    assert.equal(leadsOf(String.raw`\b\d+ `), null, 'no literal');
   });
 });

@@ -44,39 +44,49 @@ const MOVE_VERBS = new Set([
 const MOVE_AUX = new Set(['is', 'was', 'has', 'been', 'got', 'back']);
 const MAX_ATTRIBUTE_WORDS = 3;
 
-const lower = (word: string | undefined) => (word ?? '').toLowerCase();
 const isWord = (word: string) => /^[\p{L}-]{1,20}$/u.test(word);
 
-function isOwner(word: string): boolean {
-  return OWNERS.has(lower(word)) || (word.endsWith("'s") && /^\p{Lu}/u.test(word));
+/** An owner word: `lowered` is `word` in lower case. */
+function isOwner(word: string, lowered: string): boolean {
+  return OWNERS.has(lowered) || (word.endsWith("'s") && /^\p{Lu}/u.test(word));
+}
+
+/**
+ * A clause's words as said and in lower case, split at single spaces: the lowered text split
+ * is each word lowered (no space is added or removed by lowering, and a word's case mapping
+ * depends only on the word: a space is neither cased nor case-ignorable).
+ */
+interface Words {
+  said: readonly string[];
+  low: readonly string[];
 }
 
 /** The possessed attributes a clause states, each with its owner word and value. */
 export function attributeMatches(text: string): AttributeMatch[] {
-  const words = text.split(' ');
-  const starts: number[] = [];
-  let at = 0;
-  for (const word of words) {
-    starts.push(at);
-    at += word.length + 1;
-  }
+  const said = text.split(' ');
+  const words: Words = { said, low: text.toLowerCase().split(' ') };
+  const { low } = words;
   const found: AttributeMatch[] = [];
-  for (let k = 0; k < words.length; k += 1) {
-    const word = words[k] as string;
-    // Most words are none of these: the cheap test first (favouriteFirst needs is or are).
-    const lowered = lower(word);
+  let at = 0;
+  for (let k = 0; k < said.length; k += 1) {
+    const word = said[k] as string;
+    const start = at;
+    at += word.length + 1;
+    // Most words are none of these: the cheap tests first (favouriteFirst needs is or are).
+    const lowered = low[k] as string;
     if (lowered === 'is' || lowered === 'are') {
       const inverse = favouriteFirst(words, k);
       if (inverse) found.push({ ...inverse, index: 0, end: text.length });
     }
-    if (lowered !== 'the' && !isOwner(word)) continue;
-    const owner = lower(word) === 'the' && lower(words[k + 1]) === "user's" ? "user's" : word;
-    const start = owner === "user's" && lower(word) === 'the' ? k + 2 : k + 1;
-    const read = readAttribute(words, start, lower(word) === 'the' && owner === word);
+    const the = lowered === 'the';
+    if (!the && !isOwner(word, lowered)) continue;
+    const owner = the && low[k + 1] === "user's" ? "user's" : word;
+    const from = owner === "user's" && the ? k + 2 : k + 1;
+    const read = readAttribute(words, from, the && owner === word);
     if (read) {
       found.push({
         pattern: read.moved ? MOVED_PATTERN : ATTRIBUTE_PATTERN,
-        index: starts[k] as number,
+        index: start,
         end: text.length,
         groups: { owner, ...read.groups },
       });
@@ -85,54 +95,58 @@ export function attributeMatches(text: string): AttributeMatch[] {
   return found;
 }
 
+const lowAt = (words: Words, k: number) => words.low[k] ?? '';
+
 /** From the word after the owner: qualifier, attribute words, verb, value. */
 function readAttribute(
-  words: readonly string[],
+  words: Words,
   from: number,
   eventsOnly: boolean,
 ): { moved: boolean; groups: Record<string, string | undefined> } | null {
+  const { said } = words;
   let j = from;
-  const qual = QUALIFIERS.has(lower(words[j])) ? lower(words[j]) : undefined;
+  const qual = QUALIFIERS.has(lowAt(words, j)) ? lowAt(words, j) : undefined;
   if (qual) j += 1;
-  for (let m = j + 1; m <= j + MAX_ATTRIBUTE_WORDS && m < words.length; m += 1) {
-    if (!isWord(words[m - 1] as string)) return null;
-    const attr = words.slice(j, m).join(' ');
-    const verb = lower(words[m]);
+  for (let m = j + 1; m <= j + MAX_ATTRIBUTE_WORDS && m < said.length; m += 1) {
+    if (!isWord(said[m - 1] as string)) return null;
+    const verb = lowAt(words, m);
     let after = m;
-    while (MOVE_AUX.has(lower(words[after])) && after < m + 3) after += 1;
+    while (MOVE_AUX.has(lowAt(words, after)) && after < m + 3) after += 1;
     if (
-      MOVE_VERBS.has(lower(words[after])) &&
-      /^(?:to|until|till)$/.test(lower(words[after + 1]))
+      MOVE_VERBS.has(lowAt(words, after)) &&
+      /^(?:to|until|till)$/.test(lowAt(words, after + 1))
     ) {
       // "our meeting was moved to Friday".
-      return { moved: true, groups: { attr, v: words.slice(after + 2).join(' ') } };
+      const attr = said.slice(j, m).join(' ');
+      return { moved: true, groups: { attr, v: said.slice(after + 2).join(' ') } };
     }
     if (eventsOnly) continue;
+    const attr = said.slice(j, m).join(' ');
     if (verb === 'is' || verb === 'are' || verb === 'was') {
       after = m + 1;
-      let said = verb;
-      if (/^(?:now|still|also)$/.test(lower(words[after]))) {
-        said = `${verb} ${lower(words[after])}`;
+      let saidVerb = verb;
+      if (/^(?:now|still|also)$/.test(lowAt(words, after))) {
+        saidVerb = `${verb} ${lowAt(words, after)}`;
         after += 1;
       }
-      const called = /^(?:called|named|on|at)$/.test(lower(words[after]))
-        ? lower(words[after])
+      const called = /^(?:called|named|on|at)$/.test(lowAt(words, after))
+        ? lowAt(words, after)
         : undefined;
       if (called) after += 1;
       return {
         moved: false,
-        groups: { qual, attr, verb: said, called, v: words.slice(after).join(' ') },
+        groups: { qual, attr, verb: saidVerb, called, v: said.slice(after).join(' ') },
       };
     }
     if (verb === 'called' || verb === 'named') {
       return {
         moved: false,
-        groups: { qual, attr, called: verb, v: words.slice(m + 1).join(' ') },
+        groups: { qual, attr, called: verb, v: said.slice(m + 1).join(' ') },
       };
     }
     const changedAt = verb === 'has' ? m + 1 : m;
-    if (lower(words[changedAt]) === 'changed' && lower(words[changedAt + 1]) === 'to') {
-      const v = words.slice(changedAt + 2).join(' ');
+    if (lowAt(words, changedAt) === 'changed' && lowAt(words, changedAt + 1) === 'to') {
+      const v = said.slice(changedAt + 2).join(' ');
       return { moved: false, groups: { qual, attr, verb: 'changed to', v } };
     }
   }
@@ -140,24 +154,25 @@ function readAttribute(
 }
 
 /** "Blue is my new favourite colour": the value first, then is, the owner, favourite, what. */
-function favouriteFirst(
-  words: readonly string[],
-  k: number,
-): Omit<AttributeMatch, 'index' | 'end'> | null {
-  const verb = lower(words[k]);
-  if (k === 0 || (verb !== 'is' && verb !== 'are') || !isOwner(words[k + 1] ?? '')) return null;
+function favouriteFirst(words: Words, k: number): Omit<AttributeMatch, 'index' | 'end'> | null {
+  const { said } = words;
+  const verb = lowAt(words, k);
+  const owner = said[k + 1] ?? '';
+  if (k === 0 || (verb !== 'is' && verb !== 'are') || !isOwner(owner, lowAt(words, k + 1))) {
+    return null;
+  }
   let j = k + 2;
-  const qual = /^(?:new|current|all-time)$/.test(lower(words[j])) ? lower(words[j]) : undefined;
+  const qual = /^(?:new|current|all-time)$/.test(lowAt(words, j)) ? lowAt(words, j) : undefined;
   if (qual) j += 1;
-  if (!/^favou?rite$/.test(lower(words[j])) || !isWord(words[j + 1] ?? '')) return null;
+  if (!/^favou?rite$/.test(lowAt(words, j)) || !isWord(said[j + 1] ?? '')) return null;
   return {
     pattern: ATTRIBUTE_PATTERN,
     groups: {
-      owner: words[k + 1],
+      owner,
       qual,
-      attr: `${lower(words[j])} ${lower(words[j + 1])}`.replace(/[^\p{L} -]/gu, ''),
+      attr: `${lowAt(words, j)} ${lowAt(words, j + 1)}`.replace(/[^\p{L} -]/gu, ''),
       verb: 'is',
-      v: words.slice(0, k).join(' '),
+      v: said.slice(0, k).join(' '),
     },
   };
 }

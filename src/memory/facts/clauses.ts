@@ -31,6 +31,8 @@ const CURLY_QUOTE = /[\u2018\u2019]/;
 /** White space that `\s+` to one space changes: any but a space, or two in a row. */
 const UNEVEN_SPACE = /[^\S ]|\s\s/;
 
+const QUESTION_MARK = 0x3f;
+
 /** Enough of a clause's start for QUESTION_START: its longest word and the boundary after it. */
 const QUESTION_START_CHARS = 8;
 
@@ -46,19 +48,20 @@ export function clausesOf(content: string): Clause[] {
   const clauses: Clause[] = [];
   let start = 0;
   for (let i = 0; i <= text.length && clauses.length < MAX_CLAUSES; i += 1) {
-    const char = text[i];
+    // Char codes, not one-character strings: the save path reads every text.
+    const code = text.charCodeAt(i);
     const end =
       i === text.length ||
-      char === '?' ||
-      char === '!' ||
-      char === ';' ||
-      char === '\n' ||
-      (char === '.' && (i + 1 === text.length || text[i + 1] === ' '));
+      code === QUESTION_MARK ||
+      code === 0x21 /* ! */ ||
+      code === 0x3b /* ; */ ||
+      code === 0x0a /* \n */ ||
+      (code === 0x2e /* . */ && (i + 1 === text.length || text.charCodeAt(i + 1) === 0x20));
     if (!end) continue;
     const body = text.slice(start, i).trim();
     if (body !== '') {
       const start = asciiLower(body.slice(0, QUESTION_START_CHARS));
-      clauses.push({ text: body, question: char === '?' || QUESTION_START.test(start) });
+      clauses.push({ text: body, question: code === QUESTION_MARK || QUESTION_START.test(start) });
     }
     start = i + 1;
   }

@@ -21,7 +21,8 @@ import {
   PARTNER_STATUS,
   SINGLE_ATTRIBUTES,
 } from './lexicon.js';
-import { FACT_PATTERNS, type FactPattern } from './patterns.js';
+import { patternsIn } from './pattern-leads.js';
+import type { FactPattern } from './patterns.js';
 import { leadingName, possessorKey, type SubjectContext, subjectBefore } from './subjects.js';
 import { countOf, valueKey } from './values.js';
 
@@ -77,7 +78,7 @@ export function factsOf(content: string): Fact[] {
 function matchesIn(clause: Clause): Found[] {
   const found: Found[] = [];
   const lower = asciiLower(clause.text);
-  for (const pattern of FACT_PATTERNS) {
+  for (const pattern of patternsIn(lower)) {
     const match = pattern.regex.exec(lower);
     if (!match) continue;
     const end = match.index + match[0].length;
