@@ -2,7 +2,7 @@
 // per size and server, and issue 24's targets checked against them.
 import os from 'node:os';
 import type { CloseReport } from './client.js';
-import { type Floor, floorAt, timesFloor } from './floor.js';
+import { type Floor, floorAt, timesDurable, timesFloor } from './floor.js';
 import { count, ms } from './format.js';
 import type { ServerResult } from './stores-bench.js';
 
@@ -87,6 +87,9 @@ export function checkTargets(results: readonly ServerResult[]): Target[] {
 }
 
 const times = (x: number) => `${x.toFixed(1)}x`;
+const timesOrDash = (x: number | undefined) => (x === undefined ? '-' : times(x));
+const summaryOrDash = (s: { p50: number; p99: number } | undefined) =>
+  s ? `${ms(s.p50)} / ${ms(s.p99)}` : '-';
 
 export function markdownTable(header: readonly string[], rows: readonly string[][]): string {
   const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
@@ -136,6 +139,7 @@ export function callsTable(results: readonly ServerResult[]): string {
       'save p50 ms (x floor)',
       'save p99 ms (x floor)',
       'floor p50 / p99 ms',
+      'save p50 / p99 x durable no-op',
       'calls (search/save)',
       'close after them',
     ],
@@ -147,6 +151,7 @@ export function callsTable(results: readonly ServerResult[]): string {
       `${ms(r.save.p50)} (${times(timesFloor(r.save.p50, r.floor, 'p50'))})`,
       `${ms(r.save.p99)} (${times(timesFloor(r.save.p99, r.floor, 'p99'))})`,
       `${ms(floorAt(r.floor, 'p50'))} / ${ms(floorAt(r.floor, 'p99'))}`,
+      `${timesOrDash(timesDurable(r.save.p50, r.floor, 'p50'))} / ${timesOrDash(timesDurable(r.save.p99, r.floor, 'p99'))}`,
       `${r.search.n}/${r.save.n}`,
       closeText(r.nextClose),
     ]),
@@ -162,6 +167,7 @@ export function floorTable(results: readonly ServerResult[]): string {
       'before',
       'append + fdatasync p50 / p99 ms',
       'MCP no-op round trip p50 / p99 ms',
+      'durable no-op p50 / p99 ms',
       'line bytes',
     ],
     results.map((r) => [
@@ -169,6 +175,7 @@ export function floorTable(results: readonly ServerResult[]): string {
       r.server,
       part(r.floor, 'fsync'),
       part(r.floor, 'noop'),
+      summaryOrDash(r.floor.durable),
       r.floor.lineBytes.toFixed(0),
     ]),
   );
@@ -193,6 +200,7 @@ export function spacedTable(results: readonly ServerResult[]): string {
         `${ms(floorAt(s.floor, 'p50'))} / ${ms(floorAt(s.floor, 'p99'))}`,
         part('fsync'),
         part('noop'),
+        `${summaryOrDash(s.floor.durable)} (${timesOrDash(timesDurable(s.save.p50, s.floor, 'p50'))})`,
         String(s.save.n),
       ],
     ];
@@ -207,6 +215,7 @@ export function spacedTable(results: readonly ServerResult[]): string {
       'floor p50 / p99 ms',
       'append + fdatasync p50 / p99 ms',
       'MCP no-op p50 / p99 ms',
+      'durable no-op p50 / p99 ms (save p50 x it)',
       'saves',
     ],
     rows,

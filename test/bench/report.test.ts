@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { closeKind } from '../../bench/lib/client.js';
-import { type Floor, floorAt, timesFloor } from '../../bench/lib/floor.js';
-import { checkTargets, spacedTable, storesMarkdown, targetsList } from '../../bench/lib/report.js';
+import { type Floor, floorAt, timesDurable, timesFloor } from '../../bench/lib/floor.js';
+import {
+  callsTable,
+  checkTargets,
+  floorTable,
+  spacedTable,
+  storesMarkdown,
+  targetsList,
+} from '../../bench/lib/report.js';
 import type { ServerResult } from '../../bench/lib/stores-bench.js';
 
 const floor: Floor = {
@@ -89,4 +96,14 @@ test('spaced saves are shown beside the floor measured with the same pauses, and
   const old = storesMarkdown({ machine, text: 'locomo', load, results: [result({})] });
   assert.doesNotMatch(old, /spaced/);
   assert.match(storesMarkdown({ machine, text: 'locomo', load, results: [spaced] }), /spaced out/);
+});
+
+test('saves are shown beside the durable no-op when it was measured, a dash in older runs', () => {
+  const durable = { ...floor, durable: { n: 200, p50: 0.6, p99: 2.5 } };
+  const table = callsTable([result({ floor: durable }), result({ server: 'old run' })]);
+  assert.equal(timesDurable(0.9, durable, 'p50'), 1.5);
+  assert.equal(timesDurable(0.9, floor, 'p50'), undefined);
+  assert.match(table, /\| 100,000 \| mnemo \|.*\| 1\.5x \/ 7\.6x \|/);
+  assert.match(table, /\| 100,000 \| old run \|.*\| - \/ - \|/);
+  assert.match(floorTable([result({ floor: durable })]), /\| 0\.60 \/ 2\.50 \| 600 \|/);
 });
