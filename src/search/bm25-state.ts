@@ -4,14 +4,16 @@
 /**
  * An index's state in typed arrays, as `freeze` leaves it: what a sidecar keeps. By ordinal: the
  * document's key (-1 once removed: the caller says what keys are), length and class; by term:
- * where its postings start in `postings` ([ordinal, tf] pairs) and its document frequency.
+ * where its postings start in `ordinals` (their tfs at the same places of `tfs`) and its
+ * document frequency.
  */
 export interface Bm25State {
   keys: Int32Array;
   lengths: Int32Array;
   classes: Uint8Array;
   starts: Int32Array;
-  postings: Int32Array;
+  ordinals: Int32Array;
+  tfs: Uint16Array;
   df: Int32Array;
   /** By value column, by ordinal: the numbers each document carries. */
   values: Float64Array[];
@@ -25,27 +27,28 @@ export interface Bm25State {
  */
 export function checkState(state: Bm25State): void {
   const count = state.keys.length;
-  const { starts, postings } = state;
+  const { starts, ordinals, tfs } = state;
   if (state.lengths.length < count || state.classes.length < count) {
     throw new Error('the index has fewer lengths or classes than documents');
   }
   if (state.values.some((column) => column.length < count)) {
     throw new Error('the index has fewer values than documents');
   }
-  if (starts.length < 1 || starts[0] !== 0 || starts[starts.length - 1] !== postings.length) {
+  if (tfs.length !== ordinals.length) throw new Error('the postings have not one tf each');
+  if (starts.length < 1 || starts[0] !== 0 || starts[starts.length - 1] !== ordinals.length) {
     throw new Error('the postings do not start at 0 and end with the index');
   }
   if (state.df.length < starts.length - 1) throw new Error('a term has no document frequency');
   for (let t = 1; t < starts.length; t++) {
-    const from = starts[t - 1] as number;
-    const to = starts[t] as number;
-    if (to < from || (to - from) % 2 !== 0)
+    if ((starts[t] as number) < (starts[t - 1] as number)) {
       throw new Error(`the postings of term ${t - 1} are torn`);
+    }
   }
-  for (let i = 0; i < postings.length; i += 2) {
-    const ordinal = postings[i] as number;
-    if (ordinal < 0 || ordinal >= count)
-      throw new Error('a posting names no document of the index');
+  for (let i = 0; i < ordinals.length; i++) {
+    const ordinal = ordinals[i] as number;
+    if (ordinal < 0 || ordinal >= count || tfs[i] === 0) {
+      throw new Error('a posting names no document of the index, or holds its term no time');
+    }
   }
 }
 
@@ -55,7 +58,7 @@ export function checkState(state: Bm25State): void {
  * that the index never holds a view that keeps a larger buffer alive. Restore's arrays are given
  * up to it: the index replaces its postings, never writes into them.
  */
-export function adopt<T extends Int32Array>(column: T): T {
+export function adopt<T extends Int32Array | Uint16Array>(column: T): T {
   return column.byteOffset === 0 && column.byteLength === column.buffer.byteLength
     ? column
     : (column.slice() as T);

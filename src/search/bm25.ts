@@ -256,7 +256,7 @@ export class Bm25Index<D = unknown> {
     let n = 0;
     const avgLength = this.totalLength / this.live || 1;
     const { k1, b, lengths, classes } = this;
-    const { base, baseStarts, lists, looseEnds, df: dfs } = this.terms;
+    const { baseOrdinals, baseTfs, baseStarts, lists, looseEnds, df: dfs } = this.terms;
     // A removed document is class 0, never asked for.
     const mask = classMask & ~1;
     for (const term of new Set(queryTerms)) {
@@ -269,10 +269,10 @@ export class Bm25Index<D = unknown> {
         // A common word's postings add from a table of what each (tf, length) adds, worked out
         // once by the same expression: the same numbers, without two divisions a posting.
         const table = end - from >= TABLE_FROM_POSTINGS ? this.addTable(idf, avgLength) : undefined;
-        for (let i = from; i < end; i += 2) {
-          const ordinal = base[i] as number;
+        for (let i = from; i < end; i++) {
+          const ordinal = baseOrdinals[i] as number;
           if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
-          const tf = base[i + 1] as number;
+          const tf = baseTfs[i] as number;
           const length = lengths[ordinal] as number;
           let add: number;
           if (table && tf <= TABLE_TF && length < TABLE_LENGTHS) {
@@ -419,7 +419,7 @@ export class Bm25Index<D = unknown> {
     }
     const lengths = this.lengths.slice(0, count);
     const classes = this.classes.slice(0, count);
-    const { base, baseStarts } = this.terms;
+    const { baseOrdinals, baseTfs, baseStarts } = this.terms;
     const df = this.terms.df.slice(0, baseStarts.length - 1);
     yield;
     const values: Float64Array[] = [];
@@ -428,7 +428,16 @@ export class Bm25Index<D = unknown> {
       yield;
     }
     // The base is replaced, never changed in place: no copy of it is needed.
-    return { keys, lengths, classes, starts: baseStarts, postings: base, df, values };
+    return {
+      keys,
+      lengths,
+      classes,
+      starts: baseStarts,
+      ordinals: baseOrdinals,
+      tfs: baseTfs,
+      df,
+      values,
+    };
   }
 
   /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
@@ -468,7 +477,7 @@ export class Bm25Index<D = unknown> {
     this.live = live;
     this.totalLength = totalLength;
     // Never a view of a larger buffer, which would keep all of it alive.
-    this.terms.restore(adopt(state.postings), adopt(state.starts), state.df);
+    this.terms.restore(adopt(state.ordinals), adopt(state.tfs), adopt(state.starts), state.df);
   }
 
   /** Renumbers live documents and drops dead postings. */

@@ -118,6 +118,8 @@ export const valuesOf = (
 export const LEXICAL_SHAPE = {
   tokenizer: TOKENIZER_VERSION,
   bm25: 'k1=1.2,b=0.3',
+  /** 2: ordinals and 16-bit tfs side by side (1: [ordinal, tf] pairs of 32-bit numbers). */
+  postings: 2,
   values: INDEX_VALUES,
 };
 

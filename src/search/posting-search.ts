@@ -1,5 +1,6 @@
-// A document's entry in one term's postings: flat [ordinal, tf, ordinal, tf, ...] pairs in
-// ordinal order (bm25.ts), found by halving instead of walking them.
+// A document's entry in one term's postings, in ordinal order (term-postings.ts), found by
+// halving instead of walking them: in the frozen base (ordinals and tfs side by side) or in a
+// term's loose list (flat [ordinal, tf, ordinal, tf, ...] pairs).
 
 /** The tf of `ordinal` among the pairs `postings[from, end)`, 0 when it is not there. */
 export function tfAt(postings: Int32Array, from: number, end: number, ordinal: number): number {
@@ -12,4 +13,22 @@ export function tfAt(postings: Int32Array, from: number, end: number, ordinal: n
   }
   const at = from + 2 * lo;
   return at < end && postings[at] === ordinal ? (postings[at + 1] as number) : 0;
+}
+
+/** The tf of `ordinal` among `ordinals[from, end)` (its tf at the same place of `tfs`), or 0. */
+export function tfAmong(
+  ordinals: Int32Array,
+  tfs: Uint16Array,
+  from: number,
+  end: number,
+  ordinal: number,
+): number {
+  let lo = from;
+  let hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ordinals[mid] as number) < ordinal) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < end && ordinals[lo] === ordinal ? (tfs[lo] as number) : 0;
 }

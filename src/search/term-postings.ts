@@ -1,8 +1,17 @@
 // The postings of a BM25 index (bm25.ts), by term id: which documents hold a term, how often,
-// and how many live ones do. Kept flat as [ordinal, tf, ordinal, tf, ...] pairs, in ordinal
-// order: those of the documents added before the last `freeze` in one typed array (`base`, term
-// by term), the others in a typed list a term.
-import { tfAt } from './posting-search.js';
+// and how many live ones do, in ordinal order. Those of the documents added before the last
+// `freeze` are the base, term by term: their ordinals in one typed array and their tfs in
+// another beside it (6 bytes a posting, where pairs of 32-bit numbers took 8: the postings are
+// most of an index, and a walk of a common word reads less memory). The others are in a typed
+// list a term, as flat [ordinal, tf, ordinal, tf, ...] pairs.
+import { tfAmong, tfAt } from './posting-search.js';
+
+/**
+ * The most a tf counts: a word said more often in one document counts this often (what it adds
+ * to BM25 has long stopped growing: tf / (tf + about 1)). No memory under 50,000 characters
+ * holds a word 65,535 times; a note's body may.
+ */
+export const MAX_TF = 0xffff;
 
 export class TermPostings {
   /**
@@ -20,15 +29,19 @@ export class TermPostings {
    * that stays linear overall.
    */
   private loose = 0;
-  /** The frozen postings: term `t`'s pairs are `base[baseStarts[t] .. baseStarts[t + 1])`. */
-  base: Int32Array = new Int32Array(0);
+  /**
+   * The frozen postings: term `t`'s are `baseOrdinals[baseStarts[t] .. baseStarts[t + 1])`, with
+   * their tfs at the same places of `baseTfs`.
+   */
+  baseOrdinals: Int32Array = new Int32Array(0);
+  baseTfs: Uint16Array = new Uint16Array(0);
   baseStarts: Int32Array = new Int32Array(1);
   /** By term id: 1 + the ordinal of the last document that added the term. */
   private lastAdder = new Int32Array(1024);
 
   /** Adds the postings of the document numbered `ordinal` (above every one added before). */
   add(ordinal: number, terms: ArrayLike<number>): void {
-    if (this.loose > Math.max(1 << 20, this.base.length)) this.freeze();
+    if (this.loose > Math.max(1 << 20, 2 * this.baseOrdinals.length)) this.freeze();
     const stamp = ordinal + 1;
     for (let k = 0; k < terms.length; k++) {
       const term = terms[k] as number;
@@ -40,7 +53,7 @@ export class TermPostings {
       const end = this.looseEnds[term] as number;
       if (this.lastAdder[term] === stamp && list) {
         // This document's posting is the last one of the list: count one more occurrence.
-        list[end - 1] = (list[end - 1] as number) + 1;
+        if ((list[end - 1] as number) < MAX_TF) list[end - 1] = (list[end - 1] as number) + 1;
         continue;
       }
       this.lastAdder[term] = stamp;
@@ -71,7 +84,8 @@ export class TermPostings {
     this.lists = [];
     this.looseEnds = new Int32Array(1024);
     this.df = new Int32Array(1024);
-    this.base = new Int32Array(0);
+    this.baseOrdinals = new Int32Array(0);
+    this.baseTfs = new Uint16Array(0);
     this.baseStarts = new Int32Array(1);
     this.loose = 0;
     this.lastAdder = new Int32Array(1024);
@@ -87,7 +101,8 @@ export class TermPostings {
     let tf = 0;
     if (term + 1 < this.baseStarts.length) {
       const from = this.baseStarts[term] as number;
-      tf = tfAt(this.base, from, this.baseStarts[term + 1] as number, ordinal);
+      const end = this.baseStarts[term + 1] as number;
+      tf = tfAmong(this.baseOrdinals, this.baseTfs, from, end, ordinal);
     }
     const list = this.lists[term];
     if (tf === 0 && list) tf = tfAt(list, 0, this.looseEnds[term] as number, ordinal);
@@ -131,43 +146,55 @@ export class TermPostings {
     const terms = Math.max(this.lists.length, this.baseStarts.length - 1);
     let total = 0;
     for (let t = 0; t < terms; t++) {
-      total += this.baseLength(t) + (this.lists[t] ? (this.looseEnds[t] as number) : 0);
+      total += this.baseLength(t) + (this.lists[t] ? (this.looseEnds[t] as number) >> 1 : 0);
     }
-    const base = new Int32Array(total);
+    const ordinals = new Int32Array(total);
+    const tfs = new Uint16Array(total);
     const starts = new Int32Array(terms + 1);
     let at = 0;
     let work = 0;
-    /** Copies `pairs[from, end)` to the new base, renumbered by `remap`. */
-    const put = (pairs: Int32Array, from: number, end: number) => {
+    /** Copies the base's postings `[from, end)` to the new base, renumbered by `remap`. */
+    const putBase = (from: number, end: number) => {
       if (!remap) {
-        base.set(pairs.subarray(from, end), at);
+        ordinals.set(this.baseOrdinals.subarray(from, end), at);
+        tfs.set(this.baseTfs.subarray(from, end), at);
         at += end - from;
         return;
       }
-      for (let i = from; i < end; i += 2) {
-        const to = remap[pairs[i] as number] as number;
+      for (let i = from; i < end; i++) {
+        const to = remap[this.baseOrdinals[i] as number] as number;
         if (to === -1) continue;
-        base[at++] = to;
-        base[at++] = pairs[i + 1] as number;
+        ordinals[at] = to;
+        tfs[at++] = this.baseTfs[i] as number;
       }
-      work += end - from;
+      work += 2 * (end - from);
+    };
+    /** Copies a loose list's pairs `[0, end)` to the new base, renumbered by `remap`. */
+    const putPairs = (pairs: Int32Array, end: number) => {
+      for (let i = 0; i < end; i += 2) {
+        const to = remap ? (remap[pairs[i] as number] as number) : (pairs[i] as number);
+        if (to === -1) continue;
+        ordinals[at] = to;
+        tfs[at++] = pairs[i + 1] as number;
+      }
     };
     for (let t = 0; t < terms; t++) {
       starts[t] = at;
       const length = this.baseLength(t);
-      if (length > 0)
-        put(this.base, this.baseStarts[t] as number, (this.baseStarts[t] as number) + length);
+      const from = this.baseStarts[t] as number;
+      if (length > 0) putBase(from, from + length);
       // A loose list is typed and doubles as it fills: only its first `looseEnds[t]` count.
       const list = this.lists[t];
-      if (list) put(list, 0, this.looseEnds[t] as number);
-      work += (length >> 4) + (list ? (this.looseEnds[t] as number) : 0);
+      if (list) putPairs(list, this.looseEnds[t] as number);
+      work += (length >> 3) + (list ? (this.looseEnds[t] as number) : 0);
       if (work >= slice) {
         work = 0;
         yield;
       }
     }
     starts[terms] = at;
-    this.base = at === total ? base : base.slice(0, at);
+    this.baseOrdinals = at === total ? ordinals : ordinals.slice(0, at);
+    this.baseTfs = at === total ? tfs : tfs.slice(0, at);
     this.baseStarts = starts;
     this.lists = [];
     this.looseEnds.fill(0);
@@ -186,7 +213,8 @@ export class TermPostings {
     remap.forEach((to, t) => {
       if (to !== -1) total += this.baseLength(t);
     });
-    const base = new Int32Array(total);
+    const ordinals = new Int32Array(total);
+    const tfs = new Uint16Array(total);
     const starts = new Int32Array(terms + 1);
     const df = new Int32Array(Math.max(1024, terms));
     let at = 0;
@@ -196,13 +224,15 @@ export class TermPostings {
       const length = this.baseLength(t);
       if (length > 0) {
         const from = this.baseStarts[t] as number;
-        base.set(this.base.subarray(from, from + length), at);
+        ordinals.set(this.baseOrdinals.subarray(from, from + length), at);
+        tfs.set(this.baseTfs.subarray(from, from + length), at);
       }
       at += length;
       df[to] = t < this.df.length ? (this.df[t] as number) : 0;
     });
     starts[terms] = at;
-    this.base = base;
+    this.baseOrdinals = ordinals;
+    this.baseTfs = tfs;
     this.baseStarts = starts;
     this.df = df;
     this.lastAdder = new Int32Array(df.length);
@@ -215,9 +245,10 @@ export class TermPostings {
   }
 
   /** Takes frozen postings (a state's, checked) as the whole of them. */
-  restore(base: Int32Array, starts: Int32Array, df: Int32Array): void {
+  restore(ordinals: Int32Array, tfs: Uint16Array, starts: Int32Array, df: Int32Array): void {
     this.clear();
-    this.base = base;
+    this.baseOrdinals = ordinals;
+    this.baseTfs = tfs;
     this.baseStarts = starts;
     const terms = starts.length - 1;
     this.lastAdder = new Int32Array(Math.max(1024, terms));

@@ -78,7 +78,7 @@ export interface StoreListener {
 
 /** What a listener keeps in the sidecar: typed columns and a little JSON. */
 export interface PersistedPart {
-  columns: Record<string, Uint8Array | Int32Array | Float64Array>;
+  columns: Record<string, Uint8Array | Uint16Array | Int32Array | Float64Array>;
   meta: Record<string, unknown>;
 }
 

@@ -14,20 +14,27 @@ const MAGIC = Buffer.from('MNEMOIDX');
 /** How many bytes of the log before the point the sidecar was made at are hashed to check it. */
 const TAIL_BYTES = 4096;
 
-export type Column = Uint8Array | Int32Array | Float64Array;
-type ColumnType = 'u8' | 'i32' | 'f64';
+export type Column = Uint8Array | Uint16Array | Int32Array | Float64Array;
+type ColumnType = 'u8' | 'u16' | 'i32' | 'f64';
 
 const TYPES: Record<
   ColumnType,
   { bytes: number; make: (b: ArrayBuffer, o: number, n: number) => Column }
 > = {
   u8: { bytes: 1, make: (b, o, n) => new Uint8Array(b, o, n) },
+  u16: { bytes: 2, make: (b, o, n) => new Uint16Array(b, o, n) },
   i32: { bytes: 4, make: (b, o, n) => new Int32Array(b, o, n) },
   f64: { bytes: 8, make: (b, o, n) => new Float64Array(b, o, n) },
 };
 
 const typeOf = (column: Column): ColumnType =>
-  column instanceof Float64Array ? 'f64' : column instanceof Int32Array ? 'i32' : 'u8';
+  column instanceof Float64Array
+    ? 'f64'
+    : column instanceof Int32Array
+      ? 'i32'
+      : column instanceof Uint16Array
+        ? 'u16'
+        : 'u8';
 
 /** The point of the log a sidecar was made at. */
 export interface LogPoint {

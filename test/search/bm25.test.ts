@@ -324,6 +324,28 @@ describe('Bm25Index', () => {
     );
   });
 
+  it('a word said more than 65,535 times in a document counts 65,535 times, frozen or not', () => {
+    const [often, once] = termIds(['said-very-often', 'said-once']) as [number, number];
+    const loose = new IdIndex();
+    const capped = new IdIndex();
+    for (const index of [loose, capped]) {
+      index.add('long', [...new Array<number>(70_000).fill(often), once]);
+      index.add('short', [often, once]);
+    }
+    capped.freeze();
+    const scoreOf = (index: IdIndex) => index.termScore(often, index.ordinal('long') as number);
+    assert.equal(scoreOf(loose), scoreOf(capped));
+    // What 65,535 occurrences add, not what 70,000 would: the formula with each tf.
+    const reference = new IdIndex();
+    reference.add('long', [
+      ...new Array<number>(65_535).fill(often),
+      ...new Array<number>(4_466).fill(once),
+    ]);
+    reference.add('short', [often, once]);
+    assert.equal(scoreOf(capped), scoreOf(reference));
+    assert.deepEqual(capped.search([often]).ids, loose.search([often]).ids);
+  });
+
   it("a common word's postings add what the formula gives, to the last bit, whatever the tf and length", () => {
     // Past some thousands of postings a term's walk adds from a table by (tf, length): beyond
     // the table (a tf over 4, 256 words or more) it works the number out. Both must be the

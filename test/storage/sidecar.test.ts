@@ -165,7 +165,12 @@ describe('the sidecar (memories.idx)', () => {
     ],
     [
       'a posting of a document the index does not have',
-      (file: string) => withColumn(file, 'l0.postings', (c) => c.writeInt32LE(1_000_000, 0)),
+      (file: string) => withColumn(file, 'l0.ordinals', (c) => c.writeInt32LE(1_000_000, 0)),
+      /could not be used/,
+    ],
+    [
+      'a posting that holds its term no time',
+      (file: string) => withColumn(file, 'l0.tfs', (c) => c.writeUInt16LE(0, 2)),
       /could not be used/,
     ],
     [

@@ -366,7 +366,7 @@ export class LogSidecar {
     }
     if (namespaces.length > 255) return undefined;
     const keyOf = (id: string) => keys.get(id) ?? -1;
-    const columns: Record<string, Uint8Array | Int32Array | Float64Array> = {};
+    const columns: Record<string, Uint8Array | Uint16Array | Int32Array | Float64Array> = {};
     columns['store.ids'] = Buffer.concat(idChunks, idBytes);
     columns['store.idEnds'] = Int32Array.from(idEnds);
     columns['store.ns'] = Uint8Array.from(ns);
