@@ -2,8 +2,8 @@
 // and how many live ones do, in ordinal order. Those of the documents added before the last
 // `freeze` are the base, term by term: their ordinals in one typed array and their tfs in
 // another beside it (6 bytes a posting, where pairs of 32-bit numbers took 8: the postings are
-// most of an index, and a walk of a common word reads less memory). The others are in a typed
-// list a term, as flat [ordinal, tf, ordinal, tf, ...] pairs.
+// most of an index and of its sidecar). The others are in a typed list a term, as flat
+// [ordinal, tf, ordinal, tf, ...] pairs.
 import { tfAmong, tfAt } from './posting-search.js';
 
 /**
