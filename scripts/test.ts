@@ -10,12 +10,14 @@
 // more fills those waits with another file's work (on a 2-core VM, 2 at once left a fifth of
 // the CPU idle: npm test's runner 114-116 s; 3 at once 103-105 s, near the CPU's floor). On a
 // machine much busier than its cores, fewer wait less on each other: MNEMO_TEST_CONCURRENCY=2.
-// MNEMO_TEST_TSX=1 runs the sources through tsx instead, one file at a time, as before.
+// MNEMO_TEST_TSX=1 runs the sources through tsx instead, one file at a time, as before. Whether
+// the test database answers is asked once, before any test starts (test/support-pg.ts).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PROBED_ENV, probeDatabase, probedValue } from '../test/support-pg.js';
 import { mirrorForTests } from './test-build.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -112,6 +114,8 @@ async function main(): Promise<number> {
     .map((file) => path.relative(ROOT, file))
     .sort();
   if (files.length === 0) throw new Error(`no test files in ${asked.join(' ')}`);
+  // Asked once, here, while nothing else runs; every test process inherits the answer.
+  process.env[PROBED_ENV] ??= probedValue(await probeDatabase());
   if (process.env.MNEMO_TEST_TSX === '1') {
     return runner(
       ['--import', 'tsx', '--test', `--test-timeout=${FILE_TIMEOUT_MS}`, ...files],
