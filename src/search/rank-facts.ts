@@ -134,16 +134,16 @@ export interface RowFacts {
   moreNames: boolean;
 }
 
-/** `RowFacts` of a row's creation time and its four numbers of `rankFactsOf`. */
-export function rowFacts(createdAt: number, facts: ArrayLike<number>): RowFacts {
-  const head = facts[0] as number;
+/** `RowFacts` of a row's creation time and its four numbers of `rankFactsOf` (from `at`). */
+export function rowFacts(createdAt: number, facts: ArrayLike<number>, at = 0): RowFacts {
+  const head = facts[at] as number;
   const flags = head % 4;
   return {
     createdAt,
     session: head - flags,
     maySayTime: (flags & MAY_SAY_TIME) !== 0,
-    subject: facts[1] as number,
-    names: [facts[2] as number, facts[3] as number],
+    subject: facts[at + 1] as number,
+    names: [facts[at + 2] as number, facts[at + 3] as number],
     moreNames: (flags & MORE_NAMES) !== 0,
   };
 }

@@ -45,6 +45,8 @@ export class RankedRows implements Iterable<RankedRow> {
   private readonly read = new Map<number, MemoryRecord>();
   /** By row, ROW_FACTS numbers: NaN for a row the index has no facts of. */
   private readonly factValues: number[] = [];
+  /** By row, what `facts` answered (null: the index had none), once asked. */
+  private readonly madeFacts: (RowFacts | null)[] = [];
 
   /**
    * `index`: where `push` reads a row's facts, as it is at that moment (a search awaits between
@@ -90,10 +92,16 @@ export class RankedRows implements Iterable<RankedRow> {
    * index had none of it (a match by meaning alone, a memory of another namespace).
    */
   facts(i: number): RowFacts | undefined {
+    // Made once a row: the lifts and both session passes ask for the same rows' facts.
+    const made = this.madeFacts[i];
+    if (made !== undefined) return made ?? undefined;
     const at = i * ROW_FACTS;
-    const values = this.factValues.slice(at, at + ROW_FACTS);
-    if (values.some(Number.isNaN)) return undefined;
-    return rowFacts(values[0] as number, values.slice(1));
+    const values = this.factValues;
+    let known = true;
+    for (let k = at; k < at + ROW_FACTS; k++) if (Number.isNaN(values[k])) known = false;
+    const facts = known ? rowFacts(values[at] as number, values, at + 1) : null;
+    this.madeFacts[i] = facts;
+    return facts ?? undefined;
   }
 
   similarityOf(i: number): number | undefined {
