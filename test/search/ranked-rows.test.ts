@@ -2,7 +2,8 @@
 // the same best rows in turn, and each asking was a read of the memory's line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RankedRows } from '../../src/search/ranked-rows.js';
+import { RANK_FACTS, rowFacts } from '../../src/search/rank-facts.js';
+import { type FactsSource, RankedRows } from '../../src/search/ranked-rows.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 
 describe('RankedRows', () => {
@@ -23,5 +24,24 @@ describe('RankedRows', () => {
       ['a', 'b', 'c'],
     );
     assert.deepEqual(reads, ['b', 'a', 'c']);
+  });
+
+  it('answers each row its own facts, asked in any order and again, none for a row without', () => {
+    // Ordinal o's numbers: created at 1000 + o, then RANK_FACTS numbers of its own.
+    const numbers = (o: number) => Array.from({ length: RANK_FACTS }, (_, k) => 4 * (10 * o + k));
+    const index: FactsSource = {
+      valueAt: (ordinal) => 1000 + ordinal,
+      rankFactsAt: (ordinal, out) => {
+        out.push(...numbers(ordinal));
+      },
+      learnRankFacts: () => {},
+    };
+    const rows = new RankedRows(false, () => undefined, index);
+    for (const ordinal of [7, 3, 9]) rows.push(`m${ordinal}`, 1, undefined, 0.5, ordinal);
+    rows.push('by meaning alone', 0, undefined, 0.5);
+    const expected = [7, 3, 9].map((o) => rowFacts(1000 + o, numbers(o)));
+    for (const i of [2, 0, 3, 1, 2, 0, 1, 3]) {
+      assert.deepEqual(rows.facts(i), expected[i], `row ${i}`);
+    }
   });
 });
