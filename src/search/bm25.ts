@@ -1,6 +1,9 @@
 import { KeyIndex, stringHash } from '../platform/key-index.js';
 import { adopt, type Bm25State, checkState } from './bm25-state.js';
 import { TermPostings } from './term-postings.js';
+import { idfOf, type Matches, type RareMatches, TermWalk, type WalkIndex } from './term-walk.js';
+
+export type { Matches, RareMatches } from './term-walk.js';
 
 export interface Bm25Params {
   k1: number;
@@ -18,26 +21,8 @@ export interface LexicalHits<D = unknown> {
   docs: D[];
 }
 
-/** The documents a search found, in buffers the index reuses (see `Bm25Index.match`). */
-export interface Matches {
-  ordinals: Int32Array;
-  scores: Float64Array;
-  count: number;
-  /** The highest of the scores (0 without a match): found while they are written out. */
-  best: number;
-}
-
 /** The numbers of work `stateInSteps` does between two turns of the event loop. */
 const STATE_SLICE = 500_000;
-
-/** The term frequencies and document lengths `match`'s table covers (most of real text's). */
-const TABLE_TF = 4;
-const TABLE_LENGTHS = 256;
-/** Postings from which a term's walk is worth the table's 1,024 divisions. */
-const TABLE_FROM_POSTINGS = 2 * 4096;
-
-/** Lucene's idf of a term held by `df` of `live` documents. */
-const idfOf = (live: number, df: number) => Math.log(1 + (live - df + 0.5) / (df + 0.5));
 
 /** Every class of document (bits 1..31). */
 export const ALL_CLASSES = ~1;
@@ -67,15 +52,8 @@ export class Bm25Index<D = unknown> {
   private live = 0;
   private totalLength = 0;
   private changes = 0;
-  /** Per search: the score of each ordinal, and the ordinals met, in order. */
-  private scratch = new Float64Array(0);
-  private touched = new Int32Array(0);
-  private matched: Matches = {
-    ordinals: new Int32Array(0),
-    scores: new Float64Array(0),
-    count: 0,
-    best: 0,
-  };
+  /** A match's buffers. */
+  private readonly walk = new TermWalk();
 
   // b 0.3 rather than the textbook 0.75: a memory's extra words are mostly more facts, not
   // padding. On LoCoMo (bench/recall.ts) it lifts turn recall_any@5 from 0.594 to 0.623.
@@ -234,96 +212,36 @@ export class Bm25Index<D = unknown> {
 
   /**
    * The live documents of the classes in `classMask` (bit `c` for class `c`) that share a term
-   * with the query, with their BM25 scores, in the order they were first met (the first query
-   * term's postings, then the new ones of the next): the order ties keep. Answered in buffers
-   * this index reuses: read them before it changes or searches again. Payloads are not touched
-   * (`docAt` reads the few wanted): a common word can match most of the index.
+   * with the query, with their BM25 scores, in the order they were first met (the rarest
+   * term's postings, then the new ones of the next rarest): the order ties keep. Answered in
+   * buffers this index reuses: read them before it changes or searches again. Payloads are not
+   * touched (`docAt` reads the few wanted): a common word can match most of the index.
    */
   match(queryTerms: readonly number[], classMask: number): Matches {
-    const out = this.matched;
-    out.count = 0;
-    out.best = 0;
-    if (this.live === 0) return out;
-    if (this.scratch.length < this.ids.length) {
-      const size = Math.max(this.ids.length, this.scratch.length * 2);
-      this.scratch = new Float64Array(size);
-      this.touched = new Int32Array(size);
-      out.ordinals = new Int32Array(size);
-      out.scores = new Float64Array(size);
-    }
-    const acc = this.scratch;
-    const touched = this.touched;
-    let n = 0;
-    const avgLength = this.totalLength / this.live || 1;
-    const { k1, b, lengths, classes } = this;
-    const { baseOrdinals, baseTfs, baseStarts, lists, looseEnds, df: dfs } = this.terms;
-    // A removed document is class 0, never asked for.
-    const mask = classMask & ~1;
-    for (const term of new Set(queryTerms)) {
-      const df = term < dfs.length ? (dfs[term] as number) : 0;
-      if (df === 0) continue;
-      const idf = idfOf(this.live, df);
-      if (term + 1 < baseStarts.length) {
-        const end = baseStarts[term + 1] as number;
-        const from = baseStarts[term] as number;
-        // A common word's postings add from a table of what each (tf, length) adds, worked out
-        // once by the same expression: the same numbers, without two divisions a posting.
-        const table = end - from >= TABLE_FROM_POSTINGS ? this.addTable(idf, avgLength) : undefined;
-        for (let i = from; i < end; i++) {
-          const ordinal = baseOrdinals[i] as number;
-          if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
-          const tf = baseTfs[i] as number;
-          const length = lengths[ordinal] as number;
-          let add: number;
-          if (table && tf <= TABLE_TF && length < TABLE_LENGTHS) {
-            add = table[(tf - 1) * TABLE_LENGTHS + length] as number;
-          } else {
-            const norm = k1 * (1 - b + (b * length) / avgLength);
-            add = (idf * tf * (k1 + 1)) / (tf + norm);
-          }
-          if (acc[ordinal] === 0) touched[n++] = ordinal;
-          acc[ordinal] = (acc[ordinal] as number) + add;
-        }
-      }
-      const list = lists[term];
-      if (!list) continue;
-      const listEnd = looseEnds[term] as number;
-      for (let i = 0; i < listEnd; i += 2) {
-        const ordinal = list[i] as number;
-        if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
-        const tf = list[i + 1] as number;
-        const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
-        if (acc[ordinal] === 0) touched[n++] = ordinal;
-        acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
-      }
-    }
-    const { ordinals, scores } = out;
-    let best = 0;
-    for (let i = 0; i < n; i++) {
-      const ordinal = touched[i] as number;
-      const score = acc[ordinal] as number;
-      ordinals[i] = ordinal;
-      scores[i] = score;
-      if (score > best) best = score;
-      acc[ordinal] = 0;
-    }
-    out.count = n;
-    out.best = best;
-    return out;
+    return this.walk.match(this.walkIndex(), queryTerms, classMask);
   }
 
-  /** What `match` adds for a term of `idf` by (tf - 1) * TABLE_LENGTHS + length: reused. */
-  private table = new Float64Array(TABLE_TF * TABLE_LENGTHS);
+  /**
+   * `match` of the documents that hold one of the query's rarer terms, each with its whole
+   * score, when the query's commonest terms hold enough postings for that to pay (term-walk.ts);
+   * a document left out scores at most `restBound`. Undefined: `match` it.
+   */
+  matchRare(queryTerms: readonly number[], classMask: number): RareMatches | undefined {
+    return this.walk.matchRare(this.walkIndex(), queryTerms, classMask);
+  }
 
-  private addTable(idf: number, avgLength: number): Float64Array {
-    const { k1, b, table } = this;
-    for (let tf = 1; tf <= TABLE_TF; tf++) {
-      for (let length = 0; length < TABLE_LENGTHS; length++) {
-        const norm = k1 * (1 - b + (b * length) / avgLength);
-        table[(tf - 1) * TABLE_LENGTHS + length] = (idf * tf * (k1 + 1)) / (tf + norm);
-      }
-    }
-    return table;
+  private walkIndex(): WalkIndex {
+    const { k1, b, lengths, classes, terms, live } = this;
+    return {
+      k1,
+      b,
+      lengths,
+      classes,
+      terms,
+      live,
+      avgLength: this.totalLength / this.live || 1,
+      ordinals: this.ids.length,
+    };
   }
 
   /** Live documents that hold `term`: about the postings a walk of it reads. */

@@ -1,6 +1,6 @@
 import { KeyIndex, numberHash } from '../platform/key-index.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
-import { Bm25Index, type Matches } from './bm25.js';
+import { Bm25Index, type Matches, type RareMatches } from './bm25.js';
 import type { Bm25State } from './bm25-state.js';
 import type { PreparedWords, Vocabulary } from './load-words.js';
 import { RANK_FACTS, rankFactsOf } from './rank-facts.js';
@@ -219,6 +219,15 @@ export class LexicalIndex {
   matchTerms(terms: readonly number[], statuses: Iterable<MemoryStatus>): Matches {
     this.matchings++;
     return this.bm25.match(terms, statusMask(statuses));
+  }
+
+  /**
+   * `match` of the memories that hold one of the query's rarer words, when it has words so
+   * common that leaving out the memories holding only those pays (`Bm25Index.matchRare`).
+   */
+  matchRare(query: string, statuses: Iterable<MemoryStatus>): RareMatches | undefined {
+    this.matchings++;
+    return this.bm25.matchRare(this.termsOf(query), statusMask(statuses));
   }
 
   /**

@@ -21,7 +21,14 @@ import { RankedRows } from './ranked-rows.js';
 import { fusedRelevance } from './ranking.js';
 import { retrieverPersistence } from './retriever-sidecar.js';
 import type { SemanticIndex } from './semantic-index.js';
-import { contenders, type Filter, hasTag, rowsByWords, type Top } from './top-rows.js';
+import {
+  contenders,
+  type Filter,
+  hasTag,
+  rowsByRareWords,
+  rowsByWords,
+  type Top,
+} from './top-rows.js';
 import { WordsAhead } from './words-ahead.js';
 
 export { type RankedRow, RankedRows } from './ranked-rows.js';
@@ -209,16 +216,22 @@ export class Retriever implements StoreListener {
     const { meaning, early } = await this.meaningBeside(query, limit, filter.statuses);
     // Nothing awaits from here on, so the ordinals stay valid: words matched during the await
     // count only if neither the index nor the match buffers moved since.
+    const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
+    if (pruned && filter.minScore === null && !meaning) {
+      // A query with very common words: the memories holding only those seldom reach a page.
+      const plain = (filter.since ?? null) === null && (filter.tags ?? null) === null;
+      const rare = plain ? this.lexical.matchRare(query, filter.statuses) : undefined;
+      const rows = rare && rowsByRareWords(this.lexical, this.lookup, rare, filter, tops);
+      if (rows) return rows;
+      const matches = this.lexical.match(query, filter.statuses);
+      return rowsByWords(this.lexical, this.lookup, matches, filter, tops);
+    }
     const matches =
       early && early.stamp === this.lexical.matchStamp
         ? early.matches
         : this.lexical.match(query, filter.statuses);
-    const pruned = tops !== undefined && tops.length > 0 && !this.settings.exhaustive;
-    if (pruned && filter.minScore === null) {
-      if (!meaning) return rowsByWords(this.lexical, this.lookup, matches, filter, tops);
-      if (prunable(meaning.weight)) {
-        return rowsByWordsAndMeaning(this.lexical, this.lookup, matches, filter, tops, meaning);
-      }
+    if (pruned && filter.minScore === null && meaning && prunable(meaning.weight)) {
+      return rowsByWordsAndMeaning(this.lexical, this.lookup, matches, filter, tops, meaning);
     }
     const sims = new Map(meaning?.ids.map((id, i) => [id, meaning.sims[i] as number]));
     const cap = matches.count + sims.size;

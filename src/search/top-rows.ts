@@ -3,7 +3,7 @@
 // scored (best-values.ts). Retriever.rank answers what these leave.
 import type { MemoryRecord, MemoryStatus } from '../storage/records.js';
 import { BestValues, largest } from './best-values.js';
-import type { Matches } from './bm25.js';
+import type { Matches, RareMatches } from './bm25.js';
 import { type Dynamics, LAST_USED, type LexicalIndex } from './lexical-index.js';
 import { PageBars } from './page-bars.js';
 import { RankedRows } from './ranked-rows.js';
@@ -94,11 +94,43 @@ export function rowsByWords(
   filter: Filter,
   tops: readonly Top[],
 ): RankedRows {
+  return pagedRows(index, lookup, matches, filter, tops, undefined).rows;
+}
+
+/**
+ * `rowsByWords` of the matches of a query's rarer words (`LexicalIndex.matchRare`), when the
+ * memories those leave out cannot reach any top: each scores at most `rare.restBound`, so its
+ * relevance is at most that over the best match. Undefined when one could: match in full.
+ * Needs no `since` or `tags` in the filter (they change which match is the best).
+ */
+export function rowsByRareWords(
+  index: LexicalIndex,
+  lookup: (id: string) => MemoryRecord | undefined,
+  rare: RareMatches,
+  filter: Filter,
+  tops: readonly Top[],
+): RankedRows | undefined {
+  if (rare.count === 0 || rare.restBound >= rare.best) return undefined;
+  // The bars are as deep as they would be over every match (a top of more rows than the
+  // rare ones would else take them all and skip the rest).
+  const { rows, bars } = pagedRows(index, lookup, rare, filter, tops, rare.count + rare.restOnly);
+  if (bars.mayReach(rare.restBound / rare.best)) return undefined;
+  return rows;
+}
+
+function pagedRows(
+  index: LexicalIndex,
+  lookup: (id: string) => MemoryRecord | undefined,
+  matches: Matches,
+  filter: Filter,
+  tops: readonly Top[],
+  matched: number | undefined,
+): { rows: RankedRows; bars: PageBars } {
   const { ordinals, lexical, n, best } = filteredMatches(index, matches, filter);
   const rows = new RankedRows(false, lookup, index);
-  rows.matched = n;
+  rows.matched = matched ?? n;
 
-  const bars = new PageBars(tops, n);
+  const bars = new PageBars(tops, rows.matched);
   // The same test as `mayReach` on a BM25 score, without the division.
   let cutoff = bars.cutoff(best);
   const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
@@ -140,7 +172,7 @@ export function rowsByWords(
     relevance[k] = (lexical[i] as number) / best;
   }
   rows.relevance = relevance;
-  return rows;
+  return { rows, bars };
 }
 
 /**
