@@ -52,8 +52,6 @@ export class Bm25Index<D = unknown> {
   private live = 0;
   private totalLength = 0;
   private changes = 0;
-  /** By class: the live documents of it. */
-  private readonly classLive = new Int32Array(32);
   /** A match's buffers. */
   private readonly walk = new TermWalk();
 
@@ -105,12 +103,6 @@ export class Bm25Index<D = unknown> {
     return this.classes[ordinal] as number;
   }
 
-  /** Counts the document at `ordinal` in (1) or out of (-1) the live ones of its class. */
-  private countClass(ordinal: number, by: 1 | -1): void {
-    const cls = this.classes[ordinal] as number;
-    this.classLive[cls] = (this.classLive[cls] as number) + by;
-  }
-
   private setValues(ordinal: number, values: ArrayLike<number> | undefined): void {
     if (!values) return;
     for (let c = 0; c < this.values.length; c++) {
@@ -142,7 +134,6 @@ export class Bm25Index<D = unknown> {
     this.docs.push(doc);
     this.lengths[ordinal] = terms.length;
     this.classes[ordinal] = cls;
-    this.countClass(ordinal, 1);
     this.setValues(ordinal, values);
     this.ordinalOf.set(id, ordinal);
     this.live++;
@@ -163,9 +154,7 @@ export class Bm25Index<D = unknown> {
     if (ordinal === undefined) return;
     this.changes++;
     this.docs[ordinal] = doc;
-    this.countClass(ordinal, -1);
     this.classes[ordinal] = cls;
-    this.countClass(ordinal, 1);
     this.setValues(ordinal, values);
   }
 
@@ -189,7 +178,6 @@ export class Bm25Index<D = unknown> {
     this.docs[ordinal] = undefined;
     this.totalLength -= this.lengths[ordinal] as number;
     this.lengths[ordinal] = 0;
-    this.countClass(ordinal, -1);
     this.classes[ordinal] = 0;
     this.live--;
     this.terms.remove(terms);
@@ -202,7 +190,6 @@ export class Bm25Index<D = unknown> {
     this.ids = [];
     this.lengths = new Int32Array(1024);
     this.classes = new Uint8Array(1024);
-    this.classLive.fill(0);
     this.values = this.values.map(() => new Float64Array(1024));
     this.docs = [];
     this.terms.clear();
@@ -254,12 +241,6 @@ export class Bm25Index<D = unknown> {
       live,
       avgLength: this.totalLength / this.live || 1,
       ordinals: this.ids.length,
-      allLiveIn: (mask) => {
-        for (let c = 1; c < 32; c++) {
-          if ((this.classLive[c] as number) > 0 && ((mask >>> c) & 1) === 0) return false;
-        }
-        return true;
-      },
     };
   }
 
@@ -407,7 +388,6 @@ export class Bm25Index<D = unknown> {
       if (typeof id !== 'string')
         throw new Error(`document ${i} is of no memory the sidecar lists`);
       this.ids[i] = id;
-      this.countClass(i, 1);
       live++;
       totalLength += state.lengths[i] as number;
     }

@@ -96,12 +96,6 @@ export class TermPostings {
     return term < this.df.length ? (this.df[term] as number) : 0;
   }
 
-  /** The postings of `term`, dead ones too (a removed document's stay until a vacuum). */
-  postings(term: number): number {
-    const loose = term < this.looseEnds.length ? (this.looseEnds[term] as number) >> 1 : 0;
-    return this.baseLength(term) + loose;
-  }
-
   /** How often the document at `ordinal` holds `term` (0: not at all), by halving. */
   tf(term: number, ordinal: number): number {
     let tf = 0;

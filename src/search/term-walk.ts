@@ -38,8 +38,6 @@ export interface WalkIndex {
   avgLength: number;
   /** Ordinals given (live or not): the walk's buffers cover them. */
   ordinals: number;
-  /** Whether every live document is of a class in `mask`. */
-  allLiveIn(mask: number): boolean;
 }
 
 /** Lucene's idf of a term held by `df` of `live` documents. */
@@ -54,8 +52,6 @@ const TABLE_FROM_POSTINGS = 2 * 4096;
 const COMMON_SHARE = 1 / 64;
 /** The most the common terms may score, over what the rare ones score, for a rare match. */
 const REST_SHARE = 0.4;
-/** What a step of halving costs, in postings walked (it is a read that misses the cache). */
-const LOOKUP_COST = 4;
 /** The postings the common terms must hold in all for a match of the rare ones to pay. */
 const REST_FROM_POSTINGS = 4096;
 
@@ -107,23 +103,17 @@ export class TermWalk {
     for (let t = 0; t < k; t++) {
       this.walk(ix, terms[t] as number, idfOf(ix.live, dfs[t] as number), classMask);
     }
-    // Walked, the documents of common terms only are marked -1 in `acc`, listed after the `n`
-    // met; looked up (one common term), they are counted, not met.
+    // The documents of common terms only are marked -1 in `acc`, listed after the `n` met.
     let restOnly = 0;
     let restBound = 0;
-    const looked = terms.length === k + 1 && this.lookupPays(ix, terms[k] as number, classMask);
     for (let t = k; t < terms.length; t++) {
       const idf = idfOf(ix.live, dfs[t] as number);
-      restOnly = looked
-        ? (dfs[t] as number) - this.lookup(ix, terms[t] as number, idf)
-        : this.walkRest(ix, terms[t] as number, idf, classMask, restOnly);
+      restOnly = this.walkRest(ix, terms[t] as number, idf, classMask, restOnly);
       // What a term adds is below idf * (k1 + 1) (tf / (tf + norm) < 1), far above rounding.
       restBound += idf * (ix.k1 + 1) * (1 + 1e-9);
     }
-    if (!looked) {
-      const { acc, touched, n } = this;
-      for (let i = n; i < n + restOnly; i++) acc[touched[i] as number] = 0;
-    }
+    const { acc, touched, n } = this;
+    for (let i = n; i < n + restOnly; i++) acc[touched[i] as number] = 0;
     const rare: RareMatches = { ...this.finish(), restBound, restOnly };
     return rare;
   }
@@ -187,34 +177,6 @@ export class TermWalk {
       }
     }
     this.n = n;
-  }
-
-  /**
-   * Whether the one common term's score is cheaper read for each document met, by halving, than
-   * by a walk of its postings: the documents met are few, and the documents that hold it and
-   * were not met are counted without a walk (its document frequency less those met that hold it:
-   * no dead posting, and every live document of a class asked for).
-   */
-  private lookupPays(ix: WalkIndex, term: number, classMask: number): boolean {
-    const df = ix.terms.documentFrequency(term);
-    if (this.n * Math.log2(df + 1) * LOOKUP_COST >= df) return false;
-    return ix.terms.postings(term) === df && ix.allLiveIn(classMask & ~1);
-  }
-
-  /** Adds what `term` scores to each document met that holds it; answers how many hold it. */
-  private lookup(ix: WalkIndex, term: number, idf: number): number {
-    const { acc, touched, n } = this;
-    const { k1, b, lengths, avgLength, terms } = ix;
-    let hits = 0;
-    for (let i = 0; i < n; i++) {
-      const ordinal = touched[i] as number;
-      const tf = terms.tf(term, ordinal);
-      if (tf === 0) continue;
-      const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
-      acc[ordinal] = (acc[ordinal] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
-      hits++;
-    }
-    return hits;
   }
 
   /**
