@@ -103,18 +103,24 @@ export class TermWalk {
     for (let t = 0; t < k; t++) {
       this.walk(ix, terms[t] as number, idfOf(ix.live, dfs[t] as number), classMask);
     }
-    // The documents of common terms only are marked -1 in `acc`, listed after the `n` met.
-    let restOnly = 0;
+    // The documents of common terms only are marked -1 in `acc` and listed after the `n` met,
+    // but for those of the last common term, only counted: no other term will meet them.
+    let listed = 0;
+    let counted = 0;
     let restBound = 0;
     for (let t = k; t < terms.length; t++) {
       const idf = idfOf(ix.live, dfs[t] as number);
-      restOnly = this.walkRest(ix, terms[t] as number, idf, classMask, restOnly);
+      if (t + 1 < terms.length) {
+        listed = this.walkRest(ix, terms[t] as number, idf, classMask, listed);
+      } else {
+        counted = this.walkRest(ix, terms[t] as number, idf, classMask, -1);
+      }
       // What a term adds is below idf * (k1 + 1) (tf / (tf + norm) < 1), far above rounding.
       restBound += idf * (ix.k1 + 1) * (1 + 1e-9);
     }
     const { acc, touched, n } = this;
-    for (let i = n; i < n + restOnly; i++) acc[touched[i] as number] = 0;
-    const rare: RareMatches = { ...this.finish(), restBound, restOnly };
+    for (let i = n; i < n + listed; i++) acc[touched[i] as number] = 0;
+    const rare: RareMatches = { ...this.finish(), restBound, restOnly: listed + counted };
     return rare;
   }
 
@@ -181,18 +187,20 @@ export class TermWalk {
 
   /**
    * Adds what `term` scores to the documents met so far (`acc` above 0), and marks and lists
-   * the others of `classMask` that hold it (after the `n` met; `restOnly` of them listed so
-   * far, answered with those of this term).
+   * the others of `classMask` that hold it after the `n` met and the `listed` ones (answering
+   * how many are listed then), or with `listed` -1 counts them (answering how many).
    */
   private walkRest(
     ix: WalkIndex,
     term: number,
     idf: number,
     classMask: number,
-    restOnly: number,
+    listed: number,
   ): number {
     const { acc, touched, n } = this;
-    let listed = n + restOnly;
+    const list = listed >= 0;
+    let end = n + Math.max(0, listed);
+    let counted = 0;
     const { k1, b, lengths, classes, avgLength } = ix;
     const { baseOrdinals, baseTfs, baseStarts, lists, looseEnds } = ix.terms;
     const mask = classMask & ~1;
@@ -202,8 +210,12 @@ export class TermWalk {
         const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
         acc[ordinal] = score + (idf * tf * (k1 + 1)) / (tf + norm);
       } else if (score === 0 && ((mask >>> (classes[ordinal] as number)) & 1) === 1) {
+        if (!list) {
+          counted++;
+          return;
+        }
         acc[ordinal] = -1;
-        touched[listed++] = ordinal;
+        touched[end++] = ordinal;
       }
     };
     if (term + 1 < baseStarts.length) {
@@ -212,12 +224,12 @@ export class TermWalk {
         meet(baseOrdinals[i] as number, baseTfs[i] as number);
       }
     }
-    const list = lists[term];
-    if (list) {
-      const end = looseEnds[term] as number;
-      for (let i = 0; i < end; i += 2) meet(list[i] as number, list[i + 1] as number);
+    const loose = lists[term];
+    if (loose) {
+      const looseEnd = looseEnds[term] as number;
+      for (let i = 0; i < looseEnd; i += 2) meet(loose[i] as number, loose[i + 1] as number);
     }
-    return listed - n;
+    return list ? end - n : counted;
   }
 
   /** Writes out the ordinals met and their scores (clearing the scores kept). */

@@ -11,8 +11,11 @@ import { rareCount } from '../../src/search/term-walk.js';
 const COMMON = 8;
 const TERMS = COMMON + 200;
 
-/** 12,000 documents, some removed, of classes 1-3, the first `frozen` in the frozen base. */
-function indexOf(seed: number, frozen: number): Bm25Index {
+/**
+ * 12,000 documents, the first `frozen` in the frozen base; `mixed`: some removed (their postings
+ * left dead) and of classes 1-3, else all of class 1, the first `moved` moved to class 2.
+ */
+function indexOf(seed: number, frozen: number, mixed = true, moved = 0): Bm25Index {
   const random = seededRandom(seed);
   const index = new Bm25Index();
   const kept: [string, number[]][] = [];
@@ -26,21 +29,30 @@ function indexOf(seed: number, frozen: number): Bm25Index {
     const rare = 1 + Math.floor(random() * 3);
     for (let k = 0; k < rare; k++) terms.push(COMMON + Math.floor(random() * 200));
     for (let k = Math.floor(random() * 30); k > 0; k--) terms.push(TERMS + k);
-    index.add(`m${i}`, terms, undefined, undefined, 1 + Math.floor(random() * 3));
+    const cls = mixed ? 1 + Math.floor(random() * 3) : 1;
+    index.add(`m${i}`, terms, undefined, undefined, cls);
     kept.push([`m${i}`, terms]);
   }
-  for (const [id, terms] of kept) if (random() < 0.05) index.remove(id, terms);
+  for (const [id, terms] of kept) if (mixed && random() < 0.05) index.remove(id, terms);
+  // Documents moved to class 2 (a memory archived): a match of class 1 must count them out.
+  for (const [id] of kept.slice(0, moved)) index.setDoc(id, undefined, 2);
   return index;
 }
 
 describe('a match of the rarer words', () => {
-  const indexes = [indexOf(1, 12_000), indexOf(2, 5_000), indexOf(3, 0)];
+  const indexes = [
+    indexOf(1, 12_000),
+    indexOf(2, 5_000),
+    indexOf(3, 0),
+    indexOf(4, 12_000, false),
+    indexOf(5, 7_000, false, 400),
+  ];
 
   it('answers the full match first documents, their scores to the last bit, the rest counted and bounded', () => {
     let rareMatches = 0;
     fc.assert(
       fc.property(
-        fc.nat({ max: 2 }),
+        fc.nat({ max: indexes.length - 1 }),
         fc.array(fc.nat({ max: COMMON - 1 }), { minLength: 1, maxLength: 4 }),
         fc.array(fc.integer({ min: COMMON, max: TERMS - 1 }), { minLength: 1, maxLength: 3 }),
         fc.constantFrom(~1, 1 << 1, (1 << 1) | (1 << 3), 1 << 3),
@@ -66,10 +78,25 @@ describe('a match of the rarer words', () => {
           if (restBound < best) assert.equal(best, full.best);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
     // The rarer words' match was taken, not only declined.
-    assert.ok(rareMatches > 100, `${rareMatches} of 300`);
+    assert.ok(rareMatches > 150, `${rareMatches} of 500`);
+  });
+
+  it('counts the documents of the common term only, less those of other classes, moved there or removed', () => {
+    // Every document holds term 0, one in a hundred term 1 too: those 80 are met, 7,920 counted.
+    const index = new Bm25Index();
+    for (let i = 0; i < 8_000; i++) index.add(`m${i}`, i % 100 === 0 ? [0, 1] : [0]);
+    const restOnly = () => index.matchRare([1, 0], 1 << 1)?.restOnly;
+    assert.equal(restOnly(), 8_000 - 80);
+    for (let i = 1; i < 100; i++) index.setDoc(`m${i}`, undefined, 2);
+    assert.equal(restOnly(), 8_000 - 80 - 99);
+    for (let i = 1; i < 100; i++) index.setDoc(`m${i}`, undefined, 1);
+    assert.equal(restOnly(), 8_000 - 80);
+    for (let i = 101; i < 151; i++) index.remove(`m${i}`, [0]);
+    assert.equal(restOnly(), 8_000 - 80 - 50);
+    assert.equal(index.match([1, 0], 1 << 1).count, 8_000 - 50);
   });
 
   it('is not taken for common words a few documents hold, or when the common words weigh much', () => {
