@@ -1,20 +1,22 @@
 // Word search in process, without MCP: a store of N LoCoMo memories (as `npm run bench` fills
 // it) indexed by a Retriever, and the bench's queries asked of `Recall.search` (top_k 10), timed
 // one by one. What the stores bench's search figure is made of, less the round trip, at sizes
-// (a million) where a full run takes minutes. `--build DIR` runs another build (e.g.
-// /work/main/dist) for an A/B in the same conditions; `--check` also asks an exhaustive
-// retriever and fails on the first answer that differs.
+// (a million) where a full run takes minutes. It runs this checkout's sources (`src`, through
+// tsx); `--build DIR` runs another source tree (e.g. a worktree's `src`). `--against DIR` asks
+// the same queries of a second source tree in the same process, over the same memories, each
+// query of both in turn (which first alternates): an A/B that the drift of a shared VM's speed
+// (a tenth or more within minutes) does not decide. `--check` also asks an exhaustive retriever
+// and fails on the first answer that differs.
 //
-//   npm run build && node --import tsx bench/search-words.ts --size 100000 [--build DIR] [--check]
+//   node --import tsx bench/search-words.ts --size 100000 [--build DIR] [--against DIR] [--check]
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { memorySettings } from '../src/config/derived.js';
+import type * as Derived from '../src/config/derived.js';
 import type * as Config from '../src/config/index.js';
 import type * as Context from '../src/memory/context.js';
-import type { MemorySettings } from '../src/memory/context.js';
 import type { Readiness } from '../src/memory/readiness.js';
 import type * as RecallModule from '../src/memory/recall.js';
 import type * as RetrieverModule from '../src/search/retriever.js';
@@ -31,25 +33,23 @@ const { values } = parseArgs({
     size: { type: 'string', default: '100000' },
     queries: { type: 'string', default: '400' },
     build: { type: 'string' },
+    against: { type: 'string' },
     check: { type: 'boolean', default: false },
   },
 });
-const build = path.resolve(
-  values.build ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist'),
-);
-const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(build, file)).href);
-const { loadConfig } = await load<typeof Config>('config/index.js');
-const { createContext } = await load<typeof Context>('memory/context.js');
-const { Recall } = await load<typeof RecallModule>('memory/recall.js');
-const { Retriever } = await load<typeof RetrieverModule>('search/retriever.js');
 
-function settingsOf(): MemorySettings {
+type Recall = InstanceType<typeof RecallModule.Recall>;
+
+/** A Recall of the sources in `dir` over `records` (exhaustive: every match scored). */
+async function recallOf(dir: string, records: readonly MemoryRecord[], exhaustive: boolean) {
+  const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(dir, file)).href);
+  const { loadConfig } = await load<typeof Config>('config/index.js');
+  const { memorySettings } = await load<typeof Derived>('config/derived.js');
+  const { createContext } = await load<typeof Context>('memory/context.js');
+  const { Recall } = await load<typeof RecallModule>('memory/recall.js');
+  const { Retriever } = await load<typeof RetrieverModule>('search/retriever.js');
   const c = loadConfig({ env: { MNEMO_EMBEDDINGS: 'off' }, home: '/nonexistent' });
-  return { ...memorySettings(c), autoReinforce: false };
-}
-
-function recallOver(records: readonly MemoryRecord[], exhaustive: boolean) {
-  const settings = settingsOf();
+  const settings = { ...memorySettings(c), autoReinforce: false };
   const memories = new Map(records.map((r) => [r.id, r]));
   const engine = { memories, refresh: async () => {} } as unknown as StorageEngine;
   const logger = pino({ level: 'silent' });
@@ -67,40 +67,51 @@ function recallOver(records: readonly MemoryRecord[], exhaustive: boolean) {
 }
 
 async function main(): Promise<void> {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const builds = [path.resolve(values.build ?? path.join(here, '../src'))];
+  if (values.against) builds.push(path.resolve(values.against));
   const size = Number(values.size);
   const count = Number(values.queries);
   const started = performance.now();
   const records = mnemoRecords(locomoTexts(size, 1), NOW);
-  const recall = recallOver(records, false);
-  const reference = values.check ? recallOver(records, true) : null;
+  const recalls: Recall[] = [];
+  for (const build of builds) recalls.push(await recallOf(build, records, false));
+  const reference = values.check ? await recallOf(builds[0] as string, records, true) : null;
   const built = performance.now() - started;
   const queries = locomoQueries(count + 50, 2);
   // The first 50 warm the JIT up, as the stores bench's first search does.
-  for (const query of queries.slice(0, 50)) await recall.search({ query, top_k: 10 });
-  const times: number[] = [];
-  for (const query of queries.slice(50)) {
-    const t = performance.now();
-    const got = await recall.search({ query, top_k: 10 });
-    times.push(performance.now() - t);
-    if (reference) {
-      assert.deepEqual(got, await reference.search({ query, top_k: 10 }), query);
+  for (const query of queries.slice(0, 50)) {
+    for (const recall of recalls) await recall.search({ query, top_k: 10 });
+  }
+  const times = recalls.map((): number[] => []);
+  for (const [q, query] of queries.slice(50).entries()) {
+    for (let k = 0; k < recalls.length; k++) {
+      const i = (k + q) % recalls.length;
+      const t = performance.now();
+      const got = await (recalls[i] as Recall).search({ query, top_k: 10 });
+      (times[i] as number[]).push(performance.now() - t);
+      if (reference && i === 0) {
+        assert.deepEqual(got, await reference.search({ query, top_k: 10 }), query);
+      }
     }
   }
-  times.sort((a, b) => a - b);
   const ms = (v: number) => v.toFixed(3);
-  console.log(
-    JSON.stringify({
-      build,
-      size,
-      queries: times.length,
-      buildMs: Math.round(built),
-      p50: ms(percentile(times, 50)),
-      p90: ms(percentile(times, 90)),
-      p99: ms(percentile(times, 99)),
-      mean: ms(times.reduce((a, b) => a + b, 0) / times.length),
-      checked: reference !== null,
-    }),
-  );
+  builds.forEach((build, i) => {
+    const sorted = [...(times[i] as number[])].sort((a, b) => a - b);
+    console.log(
+      JSON.stringify({
+        build,
+        size,
+        queries: sorted.length,
+        buildMs: Math.round(built),
+        p50: ms(percentile(sorted, 50)),
+        p90: ms(percentile(sorted, 90)),
+        p99: ms(percentile(sorted, 99)),
+        mean: ms(sorted.reduce((a, b) => a + b, 0) / sorted.length),
+        checked: reference !== null && i === 0,
+      }),
+    );
+  });
 }
 
 await main();
