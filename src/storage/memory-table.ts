@@ -180,13 +180,24 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     return out;
   }
 
+  /** The slots given so far (a deleted memory's too): every `slot` answers one below it. */
+  get slots(): number {
+    return this.ids.length;
+  }
+
+  /** Memory `id`'s slot (what `everyRef` visits it with), if it is here. */
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
   /**
-   * Every memory's id, where its line is and its status code, in iteration order; false (having
-   * visited some) when one has no line to read again. With `from` and `count`, the slots from
-   * `from` on, `count` of them at most: then the slot to go on from, or true when none is left.
+   * Every memory's id, where its line is, its status code and its slot, in iteration order;
+   * false (having visited some) when one has no line to read again. With `from` and `count`,
+   * the slots from `from` on, `count` of them at most: then the slot to go on from, or true when
+   * none is left.
    */
   everyRef(
-    visit: (id: string, offset: number, length: number, status: number) => void,
+    visit: (id: string, offset: number, length: number, status: number, slot: number) => void,
     from = 0,
     count = Number.POSITIVE_INFINITY,
   ): boolean | number {
@@ -196,7 +207,7 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
       if (id === undefined) continue;
       const length = this.lengths[slot] as number;
       if (length === -1) return false;
-      visit(id, this.offsets[slot] as number, length, this.statuses[slot] as number);
+      visit(id, this.offsets[slot] as number, length, this.statuses[slot] as number, slot);
     }
     return end < this.ids.length ? end : true;
   }

@@ -5,6 +5,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { DEFAULT_NAMESPACE, type PersistedPart } from '../engine.js';
 import type { LiveRecords } from '../live-records.js';
+import type { MemoryTable } from '../memory-table.js';
 import {
   type LogPoint,
   logTail,
@@ -317,6 +318,7 @@ export class LogSidecar {
     const { ino, ...log } = this.finalPoint ?? this.pointNow();
     const learnt = this.learntNow();
     const listeners = this.live.space(DEFAULT_NAMESPACE).listeners;
+    const defaults = this.live.space(DEFAULT_NAMESPACE).memories;
     const revisions = listeners.map((l) => l.persistence?.revision());
     const unchanged = () =>
       memories.lineCount === log.lines &&
@@ -338,10 +340,13 @@ export class LogSidecar {
     const offsets: number[] = [];
     const lengths: number[] = [];
     const statuses: number[] = [];
-    const keys = new Map<string, number>();
+    // Each memory's key (its place in the columns) by its slot in its namespace's table: a Map of
+    // a million ids took a second of a take.
+    const keyed: { memories: MemoryTable; keys: Int32Array }[] = [];
+    let keys = new Int32Array(0);
     const namespaces: string[] = [];
-    const visit = (id: string, offset: number, length: number, status: number) => {
-      keys.set(id, idEnds.length);
+    const visit = (id: string, offset: number, length: number, status: number, slot: number) => {
+      keys[slot] = idEnds.length;
       idBytes += Buffer.byteLength(id);
       idEnds.push(idBytes);
       slice.push(id);
@@ -353,6 +358,8 @@ export class LogSidecar {
     if (!unchanged()) return undefined;
     for (const space of [...this.live.spaces()]) {
       namespaces.push(space.name);
+      keys = new Int32Array(space.memories.slots);
+      keyed.push({ memories: space.memories, keys });
       for (let from = 0; ; ) {
         const next = space.memories.everyRef(visit, from, TAKE_SLICE);
         if (next === false) return undefined;
@@ -365,7 +372,15 @@ export class LogSidecar {
       }
     }
     if (namespaces.length > 255) return undefined;
-    const keyOf = (id: string) => keys.get(id) ?? -1;
+    // The default namespace's first: the indexes persisted are its own.
+    keyed.sort((a, b) => Number(b.memories === defaults) - Number(a.memories === defaults));
+    const keyOf = (id: string) => {
+      for (const { memories, keys } of keyed) {
+        const slot = memories.slot(id);
+        if (slot !== undefined) return keys[slot] as number;
+      }
+      return -1;
+    };
     const columns: Record<string, Uint8Array | Uint16Array | Int32Array | Float64Array> = {};
     columns['store.ids'] = Buffer.concat(idChunks, idBytes);
     columns['store.idEnds'] = Int32Array.from(idEnds);
