@@ -370,4 +370,20 @@ describe('the sidecar (memories.idx)', () => {
     assert.deepEqual(await ids(c, 'kitten'), [], 'not by its old ones');
     await c.opened.close();
   });
+
+  it('keys each memory within its namespace: the default one saved after another answers the same from it', async (t) => {
+    const dir = testDir(t);
+    // Another namespace's memories first in the log, so the default one's come after them in
+    // the sidecar's columns too.
+    const work = await openTestMemory({ MNEMO_NAMESPACE: 'work' }, dir, { sidecarMinLines: 0 });
+    await seed(work, 25);
+    await work.opened.close();
+    const { expected, now } = await prepared(dir);
+    const { t: again, log } = await reopen(dir, 1_000_000);
+    again.clock.now = now;
+    const start = log.entries().find((e) => /started from memories.idx/.test(e.msg));
+    assert.equal((start as { indexes?: number } | undefined)?.indexes, 1, 'the words index too');
+    assert.deepEqual(await answers(again), expected);
+    await again.opened.close();
+  });
 });
