@@ -16,6 +16,7 @@ import {
   unpackStrings,
   writeSidecarAsync,
 } from '../sidecar.js';
+import { CheckpointPace } from './checkpoint-pace.js';
 import type { JsonlFile } from './jsonl-file.js';
 
 const LOG = 'memories.jsonl';
@@ -42,8 +43,13 @@ export class LogSidecar {
     /** Lines the log may have past the sidecar before it is written again. */
     private readonly minLines: number,
     /** How long a load runs before its first checkpoint, and at least between two. */
-    private readonly checkpointMs: number,
-  ) {}
+    checkpointMs: number,
+  ) {
+    this.pace = new CheckpointPace(checkpointMs);
+  }
+
+  /** When a long load writes a checkpoint. */
+  private readonly pace: CheckpointPace;
 
   /** What the sidecar depends on beyond the log: this layout and the listeners' own. */
   private shape(): Record<string, unknown> {
@@ -182,44 +188,22 @@ export class LogSidecar {
   /**
    * What a long load calls between its slices: takes the sidecar of the prefix read so far, then
    * writes it in the background while the load goes on, so a process killed later leaves it
-   * behind and the next start reads only the rest of the log. The first after `checkpointMs`;
-   * each next one once the load has read twice the lines of the last and run three times as
-   * long as the last took to take and write (the load pays a few tenths for them at most). None
-   * when the load will be done sooner than twice what taking it would hold the load (the load
-   * waits for the take): the sidecar written at its end comes about as soon, and a checkpoint
-   * at 96% of a million memories held the first answer up by a second. `remaining`: the bytes
-   * of the log the load has still to read.
+   * behind and the next start reads only the rest of the log; when, `CheckpointPace` says.
+   * `remaining`: the bytes of the log the load has still to read.
    */
   async checkpoint(remaining: number): Promise<void> {
     const now = performance.now();
-    const read = this.log.size();
-    this.loadStarted ??= { at: now, read };
-    const last = this.lastCheckpoint;
-    if (
-      this.writing ||
-      now < (last ? last.due : this.loadStarted.at + this.checkpointMs) ||
-      this.log.lineCount < 2 * (last?.lines ?? 0)
-    ) {
+    if (!this.pace.due(now, this.log.size(), this.log.lineCount, remaining) || this.writing) {
       return;
     }
-    // What the load reads a millisecond so far, and how long a take of this many lines holds it.
-    const rate = (read - this.loadStarted.read) / Math.max(1, now - this.loadStarted.at);
-    const takeMs = (this.takeMsPerLine ?? 0) * this.log.lineCount;
-    if (rate > 0 && remaining / rate < 2 * takeMs) return;
     try {
       if (!this.behind(0)) return;
       const taken = await this.take();
       // A write begun meanwhile (a close) is of a later point: this one is dropped.
       if (!taken || this.writing) return;
-      const lines = taken.content.log.lines;
-      this.takeMsPerLine = (performance.now() - now) / Math.max(1, lines);
-      this.lastCheckpoint = { lines, due: Number.POSITIVE_INFINITY };
+      this.pace.taken(taken.content.log.lines, now, performance.now());
       this.run(
-        this.written(taken, 'checkpoint').finally(() => {
-          const end = performance.now();
-          const due = end + Math.max(this.checkpointMs, 3 * (end - now));
-          this.lastCheckpoint = { lines, due };
-        }),
+        this.written(taken, 'checkpoint').finally(() => this.pace.written(now, performance.now())),
       );
     } catch (error) {
       this.failed(error);
@@ -255,12 +239,6 @@ export class LogSidecar {
   private queued: number | undefined;
   /** The log's point at close, for a write queued then. */
   private finalPoint: (LogPoint & { ino: number }) | undefined;
-  /** When the load began (performance.now()), and the bytes of the log read then. */
-  private loadStarted: { at: number; read: number } | undefined;
-  /** How long the last checkpoint's take held the load, by line. */
-  private takeMsPerLine: number | undefined;
-  /** The last checkpoint's lines, and when the next one may be taken (performance.now()). */
-  private lastCheckpoint: { lines: number; due: number } | undefined;
 
   /** Whether the log has enough lines past the sidecar on disk for a write. */
   private behind(share: number): boolean {
