@@ -62,15 +62,24 @@ async function prepared(dir: string, count = 60, topK = 10) {
 const sidecarLines = (log: ReturnType<typeof recordingLogger>) =>
   log.entries().filter((e) => e.file === SIDECAR_FILE);
 
+/**
+ * Prepares `dir`, starts again from its sidecar (the words index too) and checks that the
+ * answers are those of the start from the log; answers the new start, at the first's clock.
+ */
+async function answersFromSidecar(dir: string): Promise<TestMemory> {
+  const { expected, now } = await prepared(dir);
+  const { t: again, log } = await reopen(dir, 1_000_000);
+  again.clock.now = now;
+  const start = log.entries().find((e) => /started from memories.idx/.test(e.msg));
+  assert.equal((start as { indexes?: number } | undefined)?.indexes, 1, 'the words index too');
+  assert.deepEqual(await answers(again), expected);
+  return again;
+}
+
 describe('the sidecar (memories.idx)', () => {
   it('a start from it answers as a start from the log, and reads only the lines after it', async (t) => {
     const dir = testDir(t);
-    const { expected, now } = await prepared(dir);
-    const { t: again, log } = await reopen(dir, 1_000_000);
-    again.clock.now = now;
-    const start = log.entries().find((e) => /started from memories.idx/.test(e.msg));
-    assert.equal((start as { indexes?: number } | undefined)?.indexes, 1, 'the words index too');
-    assert.deepEqual(await answers(again), expected);
+    const again = await answersFromSidecar(dir);
     // Written after the sidecar: found after the next start, which reads them from the log.
     const [late] = await seed(again, 1, 500);
     await again.opened.close();
@@ -378,12 +387,7 @@ describe('the sidecar (memories.idx)', () => {
     const work = await openTestMemory({ MNEMO_NAMESPACE: 'work' }, dir, { sidecarMinLines: 0 });
     await seed(work, 25);
     await work.opened.close();
-    const { expected, now } = await prepared(dir);
-    const { t: again, log } = await reopen(dir, 1_000_000);
-    again.clock.now = now;
-    const start = log.entries().find((e) => /started from memories.idx/.test(e.msg));
-    assert.equal((start as { indexes?: number } | undefined)?.indexes, 1, 'the words index too');
-    assert.deepEqual(await answers(again), expected);
+    const again = await answersFromSidecar(dir);
     await again.opened.close();
   });
 });
