@@ -9,6 +9,7 @@ import type { MemoryTable } from '../memory-table.js';
 import {
   type LogPoint,
   logTail,
+  packOnto,
   readSidecar,
   SIDECAR_FILE,
   type SidecarContent,
@@ -324,9 +325,7 @@ export class LogSidecar {
     let keys = new Int32Array(0);
     const namespaces: string[] = [];
     const visit = (id: string, offset: number, length: number, status: number, slot: number) => {
-      keys[slot] = idEnds.length;
-      idBytes += Buffer.byteLength(id);
-      idEnds.push(idBytes);
+      keys[slot] = idEnds.length + slice.length;
       slice.push(id);
       ns.push(namespaces.length - 1);
       offsets.push(offset);
@@ -341,7 +340,9 @@ export class LogSidecar {
       for (let from = 0; ; ) {
         const next = space.memories.everyRef(visit, from, TAKE_SLICE);
         if (next === false) return undefined;
-        idChunks.push(Buffer.from(slice.join('')));
+        const chunk = packOnto(slice, idEnds, idBytes);
+        idBytes += chunk.length;
+        idChunks.push(chunk);
         slice = [];
         if (next === true) break;
         from = next;
