@@ -1,6 +1,4 @@
-// npm run bench [-- --sizes 1000,10000,100000,1000000 --text locomo|zipf --ops 200
-//   --parts stores,vault,semantic,hybrid,import --keep DIR --servers mnemo,server-memory --json FILE
-//   --markdown FILE --profile DIR --mnemo-cli dist/cli.js]
+// npm run bench [-- --help] (the options: USAGE below)
 // mnemo vs @modelcontextprotocol/server-memory as a user's client runs them: real text, the SDK
 // client's own close, the next start after it, and the disk's floor measured in the same run
 // (docs/benchmarks.md; issue 24). The stores part prints Markdown tables to paste into that page.
@@ -68,9 +66,17 @@ function textSource(name: string, vocabulary: Vocabulary): TextSource {
   throw new Error(`--text takes locomo (real conversation text, the default) or zipf, not ${name}`);
 }
 
+const USAGE = `npm run bench [-- --sizes 1000,10000,100000,1000000 --text locomo|zipf --ops 200
+  --parts stores,vault,semantic,hybrid,import --keep DIR --servers mnemo,server-memory
+  --json FILE --markdown FILE --profile DIR --mnemo-cli dist/cli.js]
+  (npm run bench builds first; node --import tsx bench/run.ts runs the build there is.)
+  --keep DIR: the hybrid part's data dir, kept between runs (a million's store and vectors are
+  made once). docs/benchmarks.md says what each part measures.`;
+
 function options() {
   const { values } = parseArgs({
     options: {
+      help: { type: 'boolean', default: false },
       sizes: { type: 'string', default: '1000,10000,100000' },
       text: { type: 'string', default: 'locomo' },
       json: { type: 'string' },
@@ -83,6 +89,7 @@ function options() {
       'mnemo-cli': { type: 'string' },
     },
   });
+  if (values.help) return undefined;
   const parts = new Set(values.parts.split(',').map((s) => s.trim()));
   if ([...parts].some((p) => !['stores', 'vault', 'semantic', 'hybrid', 'import'].includes(p))) {
     throw new Error(
@@ -155,6 +162,10 @@ async function storesPart(
 async function main(): Promise<void> {
   const started = performance.now();
   const opts = options();
+  if (!opts) {
+    console.log(USAGE);
+    return;
+  }
   const { sizes, ops, parts, servers, profile } = opts;
   if (!fs.existsSync(MNEMO_CLI)) throw new Error('dist/cli.js is missing: run npm run build');
   const vocabulary = buildVocabulary();
