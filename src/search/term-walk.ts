@@ -96,7 +96,11 @@ export class TermWalk {
    * score as `match` gives it (the common terms added in the same order), in the same order. A
    * document left out scores at most `restBound`; `restOnly` counts them.
    */
-  matchRare(ix: WalkIndex, queryTerms: readonly number[], classMask: number) {
+  matchRare(
+    ix: WalkIndex,
+    queryTerms: readonly number[],
+    classMask: number,
+  ): RareMatches | undefined {
     const { terms, dfs } = planOf(ix, queryTerms);
     const k = rareCount(dfs, ix.live, ix.k1);
     if (k === 0 || !this.begin(ix)) return undefined;

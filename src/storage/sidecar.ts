@@ -342,15 +342,9 @@ function columnPlaces(
 
 /** Strings as one UTF-8 column and their ends: what a sidecar keeps ids and words in. */
 export function packStrings(strings: readonly string[]): { bytes: Uint8Array; ends: Int32Array } {
-  const ends = new Int32Array(strings.length);
-  const bytes = Buffer.from(strings.join(''));
-  // Ends in bytes: ASCII strings (ids, most words) are as long in bytes as in characters.
-  let at = 0;
-  for (let i = 0; i < strings.length; i++) {
-    at += Buffer.byteLength(strings[i] as string);
-    ends[i] = at;
-  }
-  return { bytes, ends };
+  const ends: number[] = [];
+  const bytes = packOnto(strings, ends, 0);
+  return { bytes, ends: Int32Array.from(ends) };
 }
 
 /**
