@@ -265,6 +265,28 @@ export class Bm25Index<D = unknown> {
     return (idfOf(this.live, df) * tf * (this.k1 + 1)) / (tf + norm);
   }
 
+  /**
+   * `termScore(term, o)` into `scores[k]` for each `o = ordinals[k]` (rising): the same numbers
+   * as asking one by one, the postings read once forward.
+   */
+  termScores(term: number, ordinals: Int32Array, scores: Float64Array): void {
+    const tfs = new Int32Array(ordinals.length);
+    const df = this.documentFrequency(term);
+    if (df > 0) this.terms.tfsOf(term, ordinals, tfs);
+    const avgLength = this.totalLength / this.live || 1;
+    const idf = idfOf(this.live, df);
+    for (let k = 0; k < ordinals.length; k++) {
+      const tf = tfs[k] as number;
+      if (tf === 0) {
+        scores[k] = 0;
+        continue;
+      }
+      const length = this.lengths[ordinals[k] as number] as number;
+      const norm = this.k1 * (1 - this.b + (this.b * length) / avgLength);
+      scores[k] = (idf * tf * (this.k1 + 1)) / (tf + norm);
+    }
+  }
+
   private growOrdinals(size: number): void {
     const next = Math.max(size, this.lengths.length * 2);
     const lengths = new Int32Array(next);

@@ -32,3 +32,26 @@ export function tfAmong(
   }
   return lo < end && ordinals[lo] === ordinal ? (tfs[lo] as number) : 0;
 }
+
+/**
+ * The place of the first of `ordinals[from, end)` at or after `ordinal` (`end` if none), found by
+ * galloping from `from`: for ordinals asked in rising order each search starts where the last
+ * one ended and reads the few nearby cache lines, not the whole list's halving points.
+ */
+export function gallopTo(ordinals: Int32Array, from: number, end: number, ordinal: number): number {
+  let lo = from;
+  let step = 1;
+  let hi = from;
+  while (hi < end && (ordinals[hi] as number) < ordinal) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > end) hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ordinals[mid] as number) < ordinal) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -4,7 +4,7 @@
 // another beside it (6 bytes a posting, where pairs of 32-bit numbers took 8: the postings are
 // most of an index and of its sidecar). The others are in a typed list a term, as flat
 // [ordinal, tf, ordinal, tf, ...] pairs.
-import { tfAmong, tfAt } from './posting-search.js';
+import { gallopTo, tfAmong, tfAt } from './posting-search.js';
 
 /**
  * The most a tf counts: a word said more often in one document counts this often (what it adds
@@ -107,6 +107,31 @@ export class TermPostings {
     const list = this.lists[term];
     if (tf === 0 && list) tf = tfAt(list, 0, this.looseEnds[term] as number, ordinal);
     return tf;
+  }
+
+  /**
+   * `tf(term, o)` for each of `ordinals` (rising), into `tfs` at the same places: the frozen
+   * postings walked once forward (`gallopTo`), the loose ones halved.
+   */
+  tfsOf(term: number, ordinals: Int32Array, tfs: Int32Array): void {
+    let at = 0;
+    let end = 0;
+    if (term + 1 < this.baseStarts.length) {
+      at = this.baseStarts[term] as number;
+      end = this.baseStarts[term + 1] as number;
+    }
+    const list = this.lists[term];
+    const looseEnd = list ? (this.looseEnds[term] as number) : 0;
+    for (let k = 0; k < ordinals.length; k++) {
+      const ordinal = ordinals[k] as number;
+      let tf = 0;
+      if (at < end) {
+        at = gallopTo(this.baseOrdinals, at, end, ordinal);
+        if (at < end && this.baseOrdinals[at] === ordinal) tf = this.baseTfs[at] as number;
+      }
+      if (tf === 0 && list) tf = tfAt(list, 0, looseEnd, ordinal);
+      tfs[k] = tf;
+    }
   }
 
   private growTo(term: number): void {

@@ -50,12 +50,22 @@ export function wordNeighbours(
     rest.length > 0 ? Math.max(k, RESCORED) : k,
   );
   if (rest.length > 0) {
-    for (let i = 0; i < best.ordinals.length; i++) {
-      const ordinal = best.ordinals[i] as number;
-      let score = best.scores[i] as number;
-      for (const term of rest) score += lexical.termScore(term, ordinal);
-      best.scores[i] = score;
+    // Each commoner word's postings read once, forward, for the best in ordinal order; each
+    // score gets the words' shares in the text's order, as one by one.
+    const byOrdinal = best.ordinals
+      .map((_, i) => i)
+      .sort((a, b) => (best.ordinals[a] as number) - (best.ordinals[b] as number));
+    const ordinals = Int32Array.from(byOrdinal, (i) => best.ordinals[i] as number);
+    const shares = new Float64Array(ordinals.length);
+    const scores = Float64Array.from(byOrdinal, (i) => best.scores[i] as number);
+    for (const term of rest) {
+      lexical.termScores(term, ordinals, shares);
+      for (let j = 0; j < scores.length; j++)
+        scores[j] = (scores[j] as number) + (shares[j] as number);
     }
+    byOrdinal.forEach((i, j) => {
+      best.scores[i] = scores[j] as number;
+    });
     const order = best.ordinals.map((_, i) => i);
     // Stable: equal scores keep the order they were first met in.
     order.sort((a, b) => (best.scores[b] as number) - (best.scores[a] as number));

@@ -324,6 +324,44 @@ describe('Bm25Index', () => {
     );
   });
 
+  it('termScores gives what termScore gives, one by one, to the last bit (property)', () => {
+    const words = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const doc = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 10 });
+    fc.assert(
+      fc.property(
+        fc.array(doc, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
+        fc.nat({ max: 60 }),
+        fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
+        (docs, removed, freezeAt, asked) => {
+          const index = new IdIndex();
+          docs.forEach((tokens, i) => {
+            // Postings before the freeze are in the typed base, the others in loose lists.
+            if (i === freezeAt) index.freeze();
+            index.add(`m${i}`, termIds(tokens));
+          });
+          docs.forEach((tokens, i) => {
+            if (removed[i]) index.remove(`m${i}`, termIds(tokens));
+          });
+          const ordinals = Int32Array.from(
+            docs.flatMap((_, i) => {
+              const ordinal = index.ordinal(`m${i}`);
+              return ordinal !== undefined && asked[i] ? [ordinal] : [];
+            }),
+          ).sort();
+          for (const term of termIds([...words, 'never-said'])) {
+            const scores = Float64Array.from(ordinals, () => Number.NaN);
+            index.termScores(term, ordinals, scores);
+            ordinals.forEach((ordinal, k) => {
+              const one = index.termScore(term, ordinal);
+              assert.equal(scores[k], one);
+            });
+          }
+        },
+      ),
+    );
+  });
+
   it('a word said more than 65,535 times in a document counts 65,535 times, frozen or not', () => {
     const [often, once] = termIds(['said-very-often', 'said-once']) as [number, number];
     const loose = new IdIndex();
