@@ -25,11 +25,23 @@ const MIN_CANDIDATES = 64;
 /** Past this many candidates (a namespace that is a sliver of the store) search is exact. */
 const MAX_CANDIDATES = 8192;
 /**
- * How far under the threshold the graph's own (int8) score of its farthest candidate must be
- * before asking for more candidates stops: nothing farther passes the threshold then (int8 moves
- * a cosine by well under 1%).
+ * How far under the threshold the exact cosines of the graph's farthest candidates must be before
+ * asking for more candidates stops: nothing farther passes the threshold then (but a neighbour
+ * the graph missed, which an approximate search may miss at any depth).
  */
 const SCORE_MARGIN = 0.02;
+/**
+ * The farthest candidates whose exact cosines say how far the graph has gone. Not the graph's own
+ * distances: with int8 vectors they are 1 - the dot product of the int8 rows (about -15,000 for
+ * a cosine of 1), on no scale a cosine can be compared with.
+ */
+const TAIL = 8;
+/**
+ * The candidates the graph must have been asked for before its tail says where to stop: a shorter
+ * list's tail is too rough (at 100,000 LoCoMo memories, 64-1,024 candidates missed hits that
+ * 4,096 found: recall@10 above the threshold 0.969-0.974 against 0.976).
+ */
+const TAIL_TRUSTED = 2048;
 /** Vectors a message to the builder carries: 4 MB of 100 dimensions. */
 const BATCH = 10_000;
 /** Vectors between two saves of a build: a process killed mid-way leaves this much done. */
@@ -232,12 +244,14 @@ export class AnnIndex {
         seen.clear();
         const n = found.keys.length;
         const keys = new PackedKeys(found.keys);
+        let tail = Number.NEGATIVE_INFINITY;
         for (let i = 0; i < n; i++) {
           const key = keys.get(i);
           const id = live.table.get(key);
           if (id === undefined || seen.has(id)) continue;
           // The cheapest test first: most candidates are under the threshold.
           const sim = source.similarity(id, query);
+          if (sim !== undefined && i >= n - TAIL) tail = Math.max(tail, sim);
           if (sim === undefined || sim < minSim) continue;
           const hash = source.hashOf(id);
           // A vector of an older text, or of a memory gone: not this memory's now.
@@ -246,9 +260,15 @@ export class AnnIndex {
           seen.add(id);
           hits.push({ id, sim });
         }
-        const farthest = n > 0 ? 1 - (found.distances[n - 1] as number) : -1;
         if (hits.length >= limit || n < want || want >= graphSize) break;
-        if (farthest < minSim - SCORE_MARGIN) break;
+        // No candidate of the tail known (all of other texts): the graph is asked further.
+        if (
+          want >= TAIL_TRUSTED &&
+          tail > Number.NEGATIVE_INFINITY &&
+          tail < minSim - SCORE_MARGIN
+        ) {
+          break;
+        }
         if (want >= MAX_CANDIDATES) return undefined;
         want = Math.min(graphSize, want * 4);
       }

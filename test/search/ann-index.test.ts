@@ -86,6 +86,44 @@ describe('AnnIndex', () => {
     for (const sim of hits?.sims ?? []) assert.ok(sim >= 0.9);
   });
 
+  it('answers from the graph when fewer memories than asked pass the threshold', async (t) => {
+    // The 20,000 of the first test: searching changes nothing in them.
+    const [v, ann] = [big, bigAnn];
+    await ann.settled();
+    // The candidates each search asks the graph for, in turn.
+    type Search = (query: Float32Array, want: number) => Promise<unknown>;
+    const graph = (ann as unknown as { live: { graph: { search: Search } } }).live.graph;
+    const search = graph.search;
+    const asked: number[] = [];
+    graph.search = (query: Float32Array, want: number) => {
+      asked.push(want);
+      return search.call(graph, query, want);
+    };
+    let found = 0;
+    let wanted = 0;
+    t.after(() => {
+      graph.search = search;
+    });
+    for (let q = 0; q < 30; q++) {
+      asked.length = 0;
+      const query = v.draw();
+      // A threshold about 30 memories pass, and a search that asks for 200: the graph's
+      // farthest candidates, under the threshold, end it (it was the exact scan of every vector).
+      const threshold = (await v.vectors.search(query, -1, 30)).sims[29] as number;
+      const exact = await v.vectors.search(query, threshold, 200);
+      const approx = await ann.search(query, threshold, 200);
+      assert.ok(approx, 'the graph answered');
+      // 800 candidates hold about 30 hits, then a tail under the threshold at 3,200: no more.
+      assert.deepEqual(asked, [800, 3200]);
+      checkScores(approx, v, query);
+      for (const sim of approx.sims) assert.ok(sim >= threshold);
+      const got = new Set(approx.ids);
+      wanted += exact.ids.length;
+      for (const id of exact.ids) if (got.has(id)) found++;
+    }
+    assert.ok(found / wanted >= 0.95, `recall ${found / wanted}`);
+  });
+
   it('stays exact below its threshold and never writes a file there', async (t) => {
     const dir = testDir(t);
     const v = testVectors(500);
