@@ -67,6 +67,22 @@ const sameScores = (actual: LexicalHits, expected: LexicalHits) => {
   }
 };
 
+/**
+ * Documents `m0`, `m1`, ... of `docs`, those added before `freezeAt` frozen (in the typed base,
+ * the others in loose lists), then those `removed` says taken out.
+ */
+function frozenAt(docs: string[][], removed: boolean[], freezeAt: number): IdIndex {
+  const index = new IdIndex();
+  docs.forEach((tokens, i) => {
+    if (i === freezeAt) index.freeze();
+    index.add(`m${i}`, termIds(tokens));
+  });
+  docs.forEach((tokens, i) => {
+    if (removed[i]) index.remove(`m${i}`, termIds(tokens));
+  });
+  return index;
+}
+
 const corpus: Docs = new Map([
   ['ralph', ['ralph', 'prefer', 'tea', 'morn']],
   ['deploy', ['deploi', 'friday', 'never', 'deploi']],
@@ -296,15 +312,7 @@ describe('Bm25Index', () => {
         fc.nat({ max: 40 }),
         fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }),
         (docs, removed, freezeAt, query) => {
-          const index = new IdIndex();
-          docs.forEach((tokens, i) => {
-            // Postings before the freeze are in the typed base, the others in loose lists.
-            if (i === freezeAt) index.freeze();
-            index.add(`m${i}`, termIds(tokens));
-          });
-          docs.forEach((tokens, i) => {
-            if (removed[i]) index.remove(`m${i}`, termIds(tokens));
-          });
+          const index = frozenAt(docs, removed, freezeAt);
           const terms = [...new Set(termIds(query))];
           const matches = index.match(terms, ALL_CLASSES);
           assert.equal(matches.count, index.search(terms).ids.length);
@@ -334,15 +342,7 @@ describe('Bm25Index', () => {
         fc.nat({ max: 60 }),
         fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
         (docs, removed, freezeAt, asked) => {
-          const index = new IdIndex();
-          docs.forEach((tokens, i) => {
-            // Postings before the freeze are in the typed base, the others in loose lists.
-            if (i === freezeAt) index.freeze();
-            index.add(`m${i}`, termIds(tokens));
-          });
-          docs.forEach((tokens, i) => {
-            if (removed[i]) index.remove(`m${i}`, termIds(tokens));
-          });
+          const index = frozenAt(docs, removed, freezeAt);
           const ordinals = Int32Array.from(
             docs.flatMap((_, i) => {
               const ordinal = index.ordinal(`m${i}`);
