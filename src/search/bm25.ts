@@ -259,10 +259,14 @@ export class Bm25Index<D = unknown> {
     if (df === 0) return 0;
     const tf = this.terms.tf(term, ordinal);
     if (tf === 0) return 0;
-    const avgLength = this.totalLength / this.live || 1;
+    return this.share(idfOf(this.live, df), tf, ordinal, this.totalLength / this.live || 1);
+  }
+
+  /** What a term of `idf` said `tf` times adds to the score of the document at `ordinal`. */
+  private share(idf: number, tf: number, ordinal: number, avgLength: number): number {
     const length = this.lengths[ordinal] as number;
     const norm = this.k1 * (1 - this.b + (this.b * length) / avgLength);
-    return (idfOf(this.live, df) * tf * (this.k1 + 1)) / (tf + norm);
+    return (idf * tf * (this.k1 + 1)) / (tf + norm);
   }
 
   /**
@@ -277,13 +281,7 @@ export class Bm25Index<D = unknown> {
     const idf = idfOf(this.live, df);
     for (let k = 0; k < ordinals.length; k++) {
       const tf = tfs[k] as number;
-      if (tf === 0) {
-        scores[k] = 0;
-        continue;
-      }
-      const length = this.lengths[ordinals[k] as number] as number;
-      const norm = this.k1 * (1 - this.b + (this.b * length) / avgLength);
-      scores[k] = (idf * tf * (this.k1 + 1)) / (tf + norm);
+      scores[k] = tf === 0 ? 0 : this.share(idf, tf, ordinals[k] as number, avgLength);
     }
   }
 

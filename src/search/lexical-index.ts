@@ -243,14 +243,9 @@ export class LexicalIndex {
     return this.bm25.documentFrequency(term);
   }
 
-  /** `termScore` of `term` into `scores[k]` for each of `ordinals` (rising). */
+  /** What `term` adds to the score of each of `ordinals` (rising), into `scores`. */
   termScores(term: number, ordinals: Int32Array, scores: Float64Array): void {
     this.bm25.termScores(term, ordinals, scores);
-  }
-
-  /** What `term` adds to the score of the memory at `ordinal` (`Bm25Index.termScore`). */
-  termScore(term: number, ordinal: number): number {
-    return this.bm25.termScore(term, ordinal);
   }
 
   idAt(ordinal: number): string {

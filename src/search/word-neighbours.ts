@@ -1,8 +1,9 @@
 // The few memories that share the most words with a text: what the save path hands the fact
 // judge. The text's rarest words are walked first, up to a bounded number of postings; the
-// commoner ones only re-score the best few found so far (a binary search each), so a long text
-// of common words costs about the same at 100,000 memories as at 1,000. At 100,000 LoCoMo
-// memories the full walk of every word was 4-5 ms a save with facts, most of a save.
+// commoner ones only re-score the best few found so far (each word's postings read once, forward,
+// for them in ordinal order), so a long text of common words costs about the same at 100,000
+// memories as at 1,000. At 100,000 LoCoMo memories the full walk of every word was 4-5 ms a save
+// with facts, most of a save.
 import type { MemoryStatus } from '../storage/records.js';
 import type { LexicalIndex } from './lexical-index.js';
 
