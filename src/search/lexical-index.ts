@@ -97,9 +97,10 @@ export const INDEX_VALUES = RANK_FACTS_AT + RANK_FACTS;
 const UNKNOWN_FACTS: readonly number[] = Array.from({ length: RANK_FACTS }, () => Number.NaN);
 
 /**
- * The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH, then `rankFactsOf`. A
- * load's worker leaves the facts unknown (`withFacts` false: reading every memory's names cost a
- * long first start a tenth more); a search fills them in when it first reads the record.
+ * The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH, then `rankFactsOf`. The
+ * workers of a load longer than FACTS_IN_LOAD_BYTES leave the facts unknown (`withFacts` false:
+ * reading every memory's names costs a first start a tenth more, a third at a million); a search
+ * fills them in when it first reads the record, and a fill behind the calls reads the rest.
  */
 export const valuesOf = (
   record: MemoryRecord,

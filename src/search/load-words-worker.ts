@@ -1,10 +1,11 @@
 // A worker of a long load (load-words.ts starts one or two): reads its stripes of memories.jsonl
 // (the lines that start in them), parses each memory line and tokenizes its words as the
 // retriever would with no note, so the thread that builds the indexes only numbers them; with
-// each it sends what the store and the index keep of the record (id, status, the numbers), so
-// that thread need not parse the line at all. Nothing here decides what is indexed: a line it
-// could not read (or one that runs past its stripe by more than TAIL_BYTES) is simply not sent,
-// and the main thread reads it itself.
+// each it sends what the store and the index keep of the record (id, status, the numbers, and
+// the rank facts where the span is short: LoadWordsSpan.facts), so that thread need not parse the
+// line at all. Nothing here decides what is indexed: a line it could not read (or one that runs
+// past its stripe by more than TAIL_BYTES) is simply not sent, and the main thread reads it
+// itself.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DEFAULT_NAMESPACE } from '../storage/engine.js';
@@ -134,7 +135,7 @@ function addLine(
   chunk.termEnds.push(chunk.terms.length);
   chunk.ids.push(record.id);
   chunk.statuses.push(plain ? MEMORY_STATUSES.indexOf(record.status) + 1 : 0);
-  for (const value of valuesOf(record, normalizedContentHash(record.content), false)) {
+  for (const value of valuesOf(record, normalizedContentHash(record.content), span.facts)) {
     chunk.values.push(value);
   }
 }

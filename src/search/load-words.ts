@@ -20,6 +20,8 @@ export interface LoadWordsSpan extends LogSpan {
   window: number;
   /** The bytes of a stripe (STRIPE_BYTES but in tests). */
   stripeBytes: number;
+  /** Whether it reads each memory's rank facts too (a short log's: FACTS_IN_LOAD_BYTES). */
+  facts: boolean;
 }
 
 /** The bytes of a stripe; a worker reads and sends one at a time. */
@@ -30,6 +32,14 @@ export const STRIPE_BYTES = 2 << 20;
  * further is not sent (the main thread reads it).
  */
 export const TAIL_BYTES = 64 << 10;
+
+/**
+ * A log at most this long has its memories' rank facts read by the load's workers (a tenth more
+ * of a first start at 100,000 memories), so that its sidecar holds them and the next start's
+ * searches need not read records for them; a longer one leaves them to the fill behind the calls
+ * (rank-facts-fill.ts), where a third more of a million's first start would be in the way.
+ */
+export const FACTS_IN_LOAD_BYTES = 128 << 20;
 
 /** A span this long or longer is shared by two workers, where there are two cores. */
 const SHARED_FROM_BYTES = 4 * STRIPE_BYTES;
@@ -87,6 +97,8 @@ const loadWorker = (span: LoadWordsSpan): Worker =>
 export interface LoadWordsOptions {
   workers?: number;
   stripeBytes?: number;
+  /** The longest span whose rank facts the workers read (FACTS_IN_LOAD_BYTES but in tests). */
+  factsUpToBytes?: number;
 }
 
 /**
@@ -110,10 +122,11 @@ export class LoadWords {
     const window = Math.max(2, Math.floor(MAX_AHEAD / of));
     const stripeBytes = options.stripeBytes ?? STRIPE_BYTES;
     this.stripeBytes = stripeBytes;
+    const facts = span.to - span.from <= (options.factsUpToBytes ?? FACTS_IN_LOAD_BYTES);
     this.feeds = Array.from(
       { length: of },
       (_, index) =>
-        new Feed({ ...span, index, of, window, stripeBytes }, vocabulary, () => this.wake()),
+        new Feed({ ...span, index, of, window, stripeBytes, facts }, vocabulary, () => this.wake()),
     );
   }
 

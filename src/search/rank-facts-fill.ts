@@ -1,6 +1,6 @@
-// The rank facts a long load left unknown, filled in behind the calls. A load's workers do not
-// work them out (a tenth more first start at 100,000 memories, nearer a third at a million), so
-// after the load, when the index holds memories whose facts are unknown (loaded so, or from a
+// The rank facts a long load left unknown, filled in behind the calls. The workers of a load
+// longer than FACTS_IN_LOAD_BYTES (load-words.ts) do not work them out (nearer a third more first
+// start at a million memories), so after the load, when the index holds memories whose facts are unknown (loaded so, or from a
 // sidecar written so), one worker (rank-facts-worker.ts) reads the log again, from its end, and
 // this thread keeps each memory's facts as they come; then the store writes its sidecar again,
 // and the next start knows them all. Until then a search reads the record of a row whose facts it

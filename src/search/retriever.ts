@@ -55,6 +55,8 @@ export interface RetrieverSettings {
   readAhead?: boolean | undefined;
   /** How long the index rests before the rank facts a load left unknown are filled in (ms). */
   fillIdleMs?: number | undefined;
+  /** The longest log span whose rank facts a long load's workers read (FACTS_IN_LOAD_BYTES). */
+  factsInLoadBytes?: number | undefined;
 }
 
 export interface RetrieverDeps {
@@ -84,6 +86,7 @@ export class Retriever implements StoreListener {
     this.ahead = new WordsAhead(
       this.lexical,
       (id) => !this.notes.has(id) && this.semantic?.requested !== true,
+      { factsUpToBytes: deps.settings.factsInLoadBytes },
     );
     this.fill = new RankFactsFill(this.lexical, deps.settings.fillIdleMs);
     this.semantic = deps.semantic;

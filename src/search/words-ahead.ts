@@ -3,7 +3,7 @@
 // so that the store need not parse the line at all.
 import type { LogLine, LogSpan, PreparedRecord, ReadAhead } from '../storage/engine.js';
 import type { LexicalIndex } from './lexical-index.js';
-import { LoadWords, type PreparedWords } from './load-words.js';
+import { LoadWords, type LoadWordsOptions, type PreparedWords } from './load-words.js';
 
 export class WordsAhead {
   /** The worker of the load in progress, if any. */
@@ -16,12 +16,13 @@ export class WordsAhead {
   constructor(
     private readonly lexical: LexicalIndex,
     private readonly takesAlone: (id: string) => boolean,
+    private readonly options: LoadWordsOptions = {},
   ) {}
 
   /** Starts a worker on `span`, in place of any before. */
   start(span: LogSpan): ReadAhead {
     this.stop();
-    const loadWords = new LoadWords(span, this.lexical.vocabularyForLoad);
+    const loadWords = new LoadWords(span, this.lexical.vocabularyForLoad, this.options);
     this.loadWords = loadWords;
     return {
       reached: (offset) => loadWords.reached(offset),

@@ -79,6 +79,7 @@ async function load(
   readAhead: boolean,
   sidecarMinLines = 1e9,
   fillIdleMs?: number,
+  factsInLoadBytes?: number,
 ): Promise<Loaded> {
   const holder: { store?: JsonlStore } = {};
   const engine = {
@@ -86,7 +87,7 @@ async function load(
       return (holder.store as JsonlStore).memories;
     },
   } as Pick<StorageEngine, 'memories'>;
-  const retriever = new Retriever({ engine, settings: { readAhead, fillIdleMs }, logger });
+  const retriever = new Retriever({ engine, settings: { readAhead, fillIdleMs, factsInLoadBytes }, logger });
   const spans: LogSpan[] = [];
   const readAheadOf = retriever.readAhead.bind(retriever);
   retriever.readAhead = (span) => {
@@ -117,8 +118,9 @@ function built({ store, retriever }: Loaded) {
 }
 
 /**
- * The same build, but for the rank facts: a load's worker leaves them unknown (NaN) for the first
- * search to read (`valuesOf`), the load on one thread reads them; where both know them, they agree.
+ * The same build, but for the rank facts: a long log's load workers leave them unknown (NaN) for
+ * the first search to read (`valuesOf`), the load on one thread reads them; where both know them,
+ * they agree.
  */
 function assertSameBuild(ahead: ReturnType<typeof built>, plain: ReturnType<typeof built>): void {
   const facts = (b: ReturnType<typeof built>) => {
@@ -192,6 +194,8 @@ describe('a load with a worker reading ahead', () => {
       assert.equal(ahead.spans.length, 1);
       assert.ok(plain.store.memories.size > 2000);
       assertSameBuild(built(ahead), built(plain));
+      // A short log: the workers read the facts too, so none is left for the first searches.
+      assert.equal(unknownFacts(ahead), 0);
       const quarantined = (dir: string) =>
         fs.readFileSync(path.join(dir, 'quarantine.jsonl'), 'utf8');
       assert.equal(quarantined(two), quarantined(one));
@@ -276,7 +280,9 @@ describe('the rank facts a load left unknown', () => {
     };
     // The fill never keeps a process alive (its timer and worker are unref'd): this test does.
     const alive = setInterval(() => {}, 60_000);
-    const ahead = await load(two, true, 100, 0);
+    // Workers that read no facts, as for a log longer than FACTS_IN_LOAD_BYTES (a fill begins only
+    // where some are unknown).
+    const ahead = await load(two, true, 100, 0, 0);
     try {
       await asked;
       clearInterval(alive);
