@@ -87,7 +87,11 @@ async function load(
       return (holder.store as JsonlStore).memories;
     },
   } as Pick<StorageEngine, 'memories'>;
-  const retriever = new Retriever({ engine, settings: { readAhead, fillIdleMs, factsInLoadBytes }, logger });
+  const retriever = new Retriever({
+    engine,
+    settings: { readAhead, fillIdleMs, factsInLoadBytes },
+    logger,
+  });
   const spans: LogSpan[] = [];
   const readAheadOf = retriever.readAhead.bind(retriever);
   retriever.readAhead = (span) => {
