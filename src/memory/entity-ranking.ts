@@ -4,7 +4,14 @@
 // already favours the memories that hold it; what it cannot tell is whose memory it is: in a
 // conversation, "Thanks, Melanie!" is said to her, not by her.
 
-import { MAX_NAMES, memoryNames, nameHash, namesOf, type RowFacts } from '../search/rank-facts.js';
+import {
+  MAX_NAMES,
+  mayHoldName,
+  memoryNames,
+  nameHash,
+  namesOf,
+  type RowFacts,
+} from '../search/rank-facts.js';
 import type { MemoryRecord } from '../storage/records.js';
 
 /** For a memory whose subject the query names. */
@@ -38,10 +45,13 @@ export function nameLift(record: MemoryRecord, { names }: QueryNames): number {
 
 /**
  * `nameLift` from a row's facts, without its record; undefined when they cannot tell (the
- * memory holds more names than its facts keep, none of them the query's): read the record.
+ * memory holds more names than its facts keep, and the filter of those may hold one of the
+ * query's): read the record.
  */
 export function nameLiftOf(facts: RowFacts, { hashes }: QueryNames): number | undefined {
   if (facts.subject !== 0 && hashes.has(facts.subject)) return 1 + SUBJECT_LIFT;
   if (facts.names.some((h) => h !== 0 && hashes.has(h))) return 1 + MENTION_LIFT;
-  return facts.moreNames ? undefined : 1;
+  if (!facts.moreNames) return 1;
+  for (const hash of hashes) if (mayHoldName(facts.moreNameBits, hash)) return undefined;
+  return 1;
 }

@@ -44,12 +44,27 @@ export function timeLift(record: MemoryRecord, time: TimeQuery): number {
 
 /**
  * `timeLift` from a row's facts, without its record; undefined when the dates its content says
- * are needed (it may say a time, and being saved then does not settle it): read the record.
+ * are needed: the days they span cross the edge of a range the query names (neither apart from
+ * every range nor inside one), and being saved then does not settle it. Read the record.
  */
 export function timeLiftOf(facts: RowFacts, time: TimeQuery): number | undefined {
   const savedThen = time.ranges.some((range) => within(range, facts.createdAt));
-  if (facts.maySayTime && !(savedThen && !time.asksWhen)) return undefined;
-  return savedThen ? 1 + RANGE_LIFT : 1;
+  if (savedThen && !time.asksWhen) return 1 + RANGE_LIFT;
+  const said = facts.said;
+  let inRange = savedThen;
+  if (!inRange && said) {
+    let unsure = false;
+    for (const range of time.ranges) {
+      // Every time said is inside the span: inside a range, each overlaps it; apart, none does.
+      if (range.from <= said.from && said.to <= range.to) inRange = true;
+      else if (said.from < range.to && range.from < said.to) unsure = true;
+    }
+    if (!inRange && unsure) return undefined;
+  }
+  let lift = 1;
+  if (inRange) lift += RANGE_LIFT;
+  if (time.asksWhen && said) lift += WHEN_LIFT;
+  return lift;
 }
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { normalizedContentHash } from '../../src/search/lexical-index.js';
-import { rankFactsOf } from '../../src/search/rank-facts.js';
+import { RANK_FACTS, rankFactsOf } from '../../src/search/rank-facts.js';
 import { readRankFacts } from '../../src/search/rank-facts-fill.js';
 import { isTombstone, newMemoryRecord, toMemoryRecord } from '../../src/storage/records.js';
 import { bounded, timeBoxed } from '../fuzz/hostile.js';
@@ -106,7 +106,7 @@ describe('the rank facts worker', () => {
           const got = sent.ids.map((id, i) => ({
             id,
             hash: sent.hashes[i] as number,
-            facts: [...sent.facts.subarray(i * 4, i * 4 + 4)],
+            facts: [...sent.facts.subarray(i * RANK_FACTS, (i + 1) * RANK_FACTS)],
           }));
           assert.deepEqual(got, expected(lines, block));
         }),

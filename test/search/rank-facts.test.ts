@@ -75,7 +75,7 @@ describe('the facts a search ranks by, kept by the index', () => {
     );
   });
 
-  it('tell the lift without the record unless a memory holds more names than they keep', () => {
+  it('tell the lift without the record unless the names or days they keep cannot', () => {
     const names = queryNames('What did Melanie paint?');
     assert.ok(names);
     const at = (content: string, entities: string[] = []) =>
@@ -84,15 +84,32 @@ describe('the facts a search ranks by, kept by the index', () => {
     assert.equal(at('Caroline: Thanks, Melanie!'), 1.1);
     assert.equal(at('Caroline: I painted a tree.'), 1);
     assert.equal(at('She painted a lake.', ['Melanie']), 1.4);
-    // Past the two names kept besides the subject, one not among them needs the record.
+    // Past the two names kept besides the subject, one the filter of the rest may hold needs
+    // the record; one it does not hold, not.
     assert.equal(at('Caroline: Jon, Gina and Maria met Melanie.'), undefined);
-    assert.equal(at('Caroline: Jon, Gina and Maria met John.'), undefined);
-    // A memory that says no time is lifted by when it was saved alone.
-    const time = timeOf('When did she paint?', T0);
-    assert.ok(time);
-    const said = (content: string) => timeLiftOf(factsOf(newMemoryRecord('m', content, T0)), time);
-    assert.equal(said('She painted a lake.'), 1);
-    assert.equal(said('She painted a lake yesterday.'), undefined);
+    assert.equal(at('Caroline: Jon, Gina and Maria met John.'), 1);
+    // A memory that says no time is lifted by when it was saved alone; one that says a time, by
+    // the days it spans: the record is needed only when they cross the edge of a range asked.
+    const said = (query: string, content: string) => {
+      const time = timeOf(query, T0 + 30 * DAY);
+      assert.ok(time);
+      return timeLiftOf(factsOf(newMemoryRecord('m', content, T0)), time);
+    };
+    assert.equal(said('When did she paint?', 'She painted a lake.'), 1);
+    assert.equal(said('When did she paint?', 'She painted a lake yesterday.'), 1.2);
+    const day = new Date((T0 - DAY) * 1000).toISOString().slice(0, 10);
+    const month = new Date((T0 - DAY) * 1000).toLocaleString('en', {
+      month: 'long',
+      timeZone: 'UTC',
+    });
+    const year = new Date((T0 - DAY) * 1000).getUTCFullYear();
+    assert.equal(said(`What did she paint on ${day}?`, 'She painted a lake yesterday.'), 1.5);
+    assert.equal(said(`What did she paint in ${month} ${year}?`, 'She painted a lake in 1999.'), 1);
+    assert.equal(said(`What did she paint in ${year}?`, 'She painted it yesterday.'), 1.5);
+    assert.equal(
+      said(`What did she paint on ${day}?`, 'She painted lakes from 2 days ago to today.'),
+      undefined,
+    );
   });
 
   it('spare a search the records of its best rows: only the page is read', async () => {
