@@ -70,8 +70,6 @@ export const sessionKey = (record: MemoryRecord): string =>
 
 /** How many numbers `rankFactsOf` gives. */
 export const RANK_FACTS = 6;
-/** The names kept besides a memory's subject. */
-const KEPT_NAMES = 2;
 /** In the first number, below its session's hash: more names than those kept. */
 const MORE_NAMES = 1;
 
