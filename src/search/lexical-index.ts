@@ -99,8 +99,8 @@ const UNKNOWN_FACTS: readonly number[] = Array.from({ length: RANK_FACTS }, () =
 /**
  * The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH, then `rankFactsOf`. The
  * workers of a load longer than FACTS_IN_LOAD_BYTES leave the facts unknown (`withFacts` false:
- * reading every memory's names costs a first start a tenth more, a third at a million); a search
- * fills them in when it first reads the record, and a fill behind the calls reads the rest.
+ * reading every memory's facts costs a first start a fifth more and more); a search fills them
+ * in when it first reads the record, and a fill behind the calls reads the rest.
  */
 export const valuesOf = (
   record: MemoryRecord,

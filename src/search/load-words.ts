@@ -34,10 +34,11 @@ export const STRIPE_BYTES = 2 << 20;
 export const TAIL_BYTES = 64 << 10;
 
 /**
- * A log at most this long has its memories' rank facts read by the load's workers (a tenth more
- * of a first start at 100,000 memories), so that its sidecar holds them and the next start's
- * searches need not read records for them; a longer one leaves them to the fill behind the calls
- * (rank-facts-fill.ts), where a third more of a million's first start would be in the way.
+ * A log at most this long has its memories' rank facts read by the load's workers (a fifth to a
+ * quarter more first start at 100,000 memories, paid once), so that its sidecar holds them and
+ * the next start's searches need not read records for them; a longer one leaves them to the fill
+ * behind the calls (rank-facts-fill.ts), where a third more of a million's first start and more
+ * would be in the way of its 10 s.
  */
 export const FACTS_IN_LOAD_BYTES = 128 << 20;
 

@@ -1,6 +1,7 @@
 // The rank facts a long load left unknown, filled in behind the calls. The workers of a load
-// longer than FACTS_IN_LOAD_BYTES (load-words.ts) do not work them out (nearer a third more first
-// start at a million memories), so after the load, when the index holds memories whose facts are unknown (loaded so, or from a
+// longer than FACTS_IN_LOAD_BYTES (load-words.ts) do not work them out (a third more first start
+// at a million memories, and more since the facts hold the times a memory says), so after the
+// load, when the index holds memories whose facts are unknown (loaded so, or from a
 // sidecar written so), one worker (rank-facts-worker.ts) reads the log again, from its end, and
 // this thread keeps each memory's facts as they come; then the store writes its sidecar again,
 // and the next start knows them all. Until then a search reads the record of a row whose facts it
