@@ -1,4 +1,5 @@
 import { KeyIndex, stringHash } from '../platform/key-index.js';
+import { withRoom } from '../platform/room.js';
 import { adopt, type Bm25State, checkState } from './bm25-state.js';
 import { TermPostings } from './term-postings.js';
 import { idfOf, type Matches, type RareMatches, TermWalk, type WalkIndex } from './term-walk.js';
@@ -385,7 +386,7 @@ export class Bm25Index<D = unknown> {
     const count = state.keys.length;
     this.ids = new Array(count);
     this.docs = new Array(count);
-    this.growOrdinals(count);
+    this.growOrdinals(withRoom(count));
     this.lengths.set(state.lengths);
     this.classes.set(state.classes);
     if (state.values.length !== this.values.length) {

@@ -2,6 +2,7 @@
 // an engine that can read a memory's line again (the JSONL log) keeps only where the line is, and
 // a record is parsed when it is asked for. A few recently asked-for records are kept parsed.
 import { KeyIndex, stringHash } from '../platform/key-index.js';
+import { withRoom } from '../platform/room.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from './records.js';
 
 /** Where a memory's line is in the log: its first byte and its length in bytes (no newline). */
@@ -133,7 +134,7 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
       }
       return;
     }
-    this.grow(pick.length);
+    this.grow(withRoom(pick.length));
     pick.forEach((i, slot) => {
       this.ids.push(ids[i] as string);
       this.offsets[slot] = offsets[i] as number;

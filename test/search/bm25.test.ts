@@ -405,4 +405,24 @@ describe('Bm25Index', () => {
       assert.equal(matches.scores[j], index.termScore(common, ordinal));
     }
   });
+
+  it('taken whole from a state, adds the next documents without copying its columns', () => {
+    const [word] = termIds(['restored-word']) as [number];
+    const params = { k1: 1.2, b: 0.3, values: 1 };
+    const index = new IdIndex(params);
+    for (let i = 0; i < 5000; i++) index.add(`m${i}`, [word], undefined, undefined, 1, [i]);
+    const restored = new IdIndex(params);
+    restored.restore(
+      index.state((id) => Number(id.slice(1))),
+      (key) => `m${key}`,
+    );
+    // The columns a start filled are the ones the saves after it write to (a copy of all of
+    // them at twice their size was the peak of a next start's memory).
+    const columns = (x: IdIndex) => (x as unknown as { values: Float64Array[] }).values[0];
+    const before = columns(restored);
+    for (let i = 5000; i < 5500; i++) restored.add(`m${i}`, [word], undefined, undefined, 1, [i]);
+    assert.equal(columns(restored), before);
+    assert.equal(restored.valueAt(restored.ordinal('m5499') as number, 0), 5499);
+    assert.equal(restored.search([word]).ids.length, 5500);
+  });
 });
