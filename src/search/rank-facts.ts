@@ -81,6 +81,7 @@ export const nameHash = (name: string): number => contentHash(name) || 1;
  * bits (at most 2^53 - 4, so `rankFactsOf`'s flags add to it exactly), never 0.
  */
 export function sessionCode(record: MemoryRecord): number {
+  if (!record.meta.source && !record.meta.context) return 0;
   const key = sessionKey(record);
   if (key === NO_SESSION) return 0;
   const hash = nameHash(key);
@@ -155,20 +156,33 @@ function saidCode(record: MemoryRecord): number {
  * filter of the names past those (0: none); and the span of the times it says (0: none).
  */
 export function rankFactsOf(record: MemoryRecord): number[] {
-  const entities = record.entities.slice(0, MAX_NAMES).map((e) => e.toLowerCase());
-  let subject = entities[0];
-  const others = new Set(entities.slice(1));
+  let subject: string | undefined;
+  // Besides the subject, each name once, in order (at most 2 * MAX_NAMES: a list is cheaper
+  // than a set at that size, on every save and every memory of a load).
+  const others: string[] = [];
+  const add = (name: string) => {
+    if (subject === undefined) subject = name;
+    else if (name !== subject && !others.includes(name)) others.push(name);
+  };
+  const { entities } = record;
+  for (let i = 0; i < entities.length && i < MAX_NAMES; i++) {
+    const entity = (entities[i] as string).toLowerCase();
+    // The first entity is the subject even when a later one says the same name.
+    if (i === 0) subject = entity;
+    else if (!others.includes(entity)) others.push(entity);
+  }
   // The names said, as `nameLift` reads them (MAX_NAMES at most).
   eachName(record.content, MAX_NAMES, (name) => {
-    if (subject === undefined) subject = name;
-    else if (name !== subject) others.add(name);
+    add(name);
     return false;
   });
-  const [first, second, ...more] = others;
   let moreBits = 0;
-  for (const name of more) moreBits = withName(moreBits, nameHash(name));
+  for (let i = 2; i < others.length; i++)
+    moreBits = withName(moreBits, nameHash(others[i] as string));
+  const first = others[0];
+  const second = others[1];
   return [
-    sessionCode(record) + (more.length > 0 ? MORE_NAMES : 0),
+    sessionCode(record) + (others.length > 2 ? MORE_NAMES : 0),
     subject === undefined ? 0 : nameHash(subject),
     first === undefined ? 0 : nameHash(first),
     second === undefined ? 0 : nameHash(second),
