@@ -160,20 +160,18 @@ export function rankFactsOf(record: MemoryRecord): number[] {
   // Besides the subject, each name once, in order (at most 2 * MAX_NAMES: a list is cheaper
   // than a set at that size, on every save and every memory of a load).
   const others: string[] = [];
-  const add = (name: string) => {
-    if (subject === undefined) subject = name;
-    else if (name !== subject && !others.includes(name)) others.push(name);
-  };
   const { entities } = record;
   for (let i = 0; i < entities.length && i < MAX_NAMES; i++) {
     const entity = (entities[i] as string).toLowerCase();
-    // The first entity is the subject even when a later one says the same name.
+    // The first entity is the subject; the others count as mentions even when one repeats it
+    // (`nameLift` reads every entity).
     if (i === 0) subject = entity;
     else if (!others.includes(entity)) others.push(entity);
   }
   // The names said, as `nameLift` reads them (MAX_NAMES at most).
   eachName(record.content, MAX_NAMES, (name) => {
-    add(name);
+    if (subject === undefined) subject = name;
+    else if (name !== subject && !others.includes(name)) others.push(name);
     return false;
   });
   let moreBits = 0;
