@@ -162,7 +162,9 @@ export class LexicalIndex {
     previous: { record: MemoryRecord; words: string } | undefined,
     prepared?: PreparedWords,
   ): void {
-    const values = prepared?.values ?? valuesOf(record);
+    const values = prepared?.values ?? valuesOf(record, undefined, false);
+    if (prepared) this.factsDue.delete(record.id);
+    else this.factsLater(record);
     if (previous) {
       if (previous.words === words) {
         this.bm25.setDoc(record.id, undefined, classOf(record.status), values);
@@ -180,6 +182,7 @@ export class LexicalIndex {
    * as `upsert` with no previous, without the record. `status`: its `statusCode`.
    */
   addPrepared(id: string, status: number, prepared: PreparedWords): void {
+    this.factsDue.delete(id);
     this.added(this.bm25.add(id, prepared.terms, undefined, undefined, status, prepared.values));
   }
 
@@ -199,6 +202,7 @@ export class LexicalIndex {
   }
 
   reset(): void {
+    this.factsDue.clear();
     this.bm25.clear();
     this.byContent.clear();
   }
@@ -218,6 +222,7 @@ export class LexicalIndex {
 
   /** `match` of term ids (`termsOf`). */
   matchTerms(terms: readonly number[], statuses: Iterable<MemoryStatus>): Matches {
+    this.learnDueFacts();
     this.matchings++;
     return this.bm25.match(terms, statusMask(statuses));
   }
@@ -227,6 +232,7 @@ export class LexicalIndex {
    * common that leaving out the memories holding only those pays (`Bm25Index.matchRare`).
    */
   matchRare(query: string, statuses: Iterable<MemoryStatus>): RareMatches | undefined {
+    this.learnDueFacts();
     this.matchings++;
     return this.bm25.matchRare(this.termsOf(query), statusMask(statuses));
   }
@@ -279,6 +285,7 @@ export class LexicalIndex {
 
   /** Appends to `out` the numbers of `rankFactsOf` of the memory at `ordinal` (NaN: unknown). */
   rankFactsAt(ordinal: number, out: number[]): void {
+    this.learnDueFacts();
     for (let c = 0; c < RANK_FACTS; c++) out.push(this.bm25.valueAt(ordinal, RANK_FACTS_AT + c));
   }
 
@@ -319,8 +326,39 @@ export class LexicalIndex {
     return true;
   }
 
+  /** Memories written since this turn began (the latest record of each), their facts unknown. */
+  private factsDue = new Map<string, MemoryRecord>();
+
+  /**
+   * Works out the rank facts of `record` once this turn is over, or at the next match if that
+   * comes first: a save's answer does not wait for them (the times a memory says are parsed for
+   * them), and a search finds them known as before.
+   */
+  private factsLater(record: MemoryRecord): void {
+    if (this.factsDue.size === 0) setImmediate(() => this.learnDueFacts());
+    this.factsDue.set(record.id, record);
+  }
+
+  /** The rank facts `factsLater` put off, kept (not counted as learnt: they came with a change). */
+  private learnDueFacts(): void {
+    if (this.factsDue.size === 0) return;
+    const due = this.factsDue;
+    this.factsDue = new Map();
+    for (const record of due.values()) {
+      const ordinal = this.bm25.ordinal(record.id);
+      // Gone since, or its facts known already (a search read the record).
+      if (ordinal === undefined || !Number.isNaN(this.bm25.valueAt(ordinal, RANK_FACTS_AT))) {
+        continue;
+      }
+      rankFactsOf(record).forEach((value, c) => {
+        this.bm25.setValueAt(ordinal, RANK_FACTS_AT + c, value);
+      });
+    }
+  }
+
   /** Whether a memory of the index has rank facts not known yet (a load's worker left them). */
   hasUnknownRankFacts(): boolean {
+    this.learnDueFacts();
     const count = this.bm25.ordinals;
     for (let ordinal = 0; ordinal < count; ordinal++) {
       if (this.bm25.classAt(ordinal) === 0) continue;
@@ -369,11 +407,13 @@ export class LexicalIndex {
 
   /** Its state, each id as `keyOf` says (-1: not kept). */
   state(keyOf: (id: string) => number): LexicalState {
+    this.learnDueFacts();
     return { bm25: this.bm25.state(keyOf), vocabulary: this.tokenizer.vocabulary() };
   }
 
   /** `state` a slice at a time: see `Bm25Index.stateInSteps`, and `revision`. */
   *stateInSteps(keyOf: (id: string) => number): Generator<void, LexicalState> {
+    this.learnDueFacts();
     const bm25 = yield* this.bm25.stateInSteps(keyOf);
     return { bm25, vocabulary: this.tokenizer.vocabulary() };
   }
@@ -385,6 +425,7 @@ export class LexicalIndex {
 
   /** Takes `state` as the whole index; `idOf` turns a key back into its id. */
   restore(state: LexicalState, idOf: (key: number) => string): void {
+    this.factsDue.clear();
     this.tokenizer.restoreVocabulary(state.vocabulary);
     this.bm25.restore(state.bm25, idOf);
     this.byContent.rebuild(this.bm25.ordinals);

@@ -141,6 +141,40 @@ describe('the facts a search ranks by, kept by the index', () => {
     }
   });
 
+  it("of a memory written are worked out after the write's turn, or at a match before it", async () => {
+    // Counts the reads of `meta`: the rank facts read its source and context, the rest not.
+    const counted = (record: ReturnType<typeof newMemoryRecord>) => {
+      const seen = { meta: 0 };
+      const proxy = new Proxy(record, {
+        get: (target, key, receiver) => {
+          if (key === 'meta') seen.meta++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      return { proxy, seen };
+    };
+    const saved = newMemoryRecord('saved', 'Melanie: I painted a lake yesterday.', T0, {
+      meta: { tags: [], source: 'chat', context: null, extra: {} },
+    });
+    const index = new LexicalIndex(() => undefined);
+    const first = counted(saved);
+    index.upsert(first.proxy, saved.content, undefined);
+    assert.equal(first.seen.meta, 0, 'the write did not wait for the facts');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(first.seen.meta > 0, 'worked out once the turn was over');
+    const rowsOf = () => {
+      const rows = new RankedRows(false, () => undefined, index);
+      rows.push('saved', 1, undefined, 1, index.ordinalOf('saved'));
+      return rows;
+    };
+    assert.deepEqual(rowsOf().facts(0), factsOf(saved));
+    // Written again and matched in the same turn: the match finds them known.
+    const moved = { ...saved, meta: { ...saved.meta, source: 'email' } };
+    index.upsert(moved, moved.content, { record: saved, words: saved.content });
+    index.match('lake', ['active']);
+    assert.deepEqual(rowsOf().facts(0), factsOf(moved));
+  });
+
   it('left unknown by a load, are learnt from the record the first search reads', () => {
     const twin = newMemoryRecord('twin', 'Melanie: I painted a lake.', T0);
     const loaded = newMemoryRecord('loaded', 'Melanie: I painted a lake.', T0, {
