@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { attributeMatches } from '../../src/memory/facts/attributes.js';
+import { attributeMatches, scanAttributes } from '../../src/memory/facts/attributes.js';
 import { asciiLower, clausesOf, MAX_FACT_TEXT } from '../../src/memory/facts/clauses.js';
 import { leadsOf, patternsIn, UNLED_PATTERNS } from '../../src/memory/facts/pattern-leads.js';
 import { FACT_PATTERNS } from '../../src/memory/facts/patterns.js';
@@ -74,6 +74,15 @@ const piece = fc.oneof(
     '\u00a0',
     'moved',
     'to',
+    'WAS',
+    'Are',
+    'called',
+    'named',
+    'changed',
+    'rescheduled',
+    'number',
+    'my new',
+    'phone number',
     'ΟΔΟΣ',
     'Σ',
     "can't stand",
@@ -123,6 +132,54 @@ describe('the fact readers’ shortcuts', () => {
     assert.equal(leadingName('Caroline moved to Denver'), 'name:caroline');
     assert.equal(leadingName('Caroline'), 'name:caroline');
     assert.equal(leadingName('she moved'), null);
+  });
+
+  it('attributeMatches reads only clauses that hold a verb it reads up to, and misses none', () => {
+    // Shaped as the attributes are said, in any case, with any of the verbs or none.
+    const said = fc
+      .tuple(
+        fc.constantFrom('my', 'Our', 'his', 'HER', 'their', "user's", 'the', "Caroline's", 'Blue'),
+        fc.constantFrom('', 'new', 'old', 'favourite'),
+        fc.array(fc.constantFrom('phone', 'number', 'colour', 'meeting', 'dog', 'email', 'x1'), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.constantFrom(
+          'is',
+          'ARE',
+          'was',
+          'Called',
+          'named',
+          'has changed to',
+          'changed to',
+          'moved to',
+          'was rescheduled until',
+          'got pushed till',
+          'postponed to',
+          'bumped to',
+          'delayed to',
+          'shifted to',
+          'is now',
+          'likes',
+          'is my favourite',
+        ),
+        fc.constantFrom('555', 'Rex', 'Friday', 'blue', ''),
+      )
+      .map((parts) =>
+        parts
+          .flat()
+          .filter((part) => part !== '')
+          .join(' '),
+      );
+    fc.assert(
+      fc.property(fc.oneof(text, said), (t) => {
+        for (const clause of clausesOf(t)) {
+          assert.deepEqual(attributeMatches(clause.text), scanAttributes(clause.text));
+        }
+        assert.deepEqual(attributeMatches(t), scanAttributes(t));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('a clause lowered whole splits into its words lowered one by one', () => {

@@ -42,6 +42,14 @@ const MOVE_VERBS = new Set([
   'shifted',
 ]);
 const MOVE_AUX = new Set(['is', 'was', 'has', 'been', 'got', 'back']);
+/**
+ * The words an attribute is read up to (`readAttribute`: is, are, was, called, named, changed
+ * to, a move; `favouriteFirst`: is, are), each a whole word between spaces: a clause that holds
+ * none of them states no attribute, and most clauses are spared the split into words.
+ */
+const ATTRIBUTE_VERBS = new RegExp(
+  `(?:^| )(?:${[...new Set(['is', 'are', 'was', 'called', 'named', 'changed', ...MOVE_VERBS])].join('|')})(?= |$)`,
+);
 const MAX_ATTRIBUTE_WORDS = 3;
 
 const isWord = (word: string) => /^[\p{L}-]{1,20}$/u.test(word);
@@ -63,8 +71,14 @@ interface Words {
 
 /** The possessed attributes a clause states, each with its owner word and value. */
 export function attributeMatches(text: string): AttributeMatch[] {
+  const lower = text.toLowerCase();
+  return ATTRIBUTE_VERBS.test(lower) ? scanAttributes(text, lower) : [];
+}
+
+/** `attributeMatches` without the test for its verbs, which must change nothing (a test says). */
+export function scanAttributes(text: string, lower = text.toLowerCase()): AttributeMatch[] {
   const said = text.split(' ');
-  const words: Words = { said, low: text.toLowerCase().split(' ') };
+  const words: Words = { said, low: lower.split(' ') };
   const { low } = words;
   const found: AttributeMatch[] = [];
   let at = 0;
