@@ -235,8 +235,10 @@ export function subjectBefore(before: string, context: SubjectContext): SubjectR
 export function leadingName(clause: string): string | null {
   const space = clause.indexOf(' ');
   const first = space < 0 ? clause : clause.slice(0, space);
+  // Most clauses open with "I" or a word in lower case: no name, and nothing to clean.
+  if (first === 'I' || !CAPITALISED.test(first)) return null;
   const word = bare(first).replace(/'s$/, '');
-  if (!CAPITALISED.test(first) || word === 'i' || PRONOUNS.has(word) || NOT_NAMES.has(word)) {
+  if (word === 'i' || PRONOUNS.has(word) || NOT_NAMES.has(word)) {
     return null;
   }
   return word === '' || word === 'user' ? null : `name:${word}`;
