@@ -44,12 +44,11 @@ const MOVE_VERBS = new Set([
 const MOVE_AUX = new Set(['is', 'was', 'has', 'been', 'got', 'back']);
 /**
  * The words an attribute is read up to (`readAttribute`: is, are, was, called, named, changed
- * to, a move; `favouriteFirst`: is, are), each a whole word between spaces: a clause that holds
- * none of them states no attribute, and most clauses are spared the split into words.
+ * to, one of MOVE_VERBS; `favouriteFirst`: is, are), each a whole word between spaces: a clause
+ * that holds none of them states no attribute, and most clauses are spared the split into words.
  */
-const ATTRIBUTE_VERBS = new RegExp(
-  `(?:^| )(?:${[...new Set(['is', 'are', 'was', 'called', 'named', 'changed', ...MOVE_VERBS])].join('|')})(?= |$)`,
-);
+const ATTRIBUTE_VERBS =
+  /(?:^| )(?:is|are|was|called|named|changed|moved|rescheduled|pushed|postponed|bumped|delayed|shifted)(?= |$)/;
 const MAX_ATTRIBUTE_WORDS = 3;
 
 const isWord = (word: string) => /^[\p{L}-]{1,20}$/u.test(word);
