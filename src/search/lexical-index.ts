@@ -285,7 +285,6 @@ export class LexicalIndex {
 
   /** Appends to `out` the numbers of `rankFactsOf` of the memory at `ordinal` (NaN: unknown). */
   rankFactsAt(ordinal: number, out: number[]): void {
-    this.learnDueFacts();
     for (let c = 0; c < RANK_FACTS; c++) out.push(this.bm25.valueAt(ordinal, RANK_FACTS_AT + c));
   }
 
@@ -295,15 +294,22 @@ export class LexicalIndex {
    * record, so not a change of the index (its revision stays).
    */
   learnRankFacts(record: MemoryRecord): void {
+    if (this.keepFacts(record)) this.learnt++;
+  }
+
+  /**
+   * Keeps `rankFactsOf(record)` where the index holds the memory and does not know its facts
+   * (they are known or unknown all together); answers whether it did.
+   */
+  private keepFacts(record: MemoryRecord): boolean {
     const ordinal = this.bm25.ordinal(record.id);
-    if (ordinal === undefined) return;
-    const facts: number[] = [];
-    this.rankFactsAt(ordinal, facts);
-    if (!facts.some(Number.isNaN)) return;
+    if (ordinal === undefined || !Number.isNaN(this.bm25.valueAt(ordinal, RANK_FACTS_AT))) {
+      return false;
+    }
     rankFactsOf(record).forEach((value, c) => {
       this.bm25.setValueAt(ordinal, RANK_FACTS_AT + c, value);
     });
-    this.learnt++;
+    return true;
   }
 
   /**
@@ -330,8 +336,8 @@ export class LexicalIndex {
   private factsDue = new Map<string, MemoryRecord>();
 
   /**
-   * Works out the rank facts of `record` once this turn is over, or at the next match if that
-   * comes first: a save's answer does not wait for them (the times a memory says are parsed for
+   * Works out the rank facts of `record` once this turn is over, or at the next match (or state
+   * taken) if that comes first: a save's answer does not wait for them (the times a memory says are parsed for
    * them), and a search finds them known as before.
    */
   private factsLater(record: MemoryRecord): void {
@@ -344,16 +350,8 @@ export class LexicalIndex {
     if (this.factsDue.size === 0) return;
     const due = this.factsDue;
     this.factsDue = new Map();
-    for (const record of due.values()) {
-      const ordinal = this.bm25.ordinal(record.id);
-      // Gone since, or its facts known already (a search read the record).
-      if (ordinal === undefined || !Number.isNaN(this.bm25.valueAt(ordinal, RANK_FACTS_AT))) {
-        continue;
-      }
-      rankFactsOf(record).forEach((value, c) => {
-        this.bm25.setValueAt(ordinal, RANK_FACTS_AT + c, value);
-      });
-    }
+    // One gone since, or whose facts a search read meanwhile, is passed over.
+    for (const record of due.values()) this.keepFacts(record);
   }
 
   /** Whether a memory of the index has rank facts not known yet (a load's worker left them). */
