@@ -112,6 +112,59 @@ describe('PostgresStore, per namespace', () => {
     assert.equal(store.versionOf('team'), 1);
   });
 
+  it("reads a write it has not heard of in its lock's round trip: three a save, all told", async (t) => {
+    const db = await pgSchema(t);
+    if (!db) return;
+    const store = await open(t, db.url);
+    await save(store.namespace('team'), newMemoryRecord('t1', 'first', T0));
+    // Another replica's write that nobody hears of (no NOTIFY): the store's version is behind.
+    const other = await client(t, db.url);
+    const version = await beginInNamespace(other, 'team', 60_000);
+    await other.query(
+      upsertSql('mnemo_memories', MEMORY_COLUMNS, 1),
+      memoryValues(newMemoryRecord('t2', 'unheard', T0), 'team'),
+    );
+    await other.query(
+      `INSERT INTO mnemo_changes (namespace, version, kind, id) VALUES ('team', $1, 'memory', 't2')`,
+      [version + 1],
+    );
+    await other.query(`UPDATE mnemo_namespaces SET version = $1 WHERE namespace = 'team'`, [
+      version + 1,
+    ]);
+    await other.query('COMMIT');
+    assert.equal(store.versionOf('team'), version);
+
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    t.mock.method(pg.Client.prototype, 'query', function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
+      sent.push(String(text));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    });
+    let planned: boolean | undefined;
+    await store.namespace('team').transact(() => {
+      planned = store.namespace('team').memories.has('t2');
+      return { result: undefined, memories: [newMemoryRecord('t3', 'third', T0)] };
+    });
+    t.mock.restoreAll();
+    // The plan saw the unheard write: it was read under the lock, before the plan ran.
+    assert.equal(planned, true);
+    assert.equal(store.versionOf('team'), version + 2);
+    // Lock and catch-up, the row and its change, the commit: three round trips under the lock.
+    const writes = sent.filter((sql) => /BEGIN|COMMIT|mnemo_memories|mnemo_changes/.test(sql));
+    assert.equal(writes.length, 3, writes.join('\n---\n'));
+    assert.match(writes[0] ?? '', /^BEGIN;.*mnemo_changes/s);
+    assert.match(writes[1] ?? '', /INSERT INTO mnemo_memories.*INSERT INTO mnemo_changes/s);
+    assert.equal(writes[2], 'COMMIT');
+    const changes = await db.query<{ version: string; id: string }>(
+      `SELECT version, id FROM mnemo_changes WHERE namespace = 'team' ORDER BY version`,
+    );
+    assert.deepEqual(
+      changes.map((c) => c.id),
+      ['t1', 't2', 't3'],
+    );
+  });
+
   it('refuses a write of an id another namespace holds, even one this replica never loaded', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { TransientError } from '../../platform/errors.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
-import { crossing, StoreError } from '../errors.js';
+import { StoreError } from '../errors.js';
 import { type LagSummary, NamespacedEngine } from '../namespace-view.js';
 import { type MemoryRecord, toMemoryRecord } from '../records.js';
 import {
@@ -19,12 +19,18 @@ import {
 import { Follower } from './follower.js';
 import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings.js';
 import { ReplicationLag } from './lag.js';
-import { beginInNamespace, pruneChanges, recordChanges } from './namespace-feed.js';
+import { beginWithChanges, pruneChanges } from './namespace-feed.js';
 import type { PostgresStoreOptions } from './options.js';
-import { changesAfter, namespacesIn, readNamespace, versionsOf } from './record-reads.js';
+import {
+  type Changes,
+  changesAfter,
+  namespacesIn,
+  readNamespace,
+  versionsOf,
+} from './record-reads.js';
 import { migrate } from './schema.js';
 import { PgVectorStore } from './vectors.js';
-import { type WriteStatements, writeStatements } from './write-statements.js';
+import { type WriteStatements, writeChanges, writeStatements } from './write-statements.js';
 
 export type { PostgresStoreOptions } from './options.js';
 
@@ -385,18 +391,15 @@ export class PostgresStore extends NamespacedEngine {
       let changes: WriteStatements;
       let version: number;
       try {
-        // A replica holding the lock for long (a large gc) holds the others' writes up to a point.
-        version = await beginInNamespace(client, ns, this.options.lockWaitMs ?? 15_000);
+        const wait = this.options.lockWaitMs ?? 15_000; // A holder for long (a large gc) holds us so far.
         // Under the lock: nobody writes here until this commits, and these are the latest records.
-        if (version !== held.version) await this.catchUp(client, ns);
+        const begun = await beginWithChanges(client, ns, wait, held.version ?? 0);
+        version = begun.version;
+        if (version !== held.version) await this.catchUp(client, ns, begun.changes);
         m = plan();
         this.owned(ns, m);
         changes = writeStatements(this.live, ns, m, this.options.clock());
-        for (const [sql, values, rows] of changes.statements) {
-          const done = await client.query(sql, values);
-          if (rows !== undefined && done.rowCount !== rows) throw crossing(ns);
-        }
-        version = await recordChanges(client, ns, version, changes);
+        version = await writeChanges(client, ns, version, changes);
         committing = true;
         await client.query('COMMIT');
       } catch (error) {
@@ -457,14 +460,16 @@ export class PostgresStore extends NamespacedEngine {
   }
 
   /**
-   * Applies the changes of namespace `ns` after the version held, reading each changed record as
-   * it is now; the namespace's lock orders its versions, so none is committed behind one seen.
+   * Applies the changes of namespace `ns` after the version held (`first`, when they were read
+   * already), reading each changed record as it is now; the namespace's lock orders its
+   * versions, so none is committed behind one seen.
    */
-  private async catchUp(client: pg.ClientBase, ns: string): Promise<void> {
-    const held = this.holdings.get(ns);
-    if (held?.version === undefined) return;
+  private async catchUp(client: pg.ClientBase, ns: string, first?: Changes): Promise<void> {
     for (;;) {
-      const changes = await changesAfter(client, ns, held.version);
+      const held = this.holdings.get(ns);
+      if (held?.version === undefined) return;
+      const changes = first ?? (await changesAfter(client, ns, held.version));
+      first = undefined;
       if (changes.kind === 'none') return;
       if (changes.kind === 'expired') {
         this.logger.warn(

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isNamespace } from '../engine.js';
+import { type ChangeRow, type Changes, changesOf, changesSql } from './record-reads.js';
 import { LOCKS, notifySql } from './schema.js';
 
 /** `ns` as an SQL literal: a namespace name is of a-z, 0-9, _ and - only (checked). */
@@ -30,11 +31,43 @@ export async function beginInNamespace(
   ns: string,
   lockWaitMs: number,
 ): Promise<number> {
-  const results = (await client.query(beginInNamespaceSql(ns, lockWaitMs))) as unknown as
-    | pg.QueryResult<{ version: number }>[]
-    | pg.QueryResult<{ version: number }>;
-  const last = Array.isArray(results) ? results[results.length - 1] : results;
-  return Number(last?.rows[0]?.version ?? 0);
+  const results = await simpleQuery<{ version: number }>(
+    client,
+    beginInNamespaceSql(ns, lockWaitMs),
+  );
+  return Number(results.at(-1)?.rows[0]?.version ?? 0);
+}
+
+/**
+ * As beginInNamespace, and in the same round trip the namespace's changes after version `held`
+ * (the one this replica holds) as they are under the lock: each statement of a simple query
+ * reads the database anew, so the last sees every write committed before the lock was granted.
+ */
+export async function beginWithChanges(
+  client: pg.ClientBase,
+  ns: string,
+  lockWaitMs: number,
+  held: number,
+): Promise<{ version: number; changes: Changes }> {
+  if (!Number.isSafeInteger(held)) throw new Error(`not a version: ${held}`);
+  const results = await simpleQuery<ChangeRow & { version: number }>(
+    client,
+    `${beginInNamespaceSql(ns, lockWaitMs)};\n${changesSql(namespaceLiteral(ns), `${held}::bigint`)}`,
+  );
+  const locked = results.at(-2)?.rows[0]?.version;
+  return {
+    version: Number(locked ?? 0),
+    changes: changesOf(results.at(-1)?.rows ?? [], held),
+  };
+}
+
+/** The results of a simple query of several statements, one a statement. */
+async function simpleQuery<R extends pg.QueryResultRow>(
+  client: pg.ClientBase,
+  sql: string,
+): Promise<pg.QueryResult<R>[]> {
+  const results = (await client.query(sql)) as unknown as pg.QueryResult<R>[] | pg.QueryResult<R>;
+  return Array.isArray(results) ? results : [results];
 }
 
 export interface ChangeIds {
@@ -52,20 +85,50 @@ export async function recordChanges(
   version: number,
   ids: ChangeIds,
 ): Promise<number> {
-  const kinds = [...ids.memories.map(() => 'memory'), ...ids.relations.map(() => 'relation')];
-  if (kinds.length === 0) return version;
-  const next = version + kinds.length;
-  await client.query(
-    `WITH c AS (
-       INSERT INTO mnemo_changes (namespace, version, kind, id)
-       SELECT $1::text, $2::bigint + x.ord, x.kind, x.id
-       FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, id, ord)),
-     u AS (UPDATE mnemo_namespaces SET version = $5 WHERE namespace = $1)
-     SELECT ${notifySql('$1::text', '$5::bigint')}`,
-    [ns, version, kinds, [...ids.memories, ...ids.relations], next],
-  );
-  return next;
+  if (changeKinds(ids).length === 0) return version;
+  return (await writeWithChanges(client, ns, version, ids)).version;
 }
+
+/**
+ * As recordChanges, in one statement with `write` (SQL that may take `RETURNING 1`, and its
+ * values), which runs first: answers the new version and the rows `write` wrote.
+ */
+export async function writeWithChanges(
+  client: pg.ClientBase,
+  ns: string,
+  version: number,
+  ids: ChangeIds,
+  write?: readonly [sql: string, values: readonly unknown[], rows?: number],
+): Promise<{ version: number; written: number }> {
+  const kinds = changeKinds(ids);
+  const next = version + kinds.length;
+  const values = [...(write?.[1] ?? [])];
+  const $ = (value: unknown) => `$${values.push(value)}`;
+  const [namespace, from, kind, id, to] = [
+    $(ns),
+    $(version),
+    $(kinds),
+    $([...ids.memories, ...ids.relations]),
+    $(next),
+  ];
+  const read = await client.query<{ written: number }>(
+    `WITH ${write ? `w AS (${write[0]} RETURNING 1),` : ''}
+     c AS (
+       INSERT INTO mnemo_changes (namespace, version, kind, id)
+       SELECT ${namespace}::text, ${from}::bigint + x.ord, x.kind, x.id
+       FROM unnest(${kind}::text[], ${id}::text[]) WITH ORDINALITY AS x(kind, id, ord)),
+     u AS (UPDATE mnemo_namespaces SET version = ${to} WHERE namespace = ${namespace})
+     SELECT ${write ? '(SELECT count(*) FROM w)::int' : '0'} AS written,
+       ${notifySql(`${namespace}::text`, `${to}::bigint`)}`,
+    values,
+  );
+  return { version: next, written: Number(read.rows[0]?.written ?? 0) };
+}
+
+const changeKinds = (ids: ChangeIds) => [
+  ...ids.memories.map(() => 'memory'),
+  ...ids.relations.map(() => 'relation'),
+];
 
 /**
  * Drops the changes older than `keepSeconds` (one replica at a time, in a transaction of its own:

@@ -96,6 +96,33 @@ export type Changes =
       goneRelations: Set<string>;
     };
 
+/**
+ * SQL that reads the changes of a namespace after a version, at most PAGE, each changed record as
+ * it is now (in the statement's snapshot), and the namespace's version (`top`): `ns` and
+ * `version` are SQL expressions (placeholders, or literals in a simple query).
+ */
+export function changesSql(ns: string, version: string): string {
+  return `SELECT n.version AS top, c.version, c.kind, c.id,
+            (extract(epoch FROM c.at) * 1000)::float8 AS written_ms, ${CHANGED_COLUMNS}
+     FROM (SELECT ${ns}::text AS namespace) q
+     LEFT JOIN mnemo_namespaces n ON n.namespace = q.namespace
+     LEFT JOIN LATERAL (
+       SELECT version, kind, id, at FROM mnemo_changes
+       WHERE namespace = q.namespace AND version > ${version}
+       ORDER BY version LIMIT ${PAGE}) c ON true
+     LEFT JOIN mnemo_memories m ON c.kind = 'memory' AND m.id = c.id AND m.namespace = q.namespace
+     LEFT JOIN mnemo_relations r ON c.kind = 'relation' AND r.id = c.id AND r.namespace = q.namespace`;
+}
+
+/** A row of changesSql. */
+export type ChangeRow = Row & {
+  top: number | null;
+  version: number | null;
+  kind: string;
+  id: string;
+  written_ms: number | null;
+};
+
 export async function changesAfter(
   client: pg.ClientBase,
   ns: string,
@@ -103,29 +130,15 @@ export async function changesAfter(
 ): Promise<Changes> {
   // One round trip: the namespace's version, the changes after `version`, and each changed
   // record as it is now (in the same snapshot), or nothing when it is gone.
-  const read = await client.query<
-    Row & {
-      top: number | null;
-      version: number | null;
-      kind: string;
-      id: string;
-      written_ms: number | null;
-    }
-  >(
-    `SELECT n.version AS top, c.version, c.kind, c.id,
-            (extract(epoch FROM c.at) * 1000)::float8 AS written_ms, ${CHANGED_COLUMNS}
-     FROM (SELECT $1::text AS namespace) q
-     LEFT JOIN mnemo_namespaces n ON n.namespace = q.namespace
-     LEFT JOIN LATERAL (
-       SELECT version, kind, id, at FROM mnemo_changes WHERE namespace = $1 AND version > $2
-       ORDER BY version LIMIT $3) c ON true
-     LEFT JOIN mnemo_memories m ON c.kind = 'memory' AND m.id = c.id AND m.namespace = $1
-     LEFT JOIN mnemo_relations r ON c.kind = 'relation' AND r.id = c.id AND r.namespace = $1`,
-    [ns, version, PAGE],
-  );
-  const top = read.rows[0]?.top ?? 0;
+  const read = await client.query<ChangeRow>(changesSql('$1', '$2::bigint'), [ns, version]);
+  return changesOf(read.rows, version);
+}
+
+/** The changes after `version` that the rows of changesSql say. */
+export function changesOf(rows: readonly ChangeRow[], version: number): Changes {
+  const top = rows[0]?.top ?? 0;
   if (top <= version) return { kind: 'none' };
-  const changes = read.rows.filter((r): r is typeof r & { version: number } => r.version !== null);
+  const changes = rows.filter((r): r is typeof r & { version: number } => r.version !== null);
   // The versions of a namespace have no gaps: one missing was pruned.
   if (changes.some((c, i) => c.version !== version + i + 1) || changes.length === 0) {
     return { kind: 'expired' };

@@ -1,8 +1,11 @@
 // A mutation of one namespace as SQL: the rows it writes, forgets and deletes, in statements of
 // at most BATCH rows, and what the live records become once they are committed.
+import type pg from 'pg';
 import type { Mutation } from '../engine.js';
+import { crossing } from '../errors.js';
 import type { LiveRecords } from '../live-records.js';
 import { storedShape } from '../records.js';
+import { writeWithChanges } from './namespace-feed.js';
 import {
   MEMORY_COLUMNS,
   memoryValues,
@@ -91,6 +94,29 @@ export function writeStatements(
       for (const id of relationDeletes) live.dropRelation(id);
     },
   };
+}
+
+/**
+ * Runs the statements of `changes` in `client`'s transaction under namespace `ns`'s lock at
+ * `version`, the last in one statement with their change rows; answers the new version.
+ */
+export async function writeChanges(
+  client: pg.ClientBase,
+  ns: string,
+  version: number,
+  changes: WriteStatements,
+): Promise<number> {
+  const statements = changes.statements;
+  const changed = changes.memories.length + changes.relations.length > 0;
+  const last = changed ? statements.at(-1) : undefined;
+  for (const [sql, values, rows] of last ? statements.slice(0, -1) : statements) {
+    const done = await client.query(sql, values);
+    if (rows !== undefined && done.rowCount !== rows) throw crossing(ns);
+  }
+  if (!changed) return version;
+  const done = await writeWithChanges(client, ns, version, changes, last);
+  if (last?.[2] !== undefined && done.written !== last[2]) throw crossing(ns);
+  return done.version;
 }
 
 /** `items` in runs of at most `size`. */
