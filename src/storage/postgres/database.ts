@@ -24,6 +24,27 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
+/** Statement texts a connection prepares once by name and runs again: at most NAMED_MAX. */
+const named = new Map<string, string>();
+const NAMED_MAX = 64;
+/** Longer texts (writes of many rows at once) are planned each time, as one-off statements. */
+const NAMED_TEXT_MAX = 8192;
+
+/**
+ * `text` and its `values` as a query that each connection parses and plans once, by name, and
+ * then only runs: for the statements every write and catch-up sends (PostgreSQL spends about as
+ * long planning them as running them). Needs a session of its own, as LISTEN does: a direct
+ * connection, or a pooler in session mode.
+ */
+export function reused(text: string, values: unknown[]): pg.QueryConfig {
+  let name = named.get(text);
+  if (name === undefined && named.size < NAMED_MAX && text.length <= NAMED_TEXT_MAX) {
+    name = `mnemo_${named.size + 1}`;
+    named.set(text, name);
+  }
+  return name === undefined ? { text, values } : { name, text, values };
+}
+
 export interface PoolOptions {
   /** Connections at most (10 unless told). */
   max?: number;

@@ -19,15 +19,9 @@ import {
 import { Follower } from './follower.js';
 import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings.js';
 import { ReplicationLag } from './lag.js';
-import { beginWithChanges, pruneChanges } from './namespace-feed.js';
+import { beginInNamespace, pruneChanges } from './namespace-feed.js';
 import type { PostgresStoreOptions } from './options.js';
-import {
-  type Changes,
-  changesAfter,
-  namespacesIn,
-  readNamespace,
-  versionsOf,
-} from './record-reads.js';
+import { changesAfter, namespacesIn, readNamespace, versionsOf } from './record-reads.js';
 import { migrate } from './schema.js';
 import { PgVectorStore } from './vectors.js';
 import { type WriteStatements, writeChanges, writeStatements } from './write-statements.js';
@@ -116,6 +110,8 @@ export class PostgresStore extends NamespacedEngine {
       catchUp: (ns) =>
         this.holdings.serial(ns, async () => {
           if (this.closed || this.holdings.get(ns)?.version === undefined) return;
+          // Heard of this replica's own write before its commit was applied: nothing to read.
+          if (!this.follower.behind(ns)) return;
           await withClient(this.followPool, (client) => this.catchUp(client, ns));
         }),
     });
@@ -391,11 +387,10 @@ export class PostgresStore extends NamespacedEngine {
       let changes: WriteStatements;
       let version: number;
       try {
-        const wait = this.options.lockWaitMs ?? 15_000; // A holder for long (a large gc) holds us so far.
+        // A replica holding the lock for long (a large gc) holds the others' writes up to a point.
+        version = await beginInNamespace(client, ns, this.options.lockWaitMs ?? 15_000);
         // Under the lock: nobody writes here until this commits, and these are the latest records.
-        const begun = await beginWithChanges(client, ns, wait, held.version ?? 0);
-        version = begun.version;
-        if (version !== held.version) await this.catchUp(client, ns, begun.changes);
+        if (version !== held.version) await this.catchUp(client, ns);
         m = plan();
         this.owned(ns, m);
         changes = writeStatements(this.live, ns, m, this.options.clock());
@@ -460,16 +455,14 @@ export class PostgresStore extends NamespacedEngine {
   }
 
   /**
-   * Applies the changes of namespace `ns` after the version held (`first`, when they were read
-   * already), reading each changed record as it is now; the namespace's lock orders its
-   * versions, so none is committed behind one seen.
+   * Applies the changes of namespace `ns` after the version held, reading each changed record as
+   * it is now; the namespace's lock orders its versions, so none is committed behind one seen.
    */
-  private async catchUp(client: pg.ClientBase, ns: string, first?: Changes): Promise<void> {
+  private async catchUp(client: pg.ClientBase, ns: string): Promise<void> {
     for (;;) {
       const held = this.holdings.get(ns);
       if (held?.version === undefined) return;
-      const changes = first ?? (await changesAfter(client, ns, held.version));
-      first = undefined;
+      const changes = await changesAfter(client, ns, held.version);
       if (changes.kind === 'none') return;
       if (changes.kind === 'expired') {
         this.logger.warn(

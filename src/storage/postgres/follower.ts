@@ -95,6 +95,12 @@ export class Follower {
     });
   }
 
+  /** Namespace `ns` is held at an older version than a notification named. */
+  behind(ns: string): boolean {
+    const applied = this.options.applied(ns);
+    return applied !== undefined && applied < (this.heard.get(ns) ?? 0);
+  }
+
   /** Namespace `ns` is held at a newer version: the reads waiting for it go on. */
   advanced(ns: string): void {
     if (this.waiters.length === 0) return;

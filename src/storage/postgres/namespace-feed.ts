@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isNamespace } from '../engine.js';
-import { type ChangeRow, type Changes, changesOf, changesSql } from './record-reads.js';
+import { reused } from './database.js';
 import { LOCKS, notifySql } from './schema.js';
 
 /** `ns` as an SQL literal: a namespace name is of a-z, 0-9, _ and - only (checked). */
@@ -31,43 +31,11 @@ export async function beginInNamespace(
   ns: string,
   lockWaitMs: number,
 ): Promise<number> {
-  const results = await simpleQuery<{ version: number }>(
-    client,
-    beginInNamespaceSql(ns, lockWaitMs),
-  );
-  return Number(results.at(-1)?.rows[0]?.version ?? 0);
-}
-
-/**
- * As beginInNamespace, and in the same round trip the namespace's changes after version `held`
- * (the one this replica holds) as they are under the lock: each statement of a simple query
- * reads the database anew, so the last sees every write committed before the lock was granted.
- */
-export async function beginWithChanges(
-  client: pg.ClientBase,
-  ns: string,
-  lockWaitMs: number,
-  held: number,
-): Promise<{ version: number; changes: Changes }> {
-  if (!Number.isSafeInteger(held)) throw new Error(`not a version: ${held}`);
-  const results = await simpleQuery<ChangeRow & { version: number }>(
-    client,
-    `${beginInNamespaceSql(ns, lockWaitMs)};\n${changesSql(namespaceLiteral(ns), `${held}::bigint`)}`,
-  );
-  const locked = results.at(-2)?.rows[0]?.version;
-  return {
-    version: Number(locked ?? 0),
-    changes: changesOf(results.at(-1)?.rows ?? [], held),
-  };
-}
-
-/** The results of a simple query of several statements, one a statement. */
-async function simpleQuery<R extends pg.QueryResultRow>(
-  client: pg.ClientBase,
-  sql: string,
-): Promise<pg.QueryResult<R>[]> {
-  const results = (await client.query(sql)) as unknown as pg.QueryResult<R>[] | pg.QueryResult<R>;
-  return Array.isArray(results) ? results : [results];
+  const results = (await client.query(beginInNamespaceSql(ns, lockWaitMs))) as unknown as
+    | pg.QueryResult<{ version: number }>[]
+    | pg.QueryResult<{ version: number }>;
+  const last = Array.isArray(results) ? results[results.length - 1] : results;
+  return Number(last?.rows[0]?.version ?? 0);
 }
 
 export interface ChangeIds {
@@ -112,7 +80,8 @@ export async function writeWithChanges(
     $(next),
   ];
   const read = await client.query<{ written: number }>(
-    `WITH ${write ? `w AS (${write[0]} RETURNING 1),` : ''}
+    reused(
+      `WITH ${write ? `w AS (${write[0]} RETURNING 1),` : ''}
      c AS (
        INSERT INTO mnemo_changes (namespace, version, kind, id)
        SELECT ${namespace}::text, ${from}::bigint + x.ord, x.kind, x.id
@@ -120,7 +89,8 @@ export async function writeWithChanges(
      u AS (UPDATE mnemo_namespaces SET version = ${to} WHERE namespace = ${namespace})
      SELECT ${write ? '(SELECT count(*) FROM w)::int' : '0'} AS written,
        ${notifySql(`${namespace}::text`, `${to}::bigint`)}`,
-    values,
+      values,
+    ),
   );
   return { version: next, written: Number(read.rows[0]?.written ?? 0) };
 }

@@ -2,6 +2,7 @@
 // at), and the changes of a namespace after the last one it saw, a page at a time.
 import type pg from 'pg';
 import type { MemoryRecord, RelationRecord } from '../records.js';
+import { reused } from './database.js';
 import { MEMORY_COLUMNS, memoryFromRow, RELATION_COLUMNS, relationFromRow } from './rows.js';
 
 const PAGE = 5000;
@@ -99,9 +100,9 @@ export type Changes =
 /**
  * SQL that reads the changes of a namespace after a version, at most PAGE, each changed record as
  * it is now (in the statement's snapshot), and the namespace's version (`top`): `ns` and
- * `version` are SQL expressions (placeholders, or literals in a simple query).
+ * `version` are SQL expressions.
  */
-export function changesSql(ns: string, version: string): string {
+function changesSql(ns: string, version: string): string {
   return `SELECT n.version AS top, c.version, c.kind, c.id,
             (extract(epoch FROM c.at) * 1000)::float8 AS written_ms, ${CHANGED_COLUMNS}
      FROM (SELECT ${ns}::text AS namespace) q
@@ -114,8 +115,10 @@ export function changesSql(ns: string, version: string): string {
      LEFT JOIN mnemo_relations r ON c.kind = 'relation' AND r.id = c.id AND r.namespace = q.namespace`;
 }
 
+const CHANGES_AFTER = changesSql('$1', '$2::bigint');
+
 /** A row of changesSql. */
-export type ChangeRow = Row & {
+type ChangeRow = Row & {
   top: number | null;
   version: number | null;
   kind: string;
@@ -130,12 +133,12 @@ export async function changesAfter(
 ): Promise<Changes> {
   // One round trip: the namespace's version, the changes after `version`, and each changed
   // record as it is now (in the same snapshot), or nothing when it is gone.
-  const read = await client.query<ChangeRow>(changesSql('$1', '$2::bigint'), [ns, version]);
+  const read = await client.query<ChangeRow>(reused(CHANGES_AFTER, [ns, version]));
   return changesOf(read.rows, version);
 }
 
 /** The changes after `version` that the rows of changesSql say. */
-export function changesOf(rows: readonly ChangeRow[], version: number): Changes {
+function changesOf(rows: readonly ChangeRow[], version: number): Changes {
   const top = rows[0]?.top ?? 0;
   if (top <= version) return { kind: 'none' };
   const changes = rows.filter((r): r is typeof r & { version: number } => r.version !== null);
