@@ -16,6 +16,9 @@ import { MemoryError } from './errors.js';
 import { factCandidates, factLinks, type LinkedMemory } from './facts/links.js';
 import { preview, round } from './present.js';
 
+/** Plans that read the records and answer what to write: nothing else (see TransactOptions). */
+const PURE = { pure: true } as const;
+
 /** At most this many near-duplicates are listed on save. */
 const SIMILAR_SHOWN = 5;
 
@@ -107,7 +110,7 @@ export class Writing {
         memories: [record, ...links.superseded],
         ...(links.conflicts.length > 0 ? { relations: links.conflicts } : {}),
       };
-    });
+    }, PURE);
     if (!vector) return { ...saved, similar_to: [] };
     if (!saved.deduplicated) retriever.adopt(saved.memory_id, input.content, vector);
     // Live memories close in meaning, the saved one aside.
@@ -160,7 +163,7 @@ export class Writing {
         },
         memories: [next],
       };
-    });
+    }, PURE);
   }
 
   async observe({
@@ -210,7 +213,7 @@ export class Writing {
       await this.ctx.sync();
       return plan().result;
     }
-    return this.ctx.engine.transact(plan);
+    return this.ctx.engine.transact(plan, PURE);
   }
 
   async createRelation(input: CreateRelationInput): Promise<CreateRelationOutput> {

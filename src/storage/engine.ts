@@ -116,6 +116,16 @@ export interface ChangeWatcher {
   reset(): void;
 }
 
+export interface TransactOptions {
+  /**
+   * The plan only reads the records and answers what to write, with no effect of its own: an
+   * engine may make it before it knows the records it reads are the latest, and then writes what
+   * it answers only if they were (else makes it again). PostgreSQL writes one memory so in one
+   * statement. A plan that writes a file, or anything but its answer, is not pure.
+   */
+  pure?: boolean;
+}
+
 /** What one transaction writes. Forgotten records are kept for restore before anything else. */
 export interface Mutation<T> {
   result: T;
@@ -185,7 +195,7 @@ export interface StorageEngine {
    * or another) and makes what it returns durable, all of it or none, before resolving with its
    * result. `plan` is synchronous and may throw to write nothing.
    */
-  transact<T>(plan: () => Mutation<T>): Promise<T>;
+  transact<T>(plan: () => Mutation<T>, how?: TransactOptions): Promise<T>;
   /** Tells `listener` of every live memory of this namespace now, then of every change to them. */
   subscribe(listener: StoreListener): void;
   /** Tells `watcher` of every change from now on (nothing of what is there); the answer stops it. */

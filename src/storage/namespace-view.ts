@@ -9,6 +9,7 @@ import {
   NAMESPACE_PATTERN,
   type StorageEngine,
   type StoreListener,
+  type TransactOptions,
 } from './engine.js';
 import { crossing, StoreError } from './errors.js';
 import { LiveRecords } from './live-records.js';
@@ -32,7 +33,7 @@ export interface NamespaceHost {
   refreshIn(ns: string): Promise<void>;
   /** Namespace `ns` is read now (an engine that lets go of namespaces keeps it meanwhile). */
   touch?(ns: string): void;
-  transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
+  transactIn<T>(ns: string, plan: () => Mutation<T>, how?: TransactOptions): Promise<T>;
 }
 
 /** Namespace `name` of an engine: its reads and writes, kept to it. */
@@ -97,8 +98,8 @@ export class NamespaceView implements StorageEngine {
     return this.host.refreshIn(this.namespaceName);
   }
 
-  transact<T>(plan: () => Mutation<T>): Promise<T> {
-    return this.host.transactIn(this.namespaceName, plan);
+  transact<T>(plan: () => Mutation<T>, how?: TransactOptions): Promise<T> {
+    return this.host.transactIn(this.namespaceName, plan, how);
   }
 
   subscribe(listener: StoreListener): void {
@@ -158,7 +159,7 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   storedNamespaces(): Promise<string[]> {
     return Promise.resolve(this.live.namespaces());
   }
-  abstract transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T>;
+  abstract transactIn<T>(ns: string, plan: () => Mutation<T>, how?: TransactOptions): Promise<T>;
   abstract close(): void | Promise<void>;
 
   /** Namespace `ns` is loaded here, so its counts are what the store holds (every one is, here). */
@@ -223,8 +224,8 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
     return this.sizesIn(DEFAULT_NAMESPACE);
   }
 
-  transact<T>(plan: () => Mutation<T>): Promise<T> {
-    return this.transactIn(DEFAULT_NAMESPACE, plan);
+  transact<T>(plan: () => Mutation<T>, how?: TransactOptions): Promise<T> {
+    return this.transactIn(DEFAULT_NAMESPACE, plan, how);
   }
 
   /**

@@ -3,7 +3,12 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { TransientError } from '../../platform/errors.js';
-import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
+import {
+  DEFAULT_NAMESPACE,
+  type Mutation,
+  type StoreListener,
+  type TransactOptions,
+} from '../engine.js';
 import { StoreError } from '../errors.js';
 import { type LagSummary, NamespacedEngine } from '../namespace-view.js';
 import { type MemoryRecord, toMemoryRecord } from '../records.js';
@@ -21,6 +26,7 @@ import { defaultCacheMb, Holdings, memoryBytes, relationBytes } from './holdings
 import { ReplicationLag } from './lag.js';
 import { beginInNamespace, pruneChanges } from './namespace-feed.js';
 import type { PostgresStoreOptions } from './options.js';
+import { QuickWrites } from './quick-writes.js';
 import { changesAfter, namespacesIn, readNamespace, versionsOf } from './record-reads.js';
 import { migrate } from './schema.js';
 import { PgVectorStore } from './vectors.js';
@@ -62,6 +68,7 @@ export class PostgresStore extends NamespacedEngine {
   private readonly holdings: Holdings;
   private readonly follower: Follower;
   private readonly lag = new ReplicationLag();
+  private readonly quick: QuickWrites;
   private writes = 0;
   /** Namespaces loading at once at most: half the pool, the rest for writes (catch-ups have theirs). */
   private freeLoadSlots: number;
@@ -114,6 +121,14 @@ export class PostgresStore extends NamespacedEngine {
           if (!this.follower.behind(ns)) return;
           await withClient(this.followPool, (client) => this.catchUp(client, ns));
         }),
+    });
+    this.quick = new QuickWrites({
+      live: this.live,
+      holdings: this.holdings,
+      follower: this.follower,
+      connect: () => this.connect(),
+      failure: (error, committing) => this.failure(error, committing),
+      owned: (ns, m) => this.owned(ns, m),
     });
     this.connected = this.prepare();
     this.connected.catch(() => {});
@@ -372,7 +387,7 @@ export class PostgresStore extends NamespacedEngine {
   }
 
   /** For the views: a transaction whose records all belong to namespace `ns`. */
-  async transactIn<T>(ns: string, plan: () => Mutation<T>): Promise<T> {
+  async transactIn<T>(ns: string, plan: () => Mutation<T>, how?: TransactOptions): Promise<T> {
     this.assertOpen();
     await this.ready;
     await this.ensure(ns);
@@ -381,6 +396,9 @@ export class PostgresStore extends NamespacedEngine {
       // Let go of between the load and now: read again first.
       await this.loadNow(ns);
       const held = this.holdings.entry(ns);
+      const at = held.version;
+      const early = how?.pure ? this.quick.plan(ns, plan) : undefined;
+      if (early && (await this.quick.write(ns, early))) return early.result;
       const client = await this.connect();
       let committing = false;
       let m: Mutation<T>;
@@ -391,7 +409,8 @@ export class PostgresStore extends NamespacedEngine {
         version = await beginInNamespace(client, ns, this.options.lockWaitMs ?? 15_000);
         // Under the lock: nobody writes here until this commits, and these are the latest records.
         if (version !== held.version) await this.catchUp(client, ns);
-        m = plan();
+        // Planned early from the records of the version that is still the latest: the same plan.
+        m = early && version === at ? early : plan();
         this.owned(ns, m);
         changes = writeStatements(this.live, ns, m, this.options.clock());
         version = await writeChanges(client, ns, version, changes);

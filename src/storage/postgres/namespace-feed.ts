@@ -6,7 +6,9 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isNamespace } from '../engine.js';
+import type { MemoryRecord } from '../records.js';
 import { reused } from './database.js';
+import { MEMORY_COLUMNS, MEMORY_TYPES, memoryValues } from './rows.js';
 import { LOCKS, notifySql } from './schema.js';
 
 /** `ns` as an SQL literal: a namespace name is of a-z, 0-9, _ and - only (checked). */
@@ -93,6 +95,65 @@ export async function writeWithChanges(
     ),
   );
   return { version: next, written: Number(read.rows[0]?.written ?? 0) };
+}
+
+/**
+ * One memory written as one statement, committed on its own: under namespace `ns`'s lock, taken
+ * only if free (NOWAIT), and only if the namespace is still at version `held` (so a plan made
+ * from the records held is a plan made from the latest): the row, its change row, the version
+ * moved on and the notification. No round trip of the client's happens under the lock.
+ */
+const ONE_MEMORY_SQL = (() => {
+  const $ = (i: number) => `$${i + 1}`;
+  const ns = $(MEMORY_COLUMNS.length);
+  const held = `${$(MEMORY_COLUMNS.length + 1)}::bigint`;
+  const values = MEMORY_COLUMNS.map((c, i) => `${$(i)}::${MEMORY_TYPES[c]}`).join(', ');
+  const updates = MEMORY_COLUMNS.filter((c) => c !== 'id')
+    .map((c) => `${c} = EXCLUDED.${c}`)
+    .join(', ');
+  return `WITH cur AS (
+     SELECT version FROM mnemo_namespaces WHERE namespace = ${ns} FOR UPDATE NOWAIT),
+   w AS (
+     INSERT INTO mnemo_memories (${MEMORY_COLUMNS.join(', ')})
+     SELECT ${values} FROM cur WHERE cur.version = ${held}
+     ON CONFLICT (id) DO UPDATE SET ${updates} WHERE mnemo_memories.namespace = EXCLUDED.namespace
+     RETURNING id),
+   c AS (
+     INSERT INTO mnemo_changes (namespace, version, kind, id)
+     SELECT ${ns}, ${held} + 1, 'memory', w.id FROM w),
+   u AS (
+     UPDATE mnemo_namespaces SET version = ${held} + 1
+     WHERE namespace = ${ns} AND EXISTS (SELECT 1 FROM w))
+   SELECT (SELECT version FROM cur) AS version, (SELECT count(*) FROM w)::int AS written,
+     (SELECT ${notifySql(`${ns}::text`, `${held} + 1`)} FROM w) AS notified`;
+})();
+
+/**
+ * What writeOneMemory did: `written` (committed, the namespace now at `held` + 1), `moved` (the
+ * namespace is not at `held`, or not there at all: nothing written), `crossing` (the id is
+ * another namespace's: nothing written), `busy` (another write holds the lock: nothing written).
+ */
+export type OneMemoryWrite = 'written' | 'moved' | 'crossing' | 'busy';
+
+/** Writes `record` into namespace `ns` at version `held` in one statement, outside a transaction. */
+export async function writeOneMemory(
+  client: pg.ClientBase,
+  ns: string,
+  held: number,
+  record: MemoryRecord,
+): Promise<OneMemoryWrite> {
+  let row: { version: number | null; written: number } | undefined;
+  try {
+    const read = await client.query<{ version: number | null; written: number }>(
+      reused(ONE_MEMORY_SQL, [...memoryValues(record, ns), ns, held]),
+    );
+    row = read.rows[0];
+  } catch (error) {
+    if ((error as { code?: string }).code === '55P03') return 'busy';
+    throw error;
+  }
+  if (row?.written === 1) return 'written';
+  return row?.version === held ? 'crossing' : 'moved';
 }
 
 const changeKinds = (ids: ChangeIds) => [

@@ -14,6 +14,27 @@ import {
 export const MEMORY_COLUMNS = ['namespace', ...MEMORY_FIELDS, 'other'] as const;
 export const RELATION_COLUMNS = ['namespace', ...RELATION_FIELDS, 'other'] as const;
 
+/** The SQL type of each column of mnemo_memories (a test holds them to the database's). */
+export const MEMORY_TYPES: Readonly<Record<(typeof MEMORY_COLUMNS)[number], string>> = {
+  namespace: 'text',
+  id: 'text',
+  content: 'text',
+  meta: 'jsonb',
+  entities: 'jsonb',
+  created_at: 'bigint',
+  last_used: 'bigint',
+  use_count: 'integer',
+  strength: 'double precision',
+  status: 'text',
+  promoted_at: 'bigint',
+  promoted_to: 'text',
+  review_priority: 'double precision',
+  review_count: 'integer',
+  last_review_at: 'bigint',
+  cross_domain_count: 'integer',
+  other: 'jsonb',
+};
+
 type Row = Record<string, unknown>;
 
 /** The fields of a stored shape outside `columns`, or null when there are none. */

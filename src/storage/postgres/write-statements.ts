@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { Mutation } from '../engine.js';
 import { crossing } from '../errors.js';
 import type { LiveRecords } from '../live-records.js';
+import type { MemoryRecord } from '../records.js';
 import { storedShape } from '../records.js';
 import { writeWithChanges } from './namespace-feed.js';
 import {
@@ -117,6 +118,13 @@ export async function writeChanges(
   const done = await writeWithChanges(client, ns, version, changes, last);
   if (last?.[2] !== undefined && done.written !== last[2]) throw crossing(ns);
   return done.version;
+}
+
+/** The one memory `m` writes when it writes that and nothing else. */
+export function oneMemoryOf(m: Mutation<unknown>): MemoryRecord | undefined {
+  const none = (list: readonly unknown[] | undefined) => (list?.length ?? 0) === 0;
+  if (m.memories?.length !== 1 || !none(m.forgotten) || !none(m.deletes)) return undefined;
+  return none(m.relations) && none(m.relationDeletes) ? m.memories[0] : undefined;
 }
 
 /** `items` in runs of at most `size`. */
