@@ -16,3 +16,17 @@ export function deferred<T = void>(): Deferred<T> {
   promise.catch(() => {});
   return { promise, resolve, reject };
 }
+
+/** `promise`, or `late()` as its rejection once `ms` have passed first (the timer then cleared). */
+export async function within<T>(promise: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

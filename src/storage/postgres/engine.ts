@@ -2,6 +2,7 @@
 // through the change feed.
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { within } from '../../platform/deferred.js';
 import { TransientError } from '../../platform/errors.js';
 import {
   DEFAULT_NAMESPACE,
@@ -256,25 +257,8 @@ export class PostgresStore extends NamespacedEngine {
       this.follower.forget(ns);
     });
     if (!bounded) return loading;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new TransientError(
-              `namespace "${ns}" is still loading from PostgreSQL: retry in a moment`,
-              'MNEMO_DATABASE_URL',
-            ),
-          ),
-        LOAD_WAIT_MS,
-      );
-      timer.unref();
-    });
-    try {
-      await Promise.race([loading, bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const late = `namespace "${ns}" is still loading from PostgreSQL: retry in a moment`;
+    await within(loading, LOAD_WAIT_MS, () => new TransientError(late, 'MNEMO_DATABASE_URL'));
   }
 
   /** In `ns`'s queue: reads the namespace as of one snapshot unless it is held. */
