@@ -66,7 +66,7 @@ export function parseTokenFile(text: string, source: string): TokenGrant[] {
       );
     }
     seen.add(token);
-    grants.push({ token, namespaces: [...new Set(trimmed as string[])] });
+    grants.push({ token, namespaces: Object.freeze([...new Set(trimmed as string[])]) });
   };
 
   if (text.trimStart().startsWith('{')) {

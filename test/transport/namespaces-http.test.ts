@@ -5,8 +5,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Request } from 'express';
 import pino from 'pino';
 import { createServer } from '../../src/server.js';
+import { chosenNamespace } from '../../src/transport/callers.js';
 import { createHttpApp } from '../../src/transport/http.js';
 import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import { parseTokenFile, TokenFileError } from '../../src/transport/tokens.js';
@@ -591,6 +593,24 @@ describe('the token file', () => {
       'tokens.json',
     );
     assert.deepEqual(json, lines);
+  });
+
+  it('a token of a thousand namespaces: each one served, none beside them, the list fixed', () => {
+    const names = Array.from({ length: 1000 }, (_, i) => `t${i}`);
+    const [grant] = parseTokenFile(`${TOKEN_A} ${names.join(',')}\n`, 'tokens.txt');
+    assert.ok(grant && Object.isFrozen(grant.namespaces));
+    const ask = (ns: string) =>
+      chosenNamespace(
+        { headers: { 'x-mnemo-namespace': ns }, query: {} } as unknown as Request,
+        grant?.namespaces,
+      );
+    for (const ns of ['t0', 't500', 't999']) assert.equal(ask(ns), ns);
+    for (const ns of ['t1000', 'default', 'T1']) {
+      assert.throws(
+        () => ask(ns),
+        (e: { status?: number }) => e.status === 403,
+      );
+    }
   });
 
   it('a bad file: an error naming MNEMO_TOKENS, the line and the fix, never the token', () => {
