@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
+import pino from 'pino';
+import { PostgresStore, type PostgresStoreOptions } from '../src/storage/postgres/engine.js';
 
 export const TEST_DATABASE_URL =
   process.env.MNEMO_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -187,4 +189,50 @@ export async function proxyTo(t: TestContext, url: string): Promise<PgProxy> {
       refusing = false;
     },
   };
+}
+
+/** The tests' epoch second: every store opened by openStore reads this clock. */
+export const STORE_T0 = 1_767_225_600;
+
+/** A PostgresStore on `url` for one test (closed after it): silent, clock at STORE_T0. */
+export async function openStore(
+  t: TestContext,
+  url: string,
+  options: Partial<PostgresStoreOptions> = {},
+): Promise<PostgresStore> {
+  const store = await PostgresStore.open({
+    url,
+    logger: pino({ level: 'silent' }),
+    clock: () => STORE_T0,
+    reconnectMs: 20,
+    ...options,
+  });
+  t.after(() => store.close());
+  return store;
+}
+
+/** A plain connection to `url` for one test (ended after it), as another replica would use. */
+export async function rawClient(t: TestContext, url: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url });
+  c.on('error', () => {});
+  await c.connect();
+  t.after(() => c.end().catch(() => {}));
+  return c;
+}
+
+/** Resolves once `view` (a store or one of its namespaces) holds memory `id`: told by its listener. */
+export function seen(
+  view: Pick<PostgresStore, 'memories' | 'subscribe'>,
+  id: string,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (view.memories.has(id)) return resolve();
+    view.subscribe({
+      upsert: (record) => {
+        if (record.id === id) resolve();
+      },
+      remove: () => {},
+      reset: () => {},
+    });
+  });
 }

@@ -2,62 +2,27 @@
 // feed) opens and goes on, writes in different namespaces never wait for each other, a
 // namespace loads at its first need and is let go beyond the budget.
 import assert from 'node:assert/strict';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import pg from 'pg';
-import pino from 'pino';
 import { TransientError } from '../../src/platform/errors.js';
-import { PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/engine.js';
+import type { PostgresStore } from '../../src/storage/postgres/engine.js';
 import { beginInNamespace } from '../../src/storage/postgres/namespace-feed.js';
 import { MEMORY_COLUMNS, memoryValues, upsertSql } from '../../src/storage/postgres/rows.js';
 import { MIGRATIONS, SCHEMA_VERSION, schemaStatus } from '../../src/storage/postgres/schema.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
-import { pgSchema, proxyTo } from '../support-pg.js';
+import { openStore, pgSchema, proxyTo, rawClient, STORE_T0, seen } from '../support-pg.js';
 import { throwawayCluster } from '../support-pg-cluster.js';
 
-const T0 = 1_767_225_600;
-
-async function open(t: TestContext, url: string, options: Partial<PostgresStoreOptions> = {}) {
-  const store = await PostgresStore.open({
-    url,
-    logger: pino({ level: 'silent' }),
-    clock: () => T0,
-    reconnectMs: 20,
-    ...options,
-  });
-  t.after(() => store.close());
-  return store;
-}
-
-async function client(t: TestContext, url: string): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: url });
-  c.on('error', () => {});
-  await c.connect();
-  t.after(() => c.end().catch(() => {}));
-  return c;
-}
+const T0 = STORE_T0;
 
 const save = (store: { transact: PostgresStore['transact'] }, ...records: MemoryRecord[]) =>
   store.transact(() => ({ result: undefined, memories: records }));
-
-/** Resolves once `view` holds memory `id` (told by its own listener). */
-function seen(view: PostgresStore | ReturnType<PostgresStore['namespace']>, id: string) {
-  return new Promise<void>((resolve) => {
-    if (view.memories.has(id)) return resolve();
-    view.subscribe({
-      upsert: (record) => {
-        if (record.id === id) resolve();
-      },
-      remove: () => {},
-      reset: () => {},
-    });
-  });
-}
 
 describe('PostgresStore, per namespace', () => {
   it('opens a database the build before wrote (one lock, one feed) and goes on from it', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const old = await client(t, db.url);
+    const old = await rawClient(t, db.url);
     // The schema of the build before: migrations 1 and 2, and what its writes left.
     await old.query(
       'CREATE TABLE mnemo_schema (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
@@ -81,13 +46,13 @@ describe('PostgresStore, per namespace', () => {
         r.id,
       ]);
     }
-    const a = await open(t, db.url);
+    const a = await openStore(t, db.url);
     assert.equal((await schemaStatus(old as unknown as pg.PoolClient)).version, SCHEMA_VERSION);
     assert.deepEqual([...a.memories.keys()], ['d1']);
     assert.deepEqual([...a.namespace('work').memories.keys()].sort(), ['w1', 'w2']);
     assert.equal(a.versionOf('work'), 2);
     assert.equal(a.versionOf('default'), 1);
-    const b = await open(t, db.url);
+    const b = await openStore(t, db.url);
     const arrived = seen(b.namespace('work'), 'w3');
     await save(a.namespace('work'), newMemoryRecord('w3', 'work three', T0));
     await arrived;
@@ -98,8 +63,8 @@ describe('PostgresStore, per namespace', () => {
   it('writes in one namespace while another namespace is locked, never in the locked one', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const store = await open(t, db.url, { lockWaitMs: 100 });
-    const holder = await client(t, db.url);
+    const store = await openStore(t, db.url, { lockWaitMs: 100 });
+    const holder = await rawClient(t, db.url);
     await beginInNamespace(holder, 'team', 60_000);
     await assert.rejects(
       save(store.namespace('team'), newMemoryRecord('t1', 'held', T0)),
@@ -115,10 +80,10 @@ describe('PostgresStore, per namespace', () => {
   it('reads a write it has not heard of under the lock, and writes rows and changes at once', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const store = await open(t, db.url);
+    const store = await openStore(t, db.url);
     await save(store.namespace('team'), newMemoryRecord('t1', 'first', T0));
     // Another replica's write that nobody hears of (no NOTIFY): the store's version is behind.
-    const other = await client(t, db.url);
+    const other = await rawClient(t, db.url);
     const version = await beginInNamespace(other, 'team', 60_000);
     await other.query(
       upsertSql('mnemo_memories', MEMORY_COLUMNS, 1),
@@ -180,7 +145,7 @@ describe('PostgresStore, per namespace', () => {
   it('does not read back its own writes when it hears of them', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const store = await open(t, db.url);
+    const store = await openStore(t, db.url);
     await save(store.namespace('team'), newMemoryRecord('t0', 'first', T0));
     let catchUps = 0;
     const query = pg.Client.prototype.query;
@@ -195,7 +160,7 @@ describe('PostgresStore, per namespace', () => {
       await save(store.namespace('team'), newMemoryRecord(`t${i}`, 'more', T0));
     await heard;
     const version = store.versionOf('team');
-    const other = await open(t, db.url);
+    const other = await openStore(t, db.url);
     const arrived = seen(store.namespace('team'), 'o1');
     await save(other.namespace('team'), newMemoryRecord('o1', 'the other replica', T0));
     await arrived;
@@ -208,9 +173,9 @@ describe('PostgresStore, per namespace', () => {
   it('refuses a write of an id another namespace holds, even one this replica never loaded', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { preload: false });
+    const a = await openStore(t, db.url, { preload: false });
     await save(a.namespace('one'), newMemoryRecord('same', 'in one', T0));
-    const b = await open(t, db.url, { preload: false });
+    const b = await openStore(t, db.url, { preload: false });
     await assert.rejects(
       save(b.namespace('two'), newMemoryRecord('same', 'in two', T0)),
       /not in namespace "two": nothing was written/,
@@ -227,10 +192,10 @@ describe('PostgresStore, namespaces on demand', () => {
   it('loads nothing at the start, a namespace at its first read, whole, and follows it then', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { preload: false });
+    const a = await openStore(t, db.url, { preload: false });
     for (let i = 0; i < 20; i++) await save(a.namespace('big'), newMemoryRecord(`b${i}`, 'x', T0));
     await save(a.namespace('small'), newMemoryRecord('s0', 'y', T0));
-    const b = await open(t, db.url, { preload: false });
+    const b = await openStore(t, db.url, { preload: false });
     assert.deepEqual(b.heldNamespaces(), []);
     assert.equal(b.namespace('big').memories.size, 0);
     await b.namespace('big').refresh();
@@ -249,7 +214,7 @@ describe('PostgresStore, namespaces on demand', () => {
   it('lets go of the least recently used namespaces beyond MNEMO_CACHE_MB, and loads them again', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { preload: false });
+    const a = await openStore(t, db.url, { preload: false });
     for (const ns of ['n1', 'n2', 'n3']) {
       await a.namespace(ns).transact(() => ({
         result: undefined,
@@ -257,7 +222,7 @@ describe('PostgresStore, namespaces on demand', () => {
       }));
     }
     // Room for about two namespaces of 30 memories.
-    const b = await open(t, db.url, { preload: false, cacheMb: 0.16, evictGraceMs: 0 });
+    const b = await openStore(t, db.url, { preload: false, cacheMb: 0.16, evictGraceMs: 0 });
     const removed: string[] = [];
     b.namespace('n1').subscribe({
       upsert: () => {},
@@ -281,10 +246,10 @@ describe('PostgresStore, namespaces on demand', () => {
   it('answers reads from what it holds while the database is away, and catches up once back', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { preload: false });
+    const a = await openStore(t, db.url, { preload: false });
     await save(a, newMemoryRecord('before', 'kept', T0));
     const proxy = await proxyTo(t, db.url);
-    const b = await open(t, proxy.url, { preload: false });
+    const b = await openStore(t, proxy.url, { preload: false });
     await b.refresh();
     assert.ok(b.memories.has('before'));
     proxy.cut();
@@ -300,12 +265,12 @@ describe('PostgresStore, namespaces on demand', () => {
   it('names every namespace of the database, held or not; those it holds while the database is away', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { preload: false });
+    const a = await openStore(t, db.url, { preload: false });
     for (const ns of ['default', 'work', 'home']) {
       await save(a.namespace(ns), newMemoryRecord(`${ns}-1`, 'x', T0));
     }
     const proxy = await proxyTo(t, db.url);
-    const b = await open(t, proxy.url, { preload: false });
+    const b = await openStore(t, proxy.url, { preload: false });
     await b.namespace('work').refresh();
     assert.deepEqual(b.heldNamespaces(), ['work']);
     assert.deepEqual(await b.storedNamespaces(), ['default', 'home', 'work']);
@@ -316,9 +281,9 @@ describe('PostgresStore, namespaces on demand', () => {
   it('holding them all, loads a namespace first written while its listener was away', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { preload: false });
+    const a = await openStore(t, db.url, { preload: false });
     const proxy = await proxyTo(t, db.url);
-    const b = await open(t, proxy.url);
+    const b = await openStore(t, proxy.url);
     assert.deepEqual(b.heldNamespaces(), []);
     proxy.cut();
     // No notification of these reaches b: it learns of them when it listens again.
@@ -336,8 +301,8 @@ describe('PostgresStore, the database crashing under writes in many namespaces',
   }, async (t) => {
     const cluster = await throwawayCluster(t);
     if (!cluster) return;
-    const a = await open(t, cluster.url, { preload: false });
-    const b = await open(t, cluster.url, { preload: false });
+    const a = await openStore(t, cluster.url, { preload: false });
+    const b = await openStore(t, cluster.url, { preload: false });
     const names = ['n0', 'n1', 'n2', 'n3'];
     for (const ns of names) {
       await a.namespace(ns).refresh();
@@ -369,7 +334,7 @@ describe('PostgresStore, the database crashing under writes in many namespaces',
     while (total() < after + 40) await new Promise((resolve) => setImmediate(resolve));
     stop = true;
     await Promise.all(writers);
-    const check = await client(t, cluster.url);
+    const check = await rawClient(t, cluster.url);
     for (const [ns, ids] of answered) {
       const rows = await check.query<{ id: string }>(
         'SELECT id FROM mnemo_memories WHERE namespace = $1',

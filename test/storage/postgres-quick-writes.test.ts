@@ -3,10 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
-import pino from 'pino';
 import { TransientError } from '../../src/platform/errors.js';
 import type { Mutation } from '../../src/storage/engine.js';
-import { PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/engine.js';
 import { beginInNamespace } from '../../src/storage/postgres/namespace-feed.js';
 import {
   MEMORY_COLUMNS,
@@ -15,30 +13,10 @@ import {
   upsertSql,
 } from '../../src/storage/postgres/rows.js';
 import { type MemoryRecord, newMemoryRecord } from '../../src/storage/records.js';
-import { pgSchema } from '../support-pg.js';
+import { openStore, pgSchema, rawClient, STORE_T0, seen } from '../support-pg.js';
 
-const T0 = 1_767_225_600;
+const T0 = STORE_T0;
 const PURE = { pure: true };
-
-async function open(t: TestContext, url: string, options: Partial<PostgresStoreOptions> = {}) {
-  const store = await PostgresStore.open({
-    url,
-    logger: pino({ level: 'silent' }),
-    clock: () => T0,
-    reconnectMs: 20,
-    ...options,
-  });
-  t.after(() => store.close());
-  return store;
-}
-
-async function client(t: TestContext, url: string): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: url });
-  c.on('error', () => {});
-  await c.connect();
-  t.after(() => c.end().catch(() => {}));
-  return c;
-}
 
 /** The statements sent to PostgreSQL while `work` runs that write or lock (by their text). */
 async function writesOf(t: TestContext, work: () => Promise<unknown>): Promise<string[]> {
@@ -66,20 +44,6 @@ const one = (record: MemoryRecord) => (): Mutation<string> => ({
   memories: [record],
 });
 
-/** Resolves once `view` holds memory `id`. */
-function seen(view: ReturnType<PostgresStore['namespace']>, id: string) {
-  return new Promise<void>((resolve) => {
-    if (view.memories.has(id)) return resolve();
-    view.subscribe({
-      upsert: (record) => {
-        if (record.id === id) resolve();
-      },
-      remove: () => {},
-      reset: () => {},
-    });
-  });
-}
-
 /** A write of memory `id` into `ns` by another replica that nobody hears of (no NOTIFY). */
 async function unheardWrite(c: pg.Client, ns: string, id: string): Promise<void> {
   const version = await beginInNamespace(c, ns, 60_000);
@@ -99,8 +63,8 @@ describe('PostgresStore, one memory in one statement', () => {
   it('writes it in one statement, outside a transaction, and the other replicas hear of it', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url);
-    const b = await open(t, db.url);
+    const a = await openStore(t, db.url);
+    const b = await openStore(t, db.url);
     await a.namespace('team').transact(one(newMemoryRecord('t1', 'first', T0)));
     const arrived = seen(b.namespace('team'), 't2');
     const writes = await writesOf(t, () =>
@@ -126,10 +90,10 @@ describe('PostgresStore, one memory in one statement', () => {
   it('finding the namespace moved, writes nothing so and plans again under the lock', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const store = await open(t, db.url);
+    const store = await openStore(t, db.url);
     const team = store.namespace('team');
     await team.transact(one(newMemoryRecord('t1', 'first', T0)));
-    await unheardWrite(await client(t, db.url), 'team', 't2');
+    await unheardWrite(await rawClient(t, db.url), 'team', 't2');
     const seenByPlans: boolean[] = [];
     const writes = await writesOf(t, () =>
       team.transact(() => {
@@ -161,10 +125,10 @@ describe('PostgresStore, one memory in one statement', () => {
   it('while another replica holds the lock, waits for it as any write, and writes nothing so', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const store = await open(t, db.url, { lockWaitMs: 100 });
+    const store = await openStore(t, db.url, { lockWaitMs: 100 });
     const team = store.namespace('team');
     await team.transact(one(newMemoryRecord('t1', 'first', T0)));
-    const holder = await client(t, db.url);
+    const holder = await rawClient(t, db.url);
     await beginInNamespace(holder, 'team', 60_000);
     await assert.rejects(
       team.transact(one(newMemoryRecord('t2', 'held', T0)), PURE),
@@ -183,9 +147,9 @@ describe('PostgresStore, one memory in one statement', () => {
   it('refuses an id of another namespace it never loaded, and writes nothing', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { preload: false });
+    const a = await openStore(t, db.url, { preload: false });
     await a.namespace('one').transact(one(newMemoryRecord('same', 'in one', T0)));
-    const b = await open(t, db.url, { preload: false });
+    const b = await openStore(t, db.url, { preload: false });
     await b.namespace('two').transact(one(newMemoryRecord('t0', 'two first', T0)));
     await assert.rejects(
       b.namespace('two').transact(one(newMemoryRecord('same', 'in two', T0)), PURE),
@@ -211,7 +175,7 @@ describe('PostgresStore, one memory in one statement', () => {
   it('casts each value to its column as the database declares it', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    await open(t, db.url);
+    await openStore(t, db.url);
     const rows = await db.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_name = 'mnemo_memories' AND table_schema = current_schema()`,
