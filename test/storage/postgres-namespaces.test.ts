@@ -296,7 +296,7 @@ describe('PostgresStore, namespaces on demand', () => {
 });
 
 describe('PostgresStore, the database crashing under writes in many namespaces', () => {
-  it('loses no answered write, and both replicas hold every one once it is back', {
+  it('loses no answered write, one statement or a transaction, and both replicas hold them all', {
     timeout: 120_000,
   }, async (t) => {
     const cluster = await throwawayCluster(t);
@@ -316,7 +316,12 @@ describe('PostgresStore, the database crashing under writes in many namespaces',
         for (let i = 0; !stop; i++) {
           const id = `${ns}-${w}-${i}`;
           try {
-            await save(store.namespace(ns), newMemoryRecord(id, `saved ${id}`, T0));
+            const record = newMemoryRecord(id, `saved ${id}`, T0);
+            // B's plans are pure: written in one statement when they can, A's through the lock.
+            const how = w === 1 ? { pure: true } : {};
+            await store
+              .namespace(ns)
+              .transact(() => ({ result: undefined, memories: [record] }), how);
             answered.get(ns)?.push(id);
           } catch (error) {
             assert.ok(error instanceof TransientError, String(error));
