@@ -5,7 +5,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { TransientError } from '../../src/platform/errors.js';
 import { DatabaseError } from '../../src/storage/postgres/database.js';
-import { PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/engine.js';
+import { PostgresStore } from '../../src/storage/postgres/engine.js';
 import { MIGRATIONS, schemaStatus } from '../../src/storage/postgres/schema.js';
 import {
   type MemoryRecord,
@@ -13,25 +13,9 @@ import {
   OTHER_FIELDS,
   type RelationRecord,
 } from '../../src/storage/records.js';
-import { pgSchema, proxyTo, TEST_DATABASE_URL } from '../support-pg.js';
+import { openStore, pgSchema, proxyTo, STORE_T0, TEST_DATABASE_URL } from '../support-pg.js';
 
-const T0 = 1_767_225_600;
-
-async function open(
-  t: TestContext,
-  url: string,
-  options: Partial<Pick<PostgresStoreOptions, 'keepChangesSeconds' | 'pruneEvery'>> = {},
-) {
-  const store = await PostgresStore.open({
-    url,
-    logger: pino({ level: 'silent' }),
-    clock: () => T0,
-    reconnectMs: 20,
-    ...options,
-  });
-  t.after(() => store.close());
-  return store;
-}
+const T0 = STORE_T0;
 
 const save = (store: { transact: PostgresStore['transact'] }, ...records: MemoryRecord[]) =>
   store.transact(() => ({ result: undefined, memories: records }));
@@ -62,7 +46,7 @@ describe('PostgresStore', () => {
   it('applies the migrations once, and keeps each record as written, unknown fields too', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const store = await open(t, db.url);
+    const store = await openStore(t, db.url);
     const status = await schemaStatus(await pgPoolOf(t, db.url));
     assert.equal(status.version, status.latest);
     assert.deepEqual(status.pending, []);
@@ -87,7 +71,7 @@ describe('PostgresStore', () => {
       ],
     }));
     await store.close();
-    const again = await open(t, db.url);
+    const again = await openStore(t, db.url);
     assert.deepEqual(again.memories.get('m1'), record);
     assert.equal(again.memories.get('m1')?.[OTHER_FIELDS]?.embed?.toString(), '0.5,0.25');
     assert.equal(again.relationsOf('m1').length, 1);
@@ -101,8 +85,8 @@ describe('PostgresStore', () => {
   it('follows the other replica: a save through A is seen by B, and so is a delete', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url);
-    const b = await open(t, db.url);
+    const a = await openStore(t, db.url);
+    const b = await openStore(t, db.url);
     const arrived = seen(b, 'x');
     await save(a, newMemoryRecord('x', 'from a', T0));
     await arrived;
@@ -121,8 +105,8 @@ describe('PostgresStore', () => {
   it('follows the relations of the other replica too: made, changed and deleted', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url);
-    const b = await open(t, db.url);
+    const a = await openStore(t, db.url);
+    const b = await openStore(t, db.url);
     const relation = (strength: number): RelationRecord => ({
       id: 'r1',
       from_memory_id: 'x',
@@ -155,8 +139,8 @@ describe('PostgresStore', () => {
   }, async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url);
-    const b = await open(t, db.url);
+    const a = await openStore(t, db.url);
+    const b = await openStore(t, db.url);
     let writing = true;
     let n = 0;
     // Both replicas write, several at a time: catch-ups follow one another without a lull.
@@ -181,8 +165,8 @@ describe('PostgresStore', () => {
     const db = await pgSchema(t);
     const other = await pgSchema(t);
     if (!db || !other) return;
-    const b = await open(t, db.url);
-    const stranger = await open(t, other.url);
+    const b = await openStore(t, db.url);
+    const stranger = await openStore(t, other.url);
     // The stranger's change numbers run far ahead of this schema's.
     for (let i = 0; i < 3; i++) await save(stranger, newMemoryRecord(`s${i}`, 'elsewhere', T0));
     await save(b, newMemoryRecord('own', 'here', T0));
@@ -194,8 +178,8 @@ describe('PostgresStore', () => {
   it('reinforces exactly: two replicas touching one memory 100 times each end at 200', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url);
-    const b = await open(t, db.url);
+    const a = await openStore(t, db.url);
+    const b = await openStore(t, db.url);
     await save(a, newMemoryRecord('m', 'touched', T0));
     const touch = (store: PostgresStore) =>
       store.transact(() => {
@@ -216,7 +200,7 @@ describe('PostgresStore', () => {
   it('keeps namespaces apart: reads, deletes, forgotten copies and sizes', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const store = await open(t, db.url);
+    const store = await openStore(t, db.url);
     const work = store.namespace('work');
     await save(work, newMemoryRecord('w1', 'work one', T0));
     await save(store, newMemoryRecord('d1', 'default one', T0));
@@ -239,7 +223,7 @@ describe('PostgresStore', () => {
     const sizes = await store.sizes();
     assert.ok((sizes.mnemo_memories ?? 0) > 0);
     assert.equal((await work.sizes()).mnemo_memories, 0);
-    const other = await open(t, db.url);
+    const other = await openStore(t, db.url);
     assert.deepEqual([...other.namespace('work').memories.keys()], []);
     assert.deepEqual([...other.memories.keys()], ['d1']);
   });
@@ -247,8 +231,8 @@ describe('PostgresStore', () => {
   it('catches up after its follower connection is cut, missing nothing', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url);
-    const b = await open(t, db.url);
+    const a = await openStore(t, db.url);
+    const b = await openStore(t, db.url);
     const pid = b.followerPid;
     assert.ok(pid);
     await db.query('SELECT pg_terminate_backend($1)', [pid]);
@@ -261,9 +245,9 @@ describe('PostgresStore', () => {
   it('reloads everything when it was away longer than the changes are kept', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await open(t, db.url, { keepChangesSeconds: 0, pruneEvery: 1 });
+    const a = await openStore(t, db.url, { keepChangesSeconds: 0, pruneEvery: 1 });
     const proxy = await proxyTo(t, db.url);
-    const b = await open(t, proxy.url);
+    const b = await openStore(t, proxy.url);
     await save(a, newMemoryRecord('early', 'seen by b', T0));
     await seen(b, 'early');
     proxy.cut();
@@ -311,7 +295,7 @@ describe('PostgresStore', () => {
     const db = await pgSchema(t);
     if (!db) return;
     const proxy = await proxyTo(t, db.url);
-    const store = await open(t, proxy.url);
+    const store = await openStore(t, proxy.url);
     await save(store, newMemoryRecord('before', 'saved', T0));
     proxy.cut();
     await assert.rejects(save(store, newMemoryRecord('during', 'lost', T0)), (error) => {
@@ -354,7 +338,7 @@ describe('PostgresStore', () => {
   it('refuses a database whose schema is newer than this mnemo, writing nothing', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    await (await open(t, db.url)).close();
+    await (await openStore(t, db.url)).close();
     await db.query(`INSERT INTO mnemo_schema (version, name) VALUES (999, 'from the future')`);
     await assert.rejects(
       PostgresStore.open({ url: db.url, logger: pino({ level: 'silent' }), clock: () => T0 }),
@@ -365,7 +349,7 @@ describe('PostgresStore', () => {
   it('starts with a role that has rights on the tables only, once the owner migrated', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    await (await open(t, db.url)).close();
+    await (await openStore(t, db.url)).close();
     const role = `mnemo_rw_${db.schema}`;
     // A connection of its own: the schema's is ended first at the test's end.
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -383,7 +367,7 @@ describe('PostgresStore', () => {
     await db.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${db.schema} TO ${role}`);
     const url = new URL(db.url);
     url.username = role;
-    const store = await open(t, url.toString());
+    const store = await openStore(t, url.toString());
     await save(store, newMemoryRecord('rw', 'written by a role without CREATE', T0));
     assert.equal((await db.query(`SELECT id FROM mnemo_memories`))[0]?.id, 'rw');
   });
