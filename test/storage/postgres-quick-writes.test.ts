@@ -63,9 +63,12 @@ describe('PostgresStore, one memory in one statement', () => {
   it('writes it in one statement, outside a transaction, and the other replicas hear of it', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
-    const a = await openStore(t, db.url);
-    const b = await openStore(t, db.url);
+    // Neither loads a namespace in the background: what is sent while A saves is A's save.
+    const a = await openStore(t, db.url, { preload: false });
+    const b = await openStore(t, db.url, { preload: false });
     await a.namespace('team').transact(one(newMemoryRecord('t1', 'first', T0)));
+    await b.namespace('team').refresh();
+    await seen(b.namespace('team'), 't1');
     const arrived = seen(b.namespace('team'), 't2');
     const writes = await writesOf(t, () =>
       a.namespace('team').transact(one(newMemoryRecord('t2', 'second', T0)), PURE),
