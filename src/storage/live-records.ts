@@ -4,6 +4,9 @@ import type { ChangeWatcher, PreparedRecord, StoreListener } from './engine.js';
 import { type LineReader, type LineRef, MemoryTable } from './memory-table.js';
 import type { MemoryRecord, RelationRecord } from './records.js';
 
+/** Spaces holding memories that a lookup of a memory's space looks in, one by one, at most. */
+const SCAN_MAX = 4;
+
 /** The live records of one namespace, and who listens to them. */
 export class Space {
   readonly memories: MemoryTable;
@@ -62,9 +65,29 @@ export class LiveRecords {
     return n;
   }
 
+  /**
+   * The space of each live memory, by id, once more than SCAN_MAX spaces hold memories (a
+   * replica holding a hundred namespaces looked in each for every memory it put); before, the
+   * few spaces are looked in.
+   */
+  private owners: Map<string, Space> | undefined;
+
   private memorySpace(id: string): Space | undefined {
+    if (this.owners) return this.owners.get(id);
     for (const space of this.byName.values()) if (space.memories.has(id)) return space;
     return undefined;
+  }
+
+  /** Before `space` holds its first memory: the owners kept from now on if it makes too many. */
+  private firstIn(space: Space): void {
+    if (this.owners || space.memories.size > 0) return;
+    let holding = 0;
+    for (const other of this.byName.values()) if (other.memories.size > 0) holding++;
+    if (holding < SCAN_MAX) return;
+    this.owners = new Map();
+    for (const other of this.byName.values()) {
+      for (const id of other.memories.keys()) this.owners.set(id, other);
+    }
   }
 
   get relationCount(): number {
@@ -118,7 +141,9 @@ export class LiveRecords {
       if (before) this.dropMemory(record.id);
     }
     const previous = space.listeners.length > 0 ? space.memories.get(record.id) : undefined;
+    this.firstIn(space);
     space.memories.set(record, ref);
+    this.owners?.set(record.id, space);
     for (const l of space.listeners) l.upsert(record, previous, ref);
     for (const w of space.watchers) w.changed(record.id);
   }
@@ -129,7 +154,9 @@ export class LiveRecords {
    */
   putPrepared(ns: string, record: PreparedRecord, ref: LineRef): void {
     const space = this.space(ns);
+    this.firstIn(space);
     space.memories.addRef(record.id, ref.offset, ref.length, record.status);
+    this.owners?.set(record.id, space);
     for (const l of space.listeners) l.upsertPrepared?.(record, ref);
     for (const w of space.watchers) w.changed(record.id);
   }
@@ -139,6 +166,7 @@ export class LiveRecords {
     if (!space) return;
     const previous = space.listeners.length > 0 ? space.memories.get(id) : undefined;
     space.memories.delete(id);
+    this.owners?.delete(id);
     if (previous) for (const l of space.listeners) l.remove(previous);
     for (const w of space.watchers) w.changed(id);
   }
@@ -181,6 +209,7 @@ export class LiveRecords {
         for (const l of space.listeners) l.remove(record);
       }
     }
+    if (this.owners) for (const id of space.memories.keys()) this.owners.delete(id);
     space.memories.clear();
     for (const id of space.relations.keys()) this.relationSpace.delete(id);
     space.relations.clear();
@@ -189,6 +218,7 @@ export class LiveRecords {
 
   /** Forgets every memory, telling each listener to expect them all again. */
   clearMemories(): void {
+    this.owners?.clear();
     for (const space of this.byName.values()) {
       space.memories.clear();
       for (const l of space.listeners) l.reset();
