@@ -7,6 +7,15 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { AnnClaim, type AnnClaimOptions } from './ann-claim.js';
+import {
+  MAX_CANDIDATES,
+  MIN_CANDIDATES,
+  OVERSAMPLE,
+  SCORE_MARGIN,
+  type SearchDepth,
+  TAIL,
+  TAIL_TRUSTED,
+} from './ann-depth.js';
 import { ANN_FILE } from './ann-file.js';
 import { AnnGraph, annThread, type GraphMatches } from './ann-graph.js';
 import { annKey, coverage, type KeyTable, PackedKeys } from './ann-keys.js';
@@ -15,33 +24,10 @@ import type { AnnSource } from './ann-source.js';
 import type { AnnShape, FromWorker, ToWorker } from './ann-worker.js';
 import type { VectorHits } from './vector-index.js';
 
-export { ANN_FILE, annKey };
+export { ANN_FILE, annKey, type SearchDepth };
 
 /** Below this many vectors the exact search is fast enough (a few ms) and is all there is. */
 export const ANN_THRESHOLD = 50_000;
-/** Candidates asked of the graph: this many times the hits wanted, and at least MIN. */
-const OVERSAMPLE = 4;
-const MIN_CANDIDATES = 64;
-/** Past this many candidates (a namespace that is a sliver of the store) search is exact. */
-const MAX_CANDIDATES = 8192;
-/**
- * How far under the threshold the exact cosines of the graph's farthest candidates must be before
- * asking for more candidates stops: nothing farther passes the threshold then (but a neighbour
- * the graph missed, which an approximate search may miss at any depth).
- */
-const SCORE_MARGIN = 0.02;
-/**
- * The farthest candidates whose exact cosines say how far the graph has gone. Not the graph's own
- * distances: with int8 vectors they are 1 - the dot product of the int8 rows (about -15,000 for
- * a cosine of 1), on no scale a cosine can be compared with.
- */
-const TAIL = 8;
-/**
- * The candidates the graph must have been asked for before its tail says where to stop: a shorter
- * list's tail is too rough (at 100,000 LoCoMo memories, 64-1,024 candidates missed hits that
- * 4,096 found: recall@10 above the threshold 0.969-0.974 against 0.976).
- */
-const TAIL_TRUSTED = 2048;
 /** Vectors a message to the builder carries: 4 MB of 100 dimensions. */
 const BATCH = 10_000;
 /** Vectors between two saves of a build: a process killed mid-way leaves this much done. */
@@ -215,13 +201,14 @@ export class AnnIndex {
   /**
    * The `limit` closest memories that `keep` keeps at or above `minSim`, closest first, or
    * undefined when the exact search must answer (no graph in use, too little of the store in it,
-   * every hit wanted, or a filter that refuses most candidates).
+   * every hit wanted, or a filter that refuses most candidates). `depth`: see SearchDepth.
    */
   async search(
     query: Float32Array,
     minSim: number,
     limit: number,
     keep?: (id: string) => boolean,
+    depth: SearchDepth = 'full',
   ): Promise<VectorHits | undefined> {
     const live = this.live;
     const source = this.source;
@@ -263,7 +250,7 @@ export class AnnIndex {
         if (hits.length >= limit || n < want || want >= graphSize) break;
         // No candidate of the tail known (all of other texts): the graph is asked further.
         if (
-          want >= TAIL_TRUSTED &&
+          (want >= TAIL_TRUSTED || depth === 'first') &&
           tail > Number.NEGATIVE_INFINITY &&
           tail < minSim - SCORE_MARGIN
         ) {

@@ -434,7 +434,8 @@ export class Retriever implements StoreListener {
 
   /**
    * The memories `keep` keeps whose meaning is within the near-duplicate threshold of `vector`,
-   * closest first, out of the `limit` closest.
+   * closest first, out of the `limit` closest: what a save lists as close in meaning, from the
+   * approximate index's first candidates (SearchDepth 'first').
    */
   async nearDuplicates(
     vector: Float32Array,
@@ -445,7 +446,7 @@ export class Retriever implements StoreListener {
     if (!semantic) return [];
     const threshold =
       this.settings.nearDuplicateThreshold ?? modelDefaults(semantic.model).nearDuplicate;
-    const hits = await semantic.search(vector, threshold, limit, this.held);
+    const hits = await semantic.search(vector, threshold, limit, this.held, 'first');
     const out: { record: MemoryRecord; similarity: number }[] = [];
     hits.ids.forEach((id, i) => {
       const record = this.engine.memories.get(id);

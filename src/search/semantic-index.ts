@@ -2,7 +2,7 @@
 // cosine.
 import type { Logger } from 'pino';
 import type { VectorStore } from '../storage/vector-store.js';
-import { AnnIndex, type AnnOptions, type AnnStatus } from './ann-index.js';
+import { AnnIndex, type AnnOptions, type AnnStatus, type SearchDepth } from './ann-index.js';
 import { annSourceOf } from './ann-source.js';
 import type { EmbeddingProvider } from './embeddings.js';
 import { type HeldVector, KeptVectors } from './kept-vectors.js';
@@ -225,18 +225,20 @@ export class SemanticIndex {
 
   /**
    * Memories at least `minSim` close to `vector` (the `limit` closest of those `keep` keeps);
-   * waits for a small backlog first.
+   * waits for a small backlog first. `depth`: how hard the approximate index looks (SearchDepth).
    */
   async search(
     vector: Float32Array,
     minSim: number,
     limit?: number,
     keep?: (id: string) => boolean,
+    depth: SearchDepth = 'full',
   ): Promise<VectorHits> {
     if (!this.vectors) return { ids: [], sims: [] };
     if (this.pending.size > 0 && this.pending.size <= SEARCH_WAITS_FOR) await this.drain();
     const vectors = this.vectors;
-    const hits = await this.ann?.search(vector, minSim, limit ?? Number.POSITIVE_INFINITY, keep);
+    const wanted = limit ?? Number.POSITIVE_INFINITY;
+    const hits = await this.ann?.search(vector, minSim, wanted, keep, depth);
     return hits ?? vectors.search(vector, minSim, limit, keep);
   }
 

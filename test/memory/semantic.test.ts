@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { SemanticIndex } from '../../src/search/semantic-index.js';
 import { VECTORS_FILE } from '../../src/storage/jsonl/vectors.js';
 import { eventually, openTestMemory, type TestMemory, tempDir } from '../support.js';
 
@@ -26,6 +27,30 @@ describe('semantic recall with the static model', () => {
     assert.equal(found.results[0]?.memory_id, kitten.memory_id);
     // A memory that matches neither by words nor by meaning is never a result.
     assert.ok(found.results.every((r) => !/tax/.test(r.content)));
+  });
+
+  it("a save's lookups by meaning ask the approximate index for its first candidates, a search in full", async (ctx) => {
+    // At 100,000 memories a save of a text with no near-duplicate spent 30 ms asking the graph
+    // for up to 2,048 candidates; a save shows hints (similar_to) and hands the fact judge
+    // candidates, which the first candidates give (ann-index.ts, SearchDepth).
+    const depths: string[] = [];
+    const search = SemanticIndex.prototype.search;
+    SemanticIndex.prototype.search = function (this: SemanticIndex, ...args) {
+      depths.push(args[4] ?? 'full');
+      return search.apply(this, args);
+    };
+    ctx.after(() => {
+      SemanticIndex.prototype.search = search;
+    });
+    await t.memory.writing.save({ content: 'Mei lives in Portland with her two cats.' });
+    // It states where Mei lives: the memories it may change are looked up by meaning too.
+    const moved = await t.memory.writing.save({ content: 'Mei moved to Austin.' });
+    assert.ok(depths.length >= 3, `near-duplicates twice and fact candidates: ${depths}`);
+    assert.deepEqual([...new Set(depths)], ['first']);
+    depths.length = 0;
+    const found = await t.memory.recall.search({ query: 'Mei Austin' });
+    assert.deepEqual(depths, ['full']);
+    assert.equal(found.results[0]?.memory_id, moved.memory_id);
   });
 
   it('search_unified finds memories by meaning too', async () => {

@@ -124,6 +124,43 @@ describe('AnnIndex', () => {
     assert.ok(found / wanted >= 0.95, `recall ${found / wanted}`);
   });
 
+  it("asks the graph once at depth 'first', where the full depth asks again", async (t) => {
+    // The 20,000 of the first test, and the previous test's searches: a save's lookups trust the
+    // tail of the graph's first candidates (SearchDepth), a search asks until 2,048 or more.
+    const [v, ann] = [big, bigAnn];
+    await ann.settled();
+    type Search = (query: Float32Array, want: number) => Promise<unknown>;
+    const graph = (ann as unknown as { live: { graph: { search: Search } } }).live.graph;
+    const search = graph.search;
+    const asked: number[] = [];
+    graph.search = (query: Float32Array, want: number) => {
+      asked.push(want);
+      return search.call(graph, query, want);
+    };
+    t.after(() => {
+      graph.search = search;
+    });
+    let found = 0;
+    let wanted = 0;
+    for (let q = 0; q < 30; q++) {
+      const query = v.draw();
+      const threshold = (await v.vectors.search(query, -1, 30)).sims[29] as number;
+      asked.length = 0;
+      const full = await ann.search(query, threshold, 200);
+      assert.deepEqual(asked, [800, 3200]);
+      asked.length = 0;
+      const first = await ann.search(query, threshold, 200, undefined, 'first');
+      assert.ok(first && full, 'the graph answered');
+      assert.deepEqual(asked, [800]);
+      checkScores(first, v, query);
+      for (const sim of first.sims) assert.ok(sim >= threshold);
+      const got = new Set(first.ids);
+      wanted += full.ids.length;
+      for (const id of full.ids) if (got.has(id)) found++;
+    }
+    assert.ok(found / wanted >= 0.95, `the full depth's hits found ${found / wanted}`);
+  });
+
   it('stays exact below its threshold and never writes a file there', async (t) => {
     const dir = testDir(t);
     const v = testVectors(500);

@@ -48,8 +48,13 @@ export async function factCandidates(
   const useMeaning = vector !== undefined && semantic?.enabled === true;
   if (useMeaning) {
     const threshold = settings.similarityThreshold ?? modelDefaults(semantic.model).similarity;
-    const hits = await semantic.search(vector, threshold, CANDIDATES_EACH, (id) =>
-      engine.memories.has(id),
+    // The approximate index's first candidates (SearchDepth): a save waits for this.
+    const hits = await semantic.search(
+      vector,
+      threshold,
+      CANDIDATES_EACH,
+      (id) => engine.memories.has(id),
+      'first',
     );
     ids.push(...hits.ids);
   }
