@@ -27,7 +27,7 @@ import {
   SPACED_GAP_MS,
   serverMemory,
 } from './lib/stores-bench.js';
-import { type SemanticBenchResult, semanticBench, semanticReport } from './semantic.js';
+import { novelTexts, type SemanticBenchResult, semanticBench, semanticReport } from './semantic.js';
 import { type VaultBenchResult, vaultBench, vaultReport } from './vault.js';
 
 /** server-memory rewrites and rereads its whole file on every call: fewer calls from here. */
@@ -205,6 +205,7 @@ async function main(): Promise<void> {
       memories: size,
       texts: text.texts(size),
       saves: text.saves(ops),
+      novelSaves: novelTexts(ops),
       queries: text.queries(ops + 1),
     });
     console.log(`\n${semanticReport(semantic)}`);

@@ -34,6 +34,8 @@ export interface SemanticBenchResult {
   coldStartMs: number;
   search: Summary;
   save: Summary;
+  /** Saves of texts close in meaning to nothing stored (NOVEL_TEXTS): most of a user's saves. */
+  novelSave: Summary;
   peakRssMb: number;
   /** The approximate index, when the store is large enough to have one. */
   ann?: AnnBenchResult;
@@ -59,10 +61,27 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
+/**
+ * Texts close in meaning to nothing a bench store holds: the fact eval's sentences ("Mei moved to
+ * Austin."), where the store's LoCoMo turns are recombined, so a save of one of those has
+ * near-duplicates at hand. Both kinds are timed: a save's lookups by meaning cost most when
+ * nothing is close (ann-depth.ts).
+ */
+export function novelTexts(n: number): string[] {
+  const file = path.join(import.meta.dirname, 'data/facts-eval.jsonl');
+  const pairs = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { old: string; new: string });
+  return [...new Set(pairs.flatMap((p) => [p.old, p.new]))].slice(0, n);
+}
+
 export async function semanticBench(options: {
   memories: number;
   texts: readonly string[];
   saves: readonly string[];
+  novelSaves: readonly string[];
   queries: readonly string[];
 }): Promise<SemanticBenchResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-semantic-'));
@@ -114,6 +133,10 @@ export async function semanticBench(options: {
       for (const content of options.saves) {
         saves.push(await session.time('save_memory', { content }));
       }
+      const novelSaves: number[] = [];
+      for (const content of options.novelSaves) {
+        novelSaves.push(await session.time('save_memory', { content }));
+      }
       const peakRssMb = session.peakRssMb();
       closed = true;
       await session.close();
@@ -131,6 +154,7 @@ export async function semanticBench(options: {
         coldStartMs,
         search: summarize(searches),
         save: summarize(saves),
+        novelSave: summarize(novelSaves),
         peakRssMb,
       };
     } finally {
@@ -233,6 +257,7 @@ export function semanticReport(r: SemanticBenchResult): string {
     `| spawn → first search answer | ${ms(r.coldStartMs)} ms |`,
     `| search_memory p50 / p99 (hybrid, ${r.search.n} queries) | ${ms(r.search.p50)} / ${ms(r.search.p99)} ms |`,
     `| save_memory p50 / p99 (embeds, lists similar_to) | ${ms(r.save.p50)} / ${ms(r.save.p99)} ms |`,
+    `| save_memory p50 / p99, a text close to nothing stored (${r.novelSave.n} of the fact eval's sentences) | ${ms(r.novelSave.p50)} / ${ms(r.novelSave.p99)} ms |`,
     `| peak RSS | ${r.peakRssMb.toFixed(0)} MB |`,
     ...(r.ann
       ? [
