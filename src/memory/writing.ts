@@ -36,6 +36,14 @@ export class Writing {
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
     const vector = await retriever.embed(input.content);
+    // What it is close to, asked now: the graph searches on its thread while the write is made.
+    // A hint: a failure there lists nothing rather than say a save that was made failed.
+    const near = vector
+      ? retriever.nearDuplicates(vector, SIMILAR_SHOWN + 1).catch((error: unknown) => {
+          this.ctx.logger.warn({ err: (error as Error).message }, 'near-duplicates: none listed');
+          return { ids: [], sims: [] };
+        })
+      : undefined;
     // The facts it may change, judged before the lock (the judge is pure); a repeat reinforces,
     // and a memory that states no fact the judge reads changes none (no candidates looked up).
     const mayJudge = this.ctx.judgeFacts.mayJudge?.(input.content) ?? true;
@@ -111,17 +119,23 @@ export class Writing {
         ...(links.conflicts.length > 0 ? { relations: links.conflicts } : {}),
       };
     }, PURE);
-    if (!vector) return { ...saved, similar_to: [] };
+    if (!vector || !near) return { ...saved, similar_to: [] };
     if (!saved.deduplicated) retriever.adopt(saved.memory_id, input.content, vector);
-    // Live memories close in meaning, the saved one aside.
-    const similar = await retriever.nearDuplicates(
-      vector,
-      SIMILAR_SHOWN + 1,
-      (record) =>
+    // Live memories close in meaning, the saved one aside, as they are after the write.
+    const hits = await near;
+    const similar: { record: MemoryRecord; similarity: number }[] = [];
+    hits.ids.forEach((id, i) => {
+      const record = engine.memories.get(id);
+      if (
+        record &&
         record.id !== saved.memory_id &&
         record.status !== 'archived' &&
-        record.status !== 'superseded',
-    );
+        record.status !== 'superseded'
+      ) {
+        similar.push({ record, similarity: hits.sims[i] as number });
+      }
+    });
+    similar.sort((a, b) => b.similarity - a.similarity);
     return {
       ...saved,
       similar_to: similar.slice(0, SIMILAR_SHOWN).map(({ record, similarity }) => ({

@@ -29,6 +29,7 @@ import {
   rowsByWords,
   type Top,
 } from './top-rows.js';
+import type { VectorHits } from './vector-index.js';
 import { WordsAhead } from './words-ahead.js';
 
 export { type RankedRow, RankedRows } from './ranked-rows.js';
@@ -433,26 +434,17 @@ export class Retriever implements StoreListener {
   }
 
   /**
-   * The memories `keep` keeps whose meaning is within the near-duplicate threshold of `vector`,
-   * closest first, out of the `limit` closest: what a save lists as close in meaning, from the
-   * approximate index's first candidates (SearchDepth 'first').
+   * The memories whose meaning is within the near-duplicate threshold of `vector`, closest first,
+   * out of the `limit` closest: what a save lists as close in meaning, from the approximate index's
+   * first candidates (SearchDepth 'first'). A save asks before its write, so that the graph (a
+   * thread of its own) searches meanwhile, and reads the records after it.
    */
-  async nearDuplicates(
-    vector: Float32Array,
-    limit: number,
-    keep: (record: MemoryRecord) => boolean,
-  ): Promise<{ record: MemoryRecord; similarity: number }[]> {
+  async nearDuplicates(vector: Float32Array, limit: number): Promise<VectorHits> {
     const semantic = this.semantic;
-    if (!semantic) return [];
+    if (!semantic) return { ids: [], sims: [] };
     const threshold =
       this.settings.nearDuplicateThreshold ?? modelDefaults(semantic.model).nearDuplicate;
-    const hits = await semantic.search(vector, threshold, limit, this.held, 'first');
-    const out: { record: MemoryRecord; similarity: number }[] = [];
-    hits.ids.forEach((id, i) => {
-      const record = this.engine.memories.get(id);
-      if (record && keep(record)) out.push({ record, similarity: hits.sims[i] as number });
-    });
-    return out.sort((a, b) => b.similarity - a.similarity);
+    return semantic.search(vector, threshold, limit, this.held, 'first');
   }
 
   /**

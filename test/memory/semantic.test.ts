@@ -53,6 +53,38 @@ describe('semantic recall with the static model', () => {
     assert.equal(found.results[0]?.memory_id, moved.memory_id);
   });
 
+  it('a save asks for its near-duplicates before its write; when that fails it lists none', async (ctx) => {
+    const kitten = await t.memory.writing.save({
+      content: 'A kitten naps on the warm windowsill.',
+    });
+    // Asked while the write is made (the graph searches on a thread of its own): the memories
+    // held when it was asked do not count the new one yet.
+    const heldWhenAsked: number[] = [];
+    let fail = false;
+    const search = SemanticIndex.prototype.search;
+    SemanticIndex.prototype.search = function (this: SemanticIndex, ...args) {
+      heldWhenAsked.push(t.store.memories.size);
+      if (fail) return Promise.reject(new Error('the graph went away'));
+      return search.apply(this, args);
+    };
+    ctx.after(() => {
+      SemanticIndex.prototype.search = search;
+    });
+    const before = t.store.memories.size;
+    const again = await t.memory.writing.save({ content: 'A kitten naps on the warm windowsill!' });
+    assert.deepEqual(heldWhenAsked, [before]);
+    assert.equal(t.store.memories.size, before + 1);
+    assert.deepEqual(
+      again.similar_to.map((s) => s.memory_id),
+      [kitten.memory_id],
+    );
+    // A lookup that fails is a hint not given: the save was made, and says so.
+    fail = true;
+    const third = await t.memory.writing.save({ content: 'The kitten naps on a warm windowsill.' });
+    assert.deepEqual(third.similar_to, []);
+    assert.ok(t.store.memories.get(third.memory_id), 'written');
+  });
+
   it('search_unified finds memories by meaning too', async () => {
     const found = await t.memory.recall.searchUnified({ query: 'cat resting on the carpet' });
     assert.equal(found.results[0]?.source, 'stm');
