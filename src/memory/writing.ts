@@ -10,6 +10,7 @@ import { contentProblem, jsonObjectProblem, storableProblem } from '../contract/
 import type { SaveMemoryInput, SaveMemoryOutput } from '../contract/save-memory.js';
 import type { TouchMemoryInput, TouchMemoryOutput } from '../contract/touch-memory.js';
 import { clampStrength, isCrossDomain, reinforce, reviewPriority } from '../decay/index.js';
+import type { VectorHits } from '../search/vector-index.js';
 import { type MemoryRecord, newMemoryRecord, type RelationRecord } from '../storage/records.js';
 import type { MemoryContext } from './context.js';
 import { MemoryError } from './errors.js';
@@ -121,29 +122,24 @@ export class Writing {
     }, PURE);
     if (!vector || !near) return { ...saved, similar_to: [] };
     if (!saved.deduplicated) retriever.adopt(saved.memory_id, input.content, vector);
-    // Live memories close in meaning, the saved one aside, as they are after the write.
-    const hits = await near;
+    return { ...saved, similar_to: this.similarTo(await near, saved.memory_id) };
+  }
+
+  /** Of a save's near-duplicates, the live ones but the saved memory, as they are after it. */
+  private similarTo(hits: VectorHits, savedId: string): SaveMemoryOutput['similar_to'] {
     const similar: { record: MemoryRecord; similarity: number }[] = [];
     hits.ids.forEach((id, i) => {
-      const record = engine.memories.get(id);
-      if (
-        record &&
-        record.id !== saved.memory_id &&
-        record.status !== 'archived' &&
-        record.status !== 'superseded'
-      ) {
-        similar.push({ record, similarity: hits.sims[i] as number });
-      }
+      const record = this.ctx.engine.memories.get(id);
+      if (!record || id === savedId) return;
+      if (record.status === 'archived' || record.status === 'superseded') return;
+      similar.push({ record, similarity: hits.sims[i] as number });
     });
     similar.sort((a, b) => b.similarity - a.similarity);
-    return {
-      ...saved,
-      similar_to: similar.slice(0, SIMILAR_SHOWN).map(({ record, similarity }) => ({
-        memory_id: record.id,
-        similarity: round(similarity),
-        preview: preview(record.content, 120),
-      })),
-    };
+    return similar.slice(0, SIMILAR_SHOWN).map(({ record, similarity }) => ({
+      memory_id: record.id,
+      similarity: round(similarity),
+      preview: preview(record.content, 120),
+    }));
   }
 
   /** Whether saving `content` reinforces a memory that holds it already (no fact changes). */
