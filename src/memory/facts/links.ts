@@ -42,24 +42,22 @@ export async function factCandidates(
   vector: Float32Array | undefined,
 ): Promise<FactCandidate[]> {
   const { engine, retriever, semantic, settings } = ctx;
-  const useMeaning = vector !== undefined && semantic?.enabled === true;
-  // Asked first: the approximate index's graph searches on its thread while the words are
-  // matched here (its first candidates, SearchDepth: a save waits for this).
-  const byMeaning = useMeaning
-    ? semantic.search(
-        vector,
-        settings.similarityThreshold ?? modelDefaults(semantic.model).similarity,
-        CANDIDATES_EACH,
-        (id) => engine.memories.has(id),
-        'first',
-      )
-    : undefined;
-  // Handled here too, so that a throw before the await below leaves no rejection unhandled.
-  byMeaning?.catch(() => undefined);
   const ids = wordNeighbours(retriever.lexical, content, CANDIDATES_EACH, CHANGEABLE).map(
     (n) => n.id,
   );
-  if (byMeaning) ids.push(...(await byMeaning).ids);
+  const useMeaning = vector !== undefined && semantic?.enabled === true;
+  if (useMeaning) {
+    const threshold = settings.similarityThreshold ?? modelDefaults(semantic.model).similarity;
+    // The approximate index's first candidates (SearchDepth): a save waits for this.
+    const hits = await semantic.search(
+      vector,
+      threshold,
+      CANDIDATES_EACH,
+      (id) => engine.memories.has(id),
+      'first',
+    );
+    ids.push(...hits.ids);
+  }
   const out: FactCandidate[] = [];
   for (const id of new Set(ids)) {
     const record = engine.memories.get(id);
