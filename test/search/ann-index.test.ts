@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import { verifyAnnFile } from '../../src/search/ann-file.js';
 import { ANN_FILE, AnnIndex, type AnnOptions } from '../../src/search/ann-index.js';
 import type { VectorHits } from '../../src/search/vector-index.js';
@@ -52,6 +52,22 @@ function checkScores(hits: VectorHits, t: TestVectors, query: Float32Array): voi
   });
 }
 
+/** The candidates each search of `ann` asks its graph for, in turn, until the test ends. */
+function graphAsks(ann: AnnIndex, t: TestContext): number[] {
+  type Search = (query: Float32Array, want: number) => Promise<unknown>;
+  const graph = (ann as unknown as { live: { graph: { search: Search } } }).live.graph;
+  const search = graph.search;
+  const asked: number[] = [];
+  graph.search = (query: Float32Array, want: number) => {
+    asked.push(want);
+    return search.call(graph, query, want);
+  };
+  t.after(() => {
+    graph.search = search;
+  });
+  return asked;
+}
+
 describe('AnnIndex', () => {
   // 20,000 vectors and their index, built once for the two tests that only search them.
   let bigDir: string;
@@ -90,20 +106,9 @@ describe('AnnIndex', () => {
     // The 20,000 of the first test: searching changes nothing in them.
     const [v, ann] = [big, bigAnn];
     await ann.settled();
-    // The candidates each search asks the graph for, in turn.
-    type Search = (query: Float32Array, want: number) => Promise<unknown>;
-    const graph = (ann as unknown as { live: { graph: { search: Search } } }).live.graph;
-    const search = graph.search;
-    const asked: number[] = [];
-    graph.search = (query: Float32Array, want: number) => {
-      asked.push(want);
-      return search.call(graph, query, want);
-    };
+    const asked = graphAsks(ann, t);
     let found = 0;
     let wanted = 0;
-    t.after(() => {
-      graph.search = search;
-    });
     for (let q = 0; q < 30; q++) {
       asked.length = 0;
       const query = v.draw();
@@ -129,17 +134,7 @@ describe('AnnIndex', () => {
     // tail of the graph's first candidates (SearchDepth), a search asks until 2,048 or more.
     const [v, ann] = [big, bigAnn];
     await ann.settled();
-    type Search = (query: Float32Array, want: number) => Promise<unknown>;
-    const graph = (ann as unknown as { live: { graph: { search: Search } } }).live.graph;
-    const search = graph.search;
-    const asked: number[] = [];
-    graph.search = (query: Float32Array, want: number) => {
-      asked.push(want);
-      return search.call(graph, query, want);
-    };
-    t.after(() => {
-      graph.search = search;
-    });
+    const asked = graphAsks(ann, t);
     let found = 0;
     let wanted = 0;
     for (let q = 0; q < 30; q++) {
