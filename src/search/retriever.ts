@@ -5,6 +5,7 @@ import type {
   ListenerPersistence,
   LogLine,
   LogSpan,
+  MemoryWatcher,
   PreparedRecord,
   ReadAhead,
   StorageEngine,
@@ -36,18 +37,13 @@ export { type RankedRow, RankedRows } from './ranked-rows.js';
 export type { Filter, Top } from './top-rows.js';
 
 export interface RetrieverSettings {
-  /**
-   * The share of relevance that comes from meaning (vectors) rather than words, 0..1; unset: the
-   * model's own.
-   */
+  /** The share of relevance from meaning (vectors) rather than words, 0..1; unset: the model's. */
   hybridWeight?: number | undefined;
   /** Cosines that count as a match by meaning; unset: the model's own (model-defaults.ts). */
   similarityThreshold?: number | undefined;
   /** Cosines at which a memory is a near-duplicate of another; unset: the model's own. */
   nearDuplicateThreshold?: number | undefined;
-  /**
-   * Rank every match, even with `tops`: the reference the pruned ranking is tested against.
-   */
+  /** Rank every match, even with `tops`: the reference the pruned ranking is tested against. */
   exhaustive?: boolean | undefined;
   /**
    * false: a long load tokenizes every memory on the main thread (the reference the load on two
@@ -126,6 +122,13 @@ export class Retriever implements StoreListener {
     const prepared = line && !this.notes.has(record.id) ? this.ahead.words(line) : undefined;
     this.lexical.upsert(record, doc.words, before, prepared);
     this.semantic?.upsert(record.id, doc.text);
+    for (const watcher of this.watchers) watcher.changed(record.id);
+  }
+
+  private readonly watchers: MemoryWatcher[] = [];
+  /** Tells `watcher` of every memory changed, added or removed from now on, and of a reset. */
+  watch(watcher: MemoryWatcher): void {
+    this.watchers.push(watcher);
   }
 
   /** A long load's worker (words-ahead.ts), while it runs. */
@@ -142,6 +145,7 @@ export class Retriever implements StoreListener {
 
   upsertPrepared(record: PreparedRecord, line: LogLine): void {
     this.ahead.add(record, line);
+    for (const watcher of this.watchers) watcher.changed(record.id);
   }
 
   /** The fill of the rank facts a load left unknown (rank-facts-fill.ts), while it runs. */
@@ -159,6 +163,7 @@ export class Retriever implements StoreListener {
   remove(previous: MemoryRecord): void {
     this.lexical.remove(previous, this.documentOf(previous).words);
     this.semantic?.remove(previous.id);
+    for (const watcher of this.watchers) watcher.changed(previous.id);
   }
 
   reset(): void {
@@ -167,6 +172,7 @@ export class Retriever implements StoreListener {
     this.fill.stop();
     this.lexical.reset();
     this.semantic?.reset();
+    for (const watcher of this.watchers) watcher.reset();
   }
 
   /** The words index, kept in the sidecar (retriever-sidecar.ts). */

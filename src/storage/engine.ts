@@ -76,6 +76,14 @@ export interface StoreListener {
   loaded?(span: LogSpan, saveLearnt: () => void): (() => void) | undefined;
 }
 
+/** What derives from a namespace's memories beside its indexes (Retriever.watch). */
+export interface MemoryWatcher {
+  /** Memory `id` was added, changed or removed. */
+  changed(id: string): void;
+  /** Everything was reloaded: forget all. */
+  reset(): void;
+}
+
 /** What a listener keeps in the sidecar: typed columns and a little JSON. */
 export interface PersistedPart {
   columns: Record<string, Uint8Array | Uint16Array | Int32Array | Float64Array>;

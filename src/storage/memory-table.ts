@@ -65,6 +65,14 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     return record;
   }
 
+  /** Memory `id`'s record, not kept among the recent: for a pass over many (fact-keys.ts). */
+  peek(id: string): MemoryRecord | undefined {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    const slot = this.slotOf.get(id);
+    return slot === undefined ? undefined : this.recordAt(slot);
+  }
+
   /** Where memory `id`'s line is, when the table reads it from the log. */
   ref(id: string): LineRef | undefined {
     const slot = this.slotOf.get(id);

@@ -98,7 +98,7 @@ const candidateFacts = new Map<string, Fact[]>();
 let lastStatement: { content: string; facts: Fact[] } | undefined;
 
 /** factsOf `content`, kept (it is pure): the facts are only read. */
-function statementFacts(content: string): Fact[] {
+export function statementFacts(content: string): Fact[] {
   if (lastStatement?.content !== content) lastStatement = { content, facts: factsOf(content) };
   return lastStatement.facts;
 }

@@ -5,15 +5,19 @@
 // relation for the review queue. Also the way back: undoing a supersession.
 import { randomUUID } from 'node:crypto';
 import { modelDefaults } from '../../search/model-defaults.js';
+import type { Retriever } from '../../search/retriever.js';
 import { dot } from '../../search/vector-index.js';
 import { wordNeighbours } from '../../search/word-neighbours.js';
 import type { MemoryRecord, MemoryStatus, RelationRecord } from '../../storage/records.js';
 import type { MemoryContext } from '../context.js';
 import { preview } from '../present.js';
-import type { FactCandidate, FactVerdict } from './judge.js';
+import { FactKeys, lookupKeys } from './fact-keys.js';
+import { type FactCandidate, type FactVerdict, statementFacts } from './judge.js';
 
 /** Candidates taken from each side (words, meaning): a few, so the save stays cheap. */
 const CANDIDATES_EACH = 10;
+/** Candidates taken under each (subject, kind) the new memory states (fact-keys.ts). */
+const KEYED_EACH = 5;
 /** What a supersession or conflict shows of the other memory. */
 export const LINK_PREVIEW = 200;
 
@@ -45,6 +49,9 @@ export async function factCandidates(
   const ids = wordNeighbours(retriever.lexical, content, CANDIDATES_EACH, CHANGEABLE).map(
     (n) => n.id,
   );
+  // The memories that state a fact of the same subject and kind, whatever their words.
+  const keys = lookupKeys(content, statementFacts(content));
+  if (keys.length > 0) ids.push(...factKeysOf(ctx).lookup(keys, KEYED_EACH, CHANGEABLE));
   const useMeaning = vector !== undefined && semantic?.enabled === true;
   if (useMeaning) {
     const threshold = settings.similarityThreshold ?? modelDefaults(semantic.model).similarity;
@@ -71,6 +78,24 @@ export async function factCandidates(
     });
   }
   return out;
+}
+
+/** Each retriever's (one a namespace) index of fact keys, made on its first lookup. */
+const factKeysByRetriever = new WeakMap<Retriever, FactKeys>();
+
+export function factKeysOf({ retriever, engine }: MemoryContext): FactKeys {
+  let keys = factKeysByRetriever.get(retriever);
+  if (keys) return keys;
+  const memories = engine.memories;
+  const peek = (memories as { peek?: (id: string) => MemoryRecord | undefined }).peek;
+  keys = new FactKeys({
+    memories,
+    read: peek ? (id) => peek.call(memories, id) : (id) => memories.get(id),
+    stamp: () => retriever.lexical.matchStamp,
+  });
+  retriever.watch(keys);
+  factKeysByRetriever.set(retriever, keys);
+  return keys;
 }
 
 /** What the judge's verdicts write, in the save's transaction. */

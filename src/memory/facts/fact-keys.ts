@@ -1,0 +1,255 @@
+// Which live memories state a fact of the same subject and kind as a new one. The candidates a
+// save looks up by words and meaning miss an update that shares no word with what it changes
+// ("I live in New York", then "I moved to Berlin") once a store holds many memories: the word
+// and meaning neighbours are then others. This index keeps, for each (subject, kind) a memory
+// states, which memories state it (for a kind a subject holds many of at once, such as what it
+// likes, the value's first word too), so the judge sees the memory the new fact changes however
+// many memories there are.
+//
+// It is worked out from the memories' texts (factsOf, about 25 us a memory), behind the calls:
+// once the retriever's index has rested FILL_IDLE_MS, a few ms at a time, newest memories
+// first, at most FILL_NEWEST of them; a lookup first reads the few memories changed since.
+// Entries are not removed: a lookup skips a memory gone or no longer live, and the judge reads
+// the memory's text as it is now.
+
+import type { MemoryWatcher } from '../../storage/engine.js';
+import type { MemoryRecord, MemoryStatus } from '../../storage/records.js';
+import { type Fact, factsOf } from './extract.js';
+import { SELF } from './subjects.js';
+
+/** How long the retriever's index must rest (no search, no change) before a fill goes on. */
+export const FILL_IDLE_MS = 1000;
+/** The longest a fill holds the thread at a time: a call that comes waits at most this. */
+const SLICE_MS = 4;
+/** The memories a fill reads at most, the newest: a bound on the work after each start. */
+export const FILL_NEWEST = 100_000;
+/** Memories changed since the last read that a lookup reads first (the newest). */
+const LOOKUP_READS = 64;
+
+/** A transcript's speaker label opening a memory: "Caroline: I moved to Denver". */
+const SPEAKER = /^(\p{Lu}[\p{L}'-]{0,40}): /u;
+/** A label further on: the memory holds several speakers. */
+const ANOTHER_SPEAKER = /[.!?]\s+\p{Lu}[\p{L}'-]{0,40}: /u;
+
+/**
+ * Who "I" is in `content`: the self, or the one speaker a transcript line names; null when
+ * several speakers say "I" in it (a fact of one of them is keyed to none).
+ */
+function selfOf(content: string): string | null {
+  const label = SPEAKER.exec(content);
+  if (!label) return ANOTHER_SPEAKER.test(content) ? null : SELF;
+  if (ANOTHER_SPEAKER.test(content.slice(label[0].length))) return null;
+  return `${SELF}@${(label[1] as string).toLowerCase()}`;
+}
+
+/** The first word of a value: two values the judge finds the same share it (values.ts). */
+const firstWord = (value: string) => value.split(' ', 1)[0] ?? '';
+
+/**
+ * The keys `fact` of a memory of `content` is found by: (subject, kind), or (subject, kind,
+ * value) for a kind held many at once. A fact of "I" in a memory of several speakers has none.
+ */
+function keyOf(fact: Fact, self: string | null): string | null {
+  let subject = fact.subject;
+  if (subject === SELF || subject.startsWith(`${SELF}:`)) {
+    if (self === null) return null;
+    subject = self + subject.slice(SELF.length);
+  }
+  return fact.multi
+    ? `${subject}\u0000${fact.kind}\u0000${firstWord(fact.value)}`
+    : `${subject}\u0000${fact.kind}`;
+}
+
+/** The keys a stored memory's facts are kept under: not a history, not "stopped X" (any kind). */
+export function storedKeys(content: string, facts: readonly Fact[] = factsOf(content)): string[] {
+  const self = selfOf(content);
+  const keys = new Set<string>();
+  for (const fact of facts) {
+    if (fact.past || fact.kind === 'any') continue;
+    const key = keyOf(fact, self);
+    if (key !== null) keys.add(key);
+  }
+  return [...keys];
+}
+
+/** The keys a new memory's facts look up: those of the memories they may change. */
+export function lookupKeys(content: string, facts: readonly Fact[]): string[] {
+  const self = selfOf(content);
+  const keys = new Set<string>();
+  for (const fact of facts) {
+    // "I stopped X" bears on any kind of X: the words find X.
+    if (fact.kind === 'any') continue;
+    const key = keyOf(fact, self);
+    if (key !== null) keys.add(key);
+  }
+  return [...keys];
+}
+
+/**
+ * The ids of `stating`, newest first: the `limit` newest and a few more (a memory gone or no
+ * longer live is skipped by the caller), else all of them when more than those are needed.
+ */
+function* newestFirst(stating: ReadonlyMap<string, number>, limit: number): Generator<string> {
+  const keep = limit * 2;
+  const best: [string, number][] = [];
+  for (const entry of stating) {
+    if (best.length === keep && entry[1] <= (best[keep - 1] as [string, number])[1]) continue;
+    let at = best.length;
+    while (at > 0 && (best[at - 1] as [string, number])[1] < entry[1]) at--;
+    best.splice(at, 0, entry);
+    if (best.length > keep) best.pop();
+  }
+  for (const [id] of best) yield id;
+  if (best.length < stating.size) {
+    const rest = [...stating].sort((a, b) => b[1] - a[1]).slice(best.length);
+    for (const [id] of rest) yield id;
+  }
+}
+
+/** The memories the index reads and how it learns it rests. */
+export interface FactKeysSource {
+  memories: ReadonlyMap<string, MemoryRecord>;
+  /** A memory's record for the fill, read without crowding out the records calls use. */
+  read(id: string): MemoryRecord | undefined;
+  /** Moves on with every search and change: unchanged over FILL_IDLE_MS, the calls rest. */
+  stamp(): string;
+}
+
+export class FactKeys implements MemoryWatcher {
+  /** Key to the memories that state it, each with when it was last seen changed (`order`). */
+  private readonly byKey = new Map<string, Map<string, number>>();
+  /** Memories to read, the next at the end, and the order of each: later is newer. */
+  private todo: string[] = [];
+  private orders: number[] = [];
+  /** The order the next change gets: after every memory listed. */
+  private nextOrder = 0;
+  /** Whether the memories were listed into `todo` (after that, changes are added to it). */
+  private seeded = false;
+  private waiting: NodeJS.Timeout | undefined;
+  private slice: NodeJS.Immediate | undefined;
+
+  constructor(
+    private readonly source: FactKeysSource,
+    private readonly idleMs = FILL_IDLE_MS,
+    private readonly newest = FILL_NEWEST,
+  ) {}
+
+  /** Memories not read yet (after the first lookup or fill). */
+  get pending(): number {
+    return this.todo.length;
+  }
+
+  changed(id: string): void {
+    if (!this.seeded) return;
+    this.todo.push(id);
+    this.orders.push(this.nextOrder++);
+    this.schedule();
+  }
+
+  reset(): void {
+    this.stop();
+    this.byKey.clear();
+    this.todo = [];
+    this.orders = [];
+    this.seeded = false;
+  }
+
+  /**
+   * Up to `limit` live memories (of `statuses`) under each of `keys`, the newest first, after
+   * reading the memories changed last. Starts the fill behind the calls on first use.
+   */
+  lookup(keys: readonly string[], limit: number, statuses: readonly MemoryStatus[]): string[] {
+    this.seed();
+    this.read(LOOKUP_READS);
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (const key of keys) {
+      const stating = this.byKey.get(key);
+      if (!stating) continue;
+      let taken = 0;
+      for (const id of newestFirst(stating, limit)) {
+        if (taken >= limit) break;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const record = this.source.memories.get(id);
+        if (!record || !statuses.includes(record.status)) continue;
+        out.push(id);
+        taken++;
+      }
+    }
+    return out;
+  }
+
+  /** Reads every memory the fill would (tests, benches): the index is then whole. */
+  fillAll(): void {
+    this.seed();
+    this.read(Number.POSITIVE_INFINITY);
+  }
+
+  stop(): void {
+    clearInterval(this.waiting);
+    this.waiting = undefined;
+    if (this.slice) clearImmediate(this.slice);
+    this.slice = undefined;
+  }
+
+  private seed(): void {
+    if (this.seeded) return;
+    this.seeded = true;
+    const ids = [...this.source.memories.keys()];
+    this.todo = ids.length > this.newest ? ids.slice(ids.length - this.newest) : ids;
+    this.orders = this.todo.map((_, i) => i);
+    this.nextOrder = this.todo.length;
+    this.schedule();
+  }
+
+  /** Reads up to `count` memories of `todo`, the newest first. */
+  private read(count: number, until = Number.POSITIVE_INFINITY): void {
+    for (let n = 0; n < count && this.todo.length > 0; n++) {
+      if ((n & 15) === 15 && performance.now() >= until) return;
+      const id = this.todo.pop() as string;
+      const order = this.orders.pop() as number;
+      const record = this.source.read(id);
+      if (!record) continue;
+      for (const key of storedKeys(record.content)) {
+        const stating = this.byKey.get(key);
+        if (stating === undefined) this.byKey.set(key, new Map([[id, order]]));
+        else if ((stating.get(id) ?? -1) < order) stating.set(id, order);
+      }
+    }
+  }
+
+  /** Waits for the calls to rest, then reads a slice at a time while they do. */
+  private schedule(): void {
+    if (this.waiting || this.slice || this.todo.length === 0) return;
+    let stamp = this.source.stamp();
+    this.waiting = setInterval(() => {
+      const now = this.source.stamp();
+      if (now !== stamp) {
+        stamp = now;
+        return;
+      }
+      clearInterval(this.waiting);
+      this.waiting = undefined;
+      this.fillWhileResting(now);
+    }, this.idleMs);
+    // Never what keeps the process alive: what is not read costs only candidates.
+    this.waiting.unref();
+  }
+
+  private fillWhileResting(stamp: string): void {
+    this.read(Number.POSITIVE_INFINITY, performance.now() + SLICE_MS);
+    if (this.todo.length === 0) return;
+    if (this.source.stamp() !== stamp) {
+      this.schedule();
+      return;
+    }
+    this.slice = setImmediate(() => {
+      this.slice = undefined;
+      // A call came between the slices: wait for the calls to rest again.
+      if (this.source.stamp() !== stamp) this.schedule();
+      else this.fillWhileResting(stamp);
+    });
+    this.slice.unref();
+  }
+}

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import { factsOf } from '../../src/memory/facts/extract.js';
+import { FactKeys, lookupKeys, storedKeys } from '../../src/memory/facts/fact-keys.js';
+import { judgeFacts } from '../../src/memory/facts/judge.js';
+import type { MemoryRecord, MemoryStatus } from '../../src/storage/records.js';
+import { newMemoryRecord } from '../../src/storage/records.js';
+import { ENGINES, engineAbsent, openTestMemory } from '../support.js';
+
+const LIVE: readonly MemoryStatus[] = ['active', 'promoted'];
+
+/** Whether a memory of `old` is found by the keys the facts of `next` look up. */
+const found = (old: string, next: string) => {
+  const stored = new Set(storedKeys(old));
+  return lookupKeys(next, factsOf(next)).some((key) => stored.has(key));
+};
+
+/** A FactKeys over `records`, its calls' stamp moved by the test. */
+function keysOver(records: MemoryRecord[], newest?: number) {
+  const memories = new Map(records.map((r) => [r.id, r]));
+  const calls = { stamp: 0, reads: 0 };
+  const keys = new FactKeys(
+    {
+      memories,
+      read: (id) => {
+        calls.reads++;
+        return memories.get(id);
+      },
+      stamp: () => String(calls.stamp),
+    },
+    1000,
+    newest,
+  );
+  return { keys, memories, calls };
+}
+
+const record = (id: string, content: string, status: MemoryStatus = 'active') => ({
+  ...newMemoryRecord(id, content, 1_700_000_000),
+  status,
+});
+
+describe('fact keys: the memories a new fact may change, whatever their words', () => {
+  it('keys a fact by its subject and kind, and a kind held many at once by its value too', () => {
+    assert.ok(found('I live in New York.', 'I moved to Berlin.'));
+    assert.ok(found('I work at Bosch.', 'I have a new job at Microsoft.'));
+    assert.ok(found('My dog is called Biscuit.', 'My dog is named Luna.'));
+    assert.ok(found('Caroline lives in Boston.', 'Caroline moved to Denver.'));
+    assert.ok(found('I love hiking.', 'I hate hiking.'));
+    assert.ok(!found('I love hiking.', 'I love chess.'));
+    assert.ok(!found('Caroline lives in Boston.', 'Melanie moved to Denver.'));
+    // A history is not what a new fact changes.
+    assert.ok(!found('I lived in Oslo as a kid.', 'I moved to Berlin.'));
+  });
+
+  it('keeps "I" of one transcript speaker apart from another, and of several apart from all', () => {
+    assert.ok(found('Caroline: I live in Boston.', 'Caroline: I moved to Denver.'));
+    assert.ok(!found('Caroline: I live in Boston.', 'Melanie: I moved to Denver.'));
+    assert.ok(!found('I live in Boston.', 'Melanie: I moved to Denver.'));
+    assert.deepEqual(storedKeys('Caroline: Hi there! Melanie: I live in Boston.'), []);
+    assert.equal(storedKeys('Caroline: I live in Boston.').length, 1);
+  });
+
+  it('finds the newest live memories under a key, up to the limit, reading changes first', () => {
+    const { keys, memories } = keysOver([
+      record('a', 'I live in Oslo.'),
+      record('b', 'I live in Rome.', 'archived'),
+      record('c', 'I live in Lima.'),
+      record('d', 'The weather is nice.'),
+      record('e', 'I live in Kyiv.'),
+    ]);
+    const wanted = lookupKeys('I moved to Berlin.', factsOf('I moved to Berlin.'));
+    assert.deepEqual(keys.lookup(wanted, 2, LIVE), ['e', 'c']);
+    assert.deepEqual(keys.lookup(wanted, 5, LIVE), ['e', 'c', 'a']);
+    // A change after the first lookup is read at the next one.
+    memories.set('f', record('f', 'I am based in Quito.'));
+    keys.changed('f');
+    memories.delete('e');
+    keys.changed('e');
+    assert.deepEqual(keys.lookup(wanted, 2, LIVE), ['f', 'c']);
+    keys.reset();
+    memories.clear();
+    assert.deepEqual(keys.lookup(wanted, 2, LIVE), []);
+    keys.stop();
+  });
+
+  it('reads the newest memories only, up to its bound', () => {
+    const { keys } = keysOver(
+      [record('a', 'I live in Oslo.'), record('b', 'I live in Rome.'), record('c', 'Hello.')],
+      2,
+    );
+    keys.fillAll();
+    assert.equal(keys.pending, 0);
+    const wanted = lookupKeys('I moved to Lima.', factsOf('I moved to Lima.'));
+    assert.deepEqual(keys.lookup(wanted, 5, LIVE), ['b']);
+  });
+
+  it('fills in behind the calls: only once they have rested, and never while one comes', () => {
+    mock.timers.enable({ apis: ['setInterval', 'setImmediate'] });
+    try {
+      const records = Array.from({ length: 200 }, (_, i) => record(`m${i}`, `I live in Town${i}.`));
+      const { keys, calls } = keysOver(records);
+      // The first lookup lists the memories, reads the 64 newest, and waits for the calls to rest.
+      keys.lookup([], 1, LIVE);
+      assert.equal(calls.reads, 64);
+      calls.stamp++;
+      mock.timers.tick(1000);
+      assert.equal(calls.reads, 64, 'a call came within the second: nothing read');
+      mock.timers.tick(1000);
+      mock.timers.runAll();
+      assert.equal(keys.pending, 0);
+      assert.equal(calls.reads, 200);
+      keys.stop();
+    } finally {
+      mock.timers.reset();
+    }
+  });
+});
+
+for (const engine of ENGINES) {
+  describe(`fact keys on save (${engine})`, { skip: await engineAbsent(engine) }, () => {
+    it('an update that shares no word with the memory it changes supersedes it', async (t) => {
+      const m = await openTestMemory({}, undefined, { engine, judgeFacts });
+      t.after(() => m.close());
+      const york = await m.memory.writing.save({ content: 'I live in New York.' });
+      for (let i = 0; i < 30; i++) {
+        await m.memory.writing.save({ content: `The parcel moved to shelf ${i} in Berlin.` });
+      }
+      m.clock.advanceDays(30);
+      const berlin = await m.memory.writing.save({ content: 'I moved to Berlin.' });
+      assert.deepEqual(
+        berlin.supersedes.map((s) => s.memory_id),
+        [york.memory_id],
+      );
+      assert.equal(m.store.memories.get(york.memory_id)?.status, 'superseded');
+    });
+  });
+}
