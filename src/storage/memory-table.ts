@@ -73,6 +73,16 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     return slot === undefined ? undefined : this.recordAt(slot);
   }
 
+  /** The ids of the `n` memories added last (fewer when there are fewer), oldest first. */
+  newestIds(n: number): string[] {
+    const out: string[] = [];
+    for (let slot = this.ids.length - 1; slot >= 0 && out.length < n; slot--) {
+      const id = this.ids[slot];
+      if (id !== undefined) out.push(id);
+    }
+    return out.reverse();
+  }
+
   /** Where memory `id`'s line is, when the table reads it from the log. */
   ref(id: string): LineRef | undefined {
     const slot = this.slotOf.get(id);

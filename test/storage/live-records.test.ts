@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LiveRecords } from '../../src/storage/live-records.js';
+import { MemoryTable } from '../../src/storage/memory-table.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
 
 const record = (id: string) => newMemoryRecord(id, `memory ${id}`, 1_767_225_600);
@@ -45,4 +46,27 @@ describe('LiveRecords', () => {
       assert.equal(live.memoryCount, 1);
     });
   }
+});
+
+describe('MemoryTable', () => {
+  it('lists the memories added last, and reads one for a pass without keeping it', () => {
+    let reads = 0;
+    const table = new MemoryTable((offset) => {
+      reads++;
+      return record(`m${offset}`);
+    });
+    for (let i = 0; i < 5; i++) table.addRef(`m${i}`, i, 10, 1);
+    table.delete('m3');
+    assert.deepEqual(table.newestIds(3), ['m1', 'm2', 'm4']);
+    assert.deepEqual(table.newestIds(10), ['m0', 'm1', 'm2', 'm4']);
+    // A pass reads the line each time; a call keeps what it read for the next ask.
+    assert.equal(table.peek('m1')?.id, 'm1');
+    assert.equal(table.peek('m1')?.id, 'm1');
+    assert.equal(reads, 2);
+    table.get('m2');
+    table.get('m2');
+    assert.equal(table.peek('m2')?.id, 'm2');
+    assert.equal(reads, 3);
+    assert.equal(table.peek('m3'), undefined);
+  });
 });

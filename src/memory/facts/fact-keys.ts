@@ -111,6 +111,8 @@ export interface FactKeysSource {
   memories: ReadonlyMap<string, MemoryRecord>;
   /** A memory's record for the fill, read without crowding out the records calls use. */
   read(id: string): MemoryRecord | undefined;
+  /** The ids of the `n` memories added last, oldest first. */
+  newest(n: number): string[];
   /** Moves on with every search and change: unchanged over FILL_IDLE_MS, the calls rest. */
   stamp(): string;
 }
@@ -118,12 +120,13 @@ export interface FactKeysSource {
 export class FactKeys implements MemoryWatcher {
   /** Key to the memories that state it, each with when it was last seen changed (`order`). */
   private readonly byKey = new Map<string, Map<string, number>>();
-  /** Memories to read, the next at the end, and the order of each: later is newer. */
-  private todo: string[] = [];
-  private orders: number[] = [];
+  /** Memories changed since the index began, to read (a lookup reads them first). */
+  private changes = new ToRead();
+  /** The memories there were when it began, the newest FILL_NEWEST, to read behind the calls. */
+  private listed = new ToRead();
   /** The order the next change gets: after every memory listed. */
   private nextOrder = 0;
-  /** Whether the memories were listed into `todo` (after that, changes are added to it). */
+  /** Whether the memories were listed (after that, the changes are kept to read). */
   private seeded = false;
   private waiting: NodeJS.Timeout | undefined;
   private slice: NodeJS.Immediate | undefined;
@@ -136,21 +139,20 @@ export class FactKeys implements MemoryWatcher {
 
   /** Memories not read yet (after the first lookup or fill). */
   get pending(): number {
-    return this.todo.length;
+    return this.changes.size + this.listed.size;
   }
 
   changed(id: string): void {
     if (!this.seeded) return;
-    this.todo.push(id);
-    this.orders.push(this.nextOrder++);
+    this.changes.push(id, this.nextOrder++);
     this.schedule();
   }
 
   reset(): void {
     this.stop();
     this.byKey.clear();
-    this.todo = [];
-    this.orders = [];
+    this.changes = new ToRead();
+    this.listed = new ToRead();
     this.seeded = false;
   }
 
@@ -160,7 +162,7 @@ export class FactKeys implements MemoryWatcher {
    */
   lookup(keys: readonly string[], limit: number, statuses: readonly MemoryStatus[]): string[] {
     this.seed();
-    this.read(LOOKUP_READS);
+    this.read(this.changes, LOOKUP_READS);
     const out: string[] = [];
     const seen = new Set<string>();
     for (const key of keys) {
@@ -183,7 +185,8 @@ export class FactKeys implements MemoryWatcher {
   /** Reads every memory the fill would (tests, benches): the index is then whole. */
   fillAll(): void {
     this.seed();
-    this.read(Number.POSITIVE_INFINITY);
+    this.read(this.changes, Number.POSITIVE_INFINITY);
+    this.read(this.listed, Number.POSITIVE_INFINITY);
   }
 
   stop(): void {
@@ -196,19 +199,18 @@ export class FactKeys implements MemoryWatcher {
   private seed(): void {
     if (this.seeded) return;
     this.seeded = true;
-    const ids = [...this.source.memories.keys()];
-    this.todo = ids.length > this.newest ? ids.slice(ids.length - this.newest) : ids;
-    this.orders = this.todo.map((_, i) => i);
-    this.nextOrder = this.todo.length;
+    const ids = this.source.newest(this.newest);
+    this.listed = new ToRead(ids, Array.from(ids, (_, i) => i));
+    this.nextOrder = ids.length;
     this.schedule();
   }
 
-  /** Reads up to `count` memories of `todo`, the newest first. */
-  private read(count: number, until = Number.POSITIVE_INFINITY): void {
-    for (let n = 0; n < count && this.todo.length > 0; n++) {
+  /** Reads up to `count` memories of `from`, the newest first, until `until` (ms) at most. */
+  private read(from: ToRead, count: number, until = Number.POSITIVE_INFINITY): void {
+    for (let n = 0; n < count && from.size > 0; n++) {
       if ((n & 15) === 15 && performance.now() >= until) return;
-      const id = this.todo.pop() as string;
-      const order = this.orders.pop() as number;
+      const order = from.orders.pop() as number;
+      const id = from.ids.pop() as string;
       const record = this.source.read(id);
       if (!record) continue;
       for (const key of storedKeys(record.content)) {
@@ -221,7 +223,7 @@ export class FactKeys implements MemoryWatcher {
 
   /** Waits for the calls to rest, then reads a slice at a time while they do. */
   private schedule(): void {
-    if (this.waiting || this.slice || this.todo.length === 0) return;
+    if (this.waiting || this.slice || this.pending === 0) return;
     let stamp = this.source.stamp();
     this.waiting = setInterval(() => {
       const now = this.source.stamp();
@@ -238,8 +240,10 @@ export class FactKeys implements MemoryWatcher {
   }
 
   private fillWhileResting(stamp: string): void {
-    this.read(Number.POSITIVE_INFINITY, performance.now() + SLICE_MS);
-    if (this.todo.length === 0) return;
+    const until = performance.now() + SLICE_MS;
+    this.read(this.changes, Number.POSITIVE_INFINITY, until);
+    this.read(this.listed, Number.POSITIVE_INFINITY, until);
+    if (this.pending === 0) return;
     if (this.source.stamp() !== stamp) {
       this.schedule();
       return;
@@ -251,5 +255,22 @@ export class FactKeys implements MemoryWatcher {
       else this.fillWhileResting(stamp);
     });
     this.slice.unref();
+  }
+}
+
+/** Memories to read, the next at the end, each with its order (later is newer). */
+class ToRead {
+  constructor(
+    readonly ids: string[] = [],
+    readonly orders: number[] = [],
+  ) {}
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  push(id: string, order: number): void {
+    this.ids.push(id);
+    this.orders.push(order);
   }
 }

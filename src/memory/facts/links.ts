@@ -8,6 +8,7 @@ import { modelDefaults } from '../../search/model-defaults.js';
 import type { Retriever } from '../../search/retriever.js';
 import { dot } from '../../search/vector-index.js';
 import { wordNeighbours } from '../../search/word-neighbours.js';
+import { MemoryTable } from '../../storage/memory-table.js';
 import type { MemoryRecord, MemoryStatus, RelationRecord } from '../../storage/records.js';
 import type { MemoryContext } from '../context.js';
 import { preview } from '../present.js';
@@ -87,10 +88,12 @@ export function factKeysOf({ retriever, engine }: MemoryContext): FactKeys {
   let keys = factKeysByRetriever.get(retriever);
   if (keys) return keys;
   const memories = engine.memories;
-  const peek = (memories as { peek?: (id: string) => MemoryRecord | undefined }).peek;
+  // Both engines keep a MemoryTable; any other map is read as a map.
+  const table = memories instanceof MemoryTable ? memories : undefined;
   keys = new FactKeys({
     memories,
-    read: peek ? (id) => peek.call(memories, id) : (id) => memories.get(id),
+    read: (id) => (table ? table.peek(id) : memories.get(id)),
+    newest: (n) => (table ? table.newestIds(n) : [...memories.keys()].slice(-n)),
     stamp: () => retriever.lexical.matchStamp,
   });
   retriever.watch(keys);
