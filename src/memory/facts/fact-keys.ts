@@ -200,7 +200,10 @@ export class FactKeys implements MemoryWatcher {
     if (this.seeded) return;
     this.seeded = true;
     const ids = this.source.newest(this.newest);
-    this.listed = new ToRead(ids, Array.from(ids, (_, i) => i));
+    this.listed = new ToRead(
+      ids,
+      Array.from(ids, (_, i) => i),
+    );
     this.nextOrder = ids.length;
     this.schedule();
   }
