@@ -6,6 +6,7 @@ import { memorySettings } from '../config/derived.js';
 import type { Config } from '../config/index.js';
 import { createContext, type MemorySettings } from '../memory/context.js';
 import type { FactJudge } from '../memory/facts/judge.js';
+import { attachFactKeys } from '../memory/facts/links.js';
 import { createMemory, type Memory } from '../memory/index.js';
 import { NoteSync } from '../memory/note-sync.js';
 import { createReadiness, type Readiness } from '../memory/readiness.js';
@@ -152,7 +153,8 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     }
     return undefined;
   };
-  // Before the load begins: every record reaches the indexes.
+  // Before the load begins: every record reaches the indexes, and the sidecar its parts.
+  attachFactKeys(retriever, store);
   store.subscribe(retriever);
 
   // One NoteSync a namespace, each told of every note: it acts on its own namespace's memories.
@@ -225,6 +227,7 @@ export function openMemory(config: Config, options: OpenOptions): OpenedMemory {
     let ownSync = noteSync;
     if (!isDefault) {
       ownRetriever = new Retriever({ engine, semantic, settings, logger });
+      attachFactKeys(ownRetriever, engine);
       retrievers.push(ownRetriever);
       engine.subscribe(ownRetriever);
       ownSync = syncFor(engine, ownRetriever, visible);

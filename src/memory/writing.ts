@@ -34,6 +34,9 @@ export class Writing {
     if (badMeta !== undefined) throw new MemoryError(badMeta, 'meta');
     const unstorable = storableProblem(input);
     if (unstorable !== undefined) throw new MemoryError(`the memory ${unstorable}`, 'content');
+    // What it is compared with (near-duplicates, the facts it may change) is what the store
+    // holds once loaded: a save at start found none in a store not read yet.
+    await this.ctx.sync();
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
     const vector = await retriever.embed(input.content);

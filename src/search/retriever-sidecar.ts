@@ -1,7 +1,7 @@
 // What a retriever keeps in the store's sidecar: its words index (the vocabulary and the BM25
 // postings, as typed columns), the notes its promoted memories are searched by, and with
 // embeddings on the hash of the text each memory's vector is of.
-import type { ListenerPersistence, PersistedPart } from '../storage/engine.js';
+import type { ListenerPersistence, MemoryWatcher, PersistedPart } from '../storage/engine.js';
 import { packStrings, unpackStrings } from '../storage/sidecar.js';
 import { DOCUMENT_VERSION, type NoteText } from './document.js';
 import { LEXICAL_SHAPE, type LexicalIndex } from './lexical-index.js';
@@ -18,6 +18,8 @@ export interface SidecarParts {
   semantic: SemanticIndex | undefined;
   /** A live memory's text, as its vector is of (undefined: not one of the retriever's). */
   textOf(id: string): string | undefined;
+  /** What derives from the memories beside the indexes; those with a part keep it here. */
+  watchers: readonly MemoryWatcher[];
 }
 
 /**
@@ -25,17 +27,28 @@ export interface SidecarParts {
  * index needs every memory's text, so it is told of every memory as without a sidecar.
  */
 export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
-  const { lexical, notes, semantic } = parts;
+  const { lexical, notes, semantic, watchers } = parts;
+  const kept = () => watchers.flatMap((w) => (w.persisted ? [w.persisted] : []));
   return {
     shape: { ...LEXICAL_SHAPE, document: DOCUMENT_VERSION },
     revision: () => lexical.revision,
-    learnt: () => lexical.learnt,
+    learnt: () => kept().reduce((sum, p) => sum + p.learnt(), lexical.learnt),
     save: function* (keyOf: (id: string) => number) {
       const state = yield* lexical.stateInSteps(keyOf);
       // In the step the state was finished in: the vocabulary is the tokenizer's own list.
       const vocabulary = packStrings(state.vocabulary);
       const { bm25 } = state;
       const textHashes = yield* textHashColumns(lexical, semantic, bm25.keys);
+      // The watchers' parts in the last step: of the same point of the log as the rest.
+      const watched: PersistedPart = { columns: {}, meta: {} };
+      for (const p of kept()) {
+        const part = p.save(keyOf);
+        if (!part) continue;
+        for (const [name, column] of Object.entries(part.columns)) {
+          watched.columns[`${p.name}.${name}`] = column;
+        }
+        watched.meta[p.name] = part.meta;
+      }
       return {
         columns: {
           vocabulary: vocabulary.bytes,
@@ -49,8 +62,13 @@ export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
           df: bm25.df,
           ...Object.fromEntries(bm25.values.map((column, c) => [`value${c}`, column])),
           ...textHashes,
+          ...watched.columns,
         },
-        meta: { notes: [...notes], textHashes: semantic?.requested === true },
+        meta: {
+          notes: [...notes],
+          textHashes: semantic?.requested === true,
+          watchers: watched.meta,
+        },
       };
     },
     restore: (part: PersistedPart, idOf: (key: number) => string) => {
@@ -83,6 +101,18 @@ export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
       );
       notes.clear();
       for (const [id, note] of part.meta.notes as [string, NoteText][]) notes.set(id, note);
+      const watched = (part.meta.watchers ?? {}) as Record<string, PersistedPart['meta']>;
+      for (const p of kept()) {
+        const meta = watched[p.name];
+        if (!meta) continue;
+        const prefix = `${p.name}.`;
+        const columns: PersistedPart['columns'] = {};
+        for (const [name, column] of Object.entries(c)) {
+          if (name.startsWith(prefix)) columns[name.slice(prefix.length)] = column;
+        }
+        // A part not taken back is worked out again: the rest of the sidecar still holds.
+        p.restore({ columns, meta }, idOf);
+      }
       if (semantic?.requested) {
         const keys = column<Int32Array>('keys');
         const hashes = unpackStrings(column('textHashes'), column('textHashEnds'));

@@ -94,6 +94,7 @@ export class Retriever implements StoreListener {
       notes: this.notes,
       semantic: this.semantic,
       textOf: (id) => this.textOf(id),
+      watchers: this.watchers,
     });
   }
 
@@ -157,6 +158,7 @@ export class Retriever implements StoreListener {
       this.logger.info({ memories: kept, ms: Math.round(ms) }, 'rank facts filled in');
       if (kept > 0) saveLearnt();
     });
+    for (const watcher of this.watchers) watcher.persisted?.loaded?.(saveLearnt);
     return () => this.fill.stop();
   }
 

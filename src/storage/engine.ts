@@ -82,6 +82,21 @@ export interface MemoryWatcher {
   changed(id: string): void;
   /** Everything was reloaded: forget all. */
   reset(): void;
+  /** Its part of the retriever's sidecar, under the name given, when it keeps one. */
+  persisted?: WatcherPersistence;
+}
+
+/** A watcher's part of its retriever's sidecar (columns prefixed with its name). */
+export interface WatcherPersistence {
+  readonly name: string;
+  /** Its state, each memory named by `keyOf(id)`, at once; undefined when it keeps none now. */
+  save(keyOf: (id: string) => number): PersistedPart | undefined;
+  /** Takes back what `save` kept; false when it cannot (it then works its state out again). */
+  restore(part: PersistedPart, idOf: (key: number) => string): boolean;
+  /** Memories whose derived values it learnt since the process began (`ListenerPersistence`). */
+  learnt(): number;
+  /** The store has read the log: `saveLearnt` asks it to write the sidecar again. */
+  loaded?(saveLearnt: () => void): void;
 }
 
 /** What a listener keeps in the sidecar: typed columns and a little JSON. */

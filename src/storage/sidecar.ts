@@ -87,6 +87,13 @@ export function logTail(fd: number, size: number): string {
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
+/**
+ * The CRC-32 of `bytes` after `crc`. Node 20's zlib.crc32 answers 0 for an empty view over an
+ * empty buffer (an empty column's), whatever `crc`: an empty piece leaves the CRC as it is.
+ */
+const crcAfter = (bytes: Uint8Array, crc: number) =>
+  bytes.length === 0 ? crc : zlib.crc32(bytes, crc);
+
 /** The bytes of the body the CRC is worked out over between two turns of the event loop. */
 const CRC_SLICE = 8 * 1024 * 1024;
 
@@ -148,7 +155,7 @@ export function writeSidecar(file: string, content: SidecarContent): number {
   const layout = layoutOf(content);
   let crc = 0;
   if (typeof zlib.crc32 === 'function') {
-    for (const piece of layout.pieces) crc = zlib.crc32(piece, crc);
+    for (const piece of layout.pieces) crc = crcAfter(piece, crc);
   }
   const head = headerOf(content, layout, crc);
   replaceFile(file, [head, ...layout.pieces]);
@@ -171,7 +178,7 @@ export async function writeSidecarAsync(
   if (typeof zlib.crc32 === 'function') {
     for (const piece of layout.pieces) {
       for (let at = 0; at < piece.length; at += CRC_SLICE) {
-        crc = zlib.crc32(piece.subarray(at, at + CRC_SLICE), crc);
+        crc = crcAfter(piece.subarray(at, at + CRC_SLICE), crc);
         await pause();
       }
     }
@@ -277,7 +284,7 @@ function readOpenSidecar(fd: number, size: number, shape: Record<string, unknown
   // only checksummed.
   let crc = 0;
   const check = (bytes: Uint8Array) => {
-    if (typeof zlib.crc32 === 'function') crc = zlib.crc32(bytes, crc);
+    if (typeof zlib.crc32 === 'function') crc = crcAfter(bytes, crc);
   };
   const skip = (from: number, to: number) => {
     const scratch = Buffer.alloc(Math.min(SKIP_SLICE, to - from));

@@ -1,11 +1,19 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it, mock } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
+import { writeMnemoStore } from '../../bench/lib/stores.js';
+import type { MemoryContext } from '../../src/memory/context.js';
 import { factsOf } from '../../src/memory/facts/extract.js';
 import { FactKeys, lookupKeys, storedKeys } from '../../src/memory/facts/fact-keys.js';
 import { judgeFacts } from '../../src/memory/facts/judge.js';
+import { factKeysOf } from '../../src/memory/facts/links.js';
+import type { Memory } from '../../src/memory/index.js';
+import type { JsonlStore } from '../../src/storage/jsonl/store.js';
 import type { MemoryRecord, MemoryStatus } from '../../src/storage/records.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
-import { ENGINES, engineAbsent, openTestMemory } from '../support.js';
+import { ENGINES, engineAbsent, openTestMemory, tempDir } from '../support.js';
 
 const LIVE: readonly MemoryStatus[] = ['active', 'promoted'];
 
@@ -140,3 +148,55 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+/** The index of fact keys a memory's saves look up. */
+const keysOf = (memory: Memory) =>
+  factKeysOf((memory.writing as unknown as { ctx: MemoryContext }).ctx);
+
+describe('fact keys in the sidecar', () => {
+  it('a start takes them back: no memory read again, and an update finds what it changes', async (t) => {
+    const dir = tempDir();
+    const first = await openTestMemory({}, dir, { sidecarMinLines: 0, judgeFacts });
+    const york = await first.memory.writing.save({ content: 'I live in New York.' });
+    for (let i = 0; i < 20; i++) {
+      await first.memory.writing.save({ content: `The parcel moved to shelf ${i} in Berlin.` });
+    }
+    keysOf(first.memory).fillAll();
+    const savedAt = first.clock.now;
+    await first.opened.close();
+
+    const again = await openTestMemory({}, dir, { sidecarMinLines: 1_000_000, judgeFacts });
+    t.after(() => again.close());
+    const keys = keysOf(again.memory);
+    assert.equal(keys.pending, 0);
+    again.clock.now = savedAt + 30 * 86_400;
+    const berlin = await again.memory.writing.save({ content: 'I moved to Berlin.' });
+    assert.deepEqual(
+      berlin.supersedes.map((s) => s.memory_id),
+      [york.memory_id],
+    );
+    assert.equal(keys.persisted?.learnt(), 0, 'the lookup read no memory: the sidecar had them');
+  });
+
+  it('an index not whole is not kept: the next start reads the memories again', async (t) => {
+    const dir = tempDir();
+    const texts = Array.from({ length: 50 }, (_, i) => `I live in Town${i}.`);
+    writeMnemoStore(path.join(dir, 'memories.jsonl'), texts, 1_767_225_600);
+    const first = await openTestMemory({}, dir, { sidecarMinLines: 0 });
+    await (first.store as JsonlStore).sidecarWritten();
+    await setImmediate();
+    // Listed once the store has read the log, and read only once the calls rest: not yet.
+    assert.equal(keysOf(first.memory).pending, 50);
+    // A write: the close writes the sidecar again.
+    await first.memory.writing.save({ content: 'Nothing to say here.' });
+    await first.opened.close();
+    assert.ok(fs.existsSync(path.join(dir, 'memories.idx')));
+
+    const again = await openTestMemory({}, dir, { sidecarMinLines: 1_000_000 });
+    t.after(() => again.close());
+    await (again.store as JsonlStore).sidecarWritten();
+    await setImmediate();
+    console.log('DEBUG', keysOf(again.memory).pending);
+    assert.equal(keysOf(again.memory).pending, 51);
+  });
+});

@@ -6,13 +6,15 @@
 // likes, the value's first word too), so the judge sees the memory the new fact changes however
 // many memories there are.
 //
-// It is worked out from the memories' texts (factsOf, about 25 us a memory), behind the calls:
+// It is worked out from the memories' texts (factsOf, about 30 us a memory), behind the calls:
 // once the retriever's index has rested FILL_IDLE_MS, a few ms at a time, newest memories
-// first, at most FILL_NEWEST of them; a lookup first reads the few memories changed since.
-// Entries are not removed: a lookup skips a memory gone or no longer live, and the judge reads
-// the memory's text as it is now.
+// first; a lookup first reads the few memories changed since. Once every memory is read, the
+// store writes its sidecar again with the index in it (the keys as 53-bit hashes), and the next
+// start takes it back instead of reading them all again. Entries are not removed: a lookup skips
+// a memory gone or no longer live, and the judge reads the memory's text as it is now.
 
-import type { MemoryWatcher } from '../../storage/engine.js';
+import { contentHash } from '../../search/string-hash.js';
+import type { MemoryWatcher, PersistedPart, WatcherPersistence } from '../../storage/engine.js';
 import type { MemoryRecord, MemoryStatus } from '../../storage/records.js';
 import { type Fact, factsOf } from './extract.js';
 import { SELF } from './subjects.js';
@@ -21,8 +23,8 @@ import { SELF } from './subjects.js';
 export const FILL_IDLE_MS = 1000;
 /** The longest a fill holds the thread at a time: a call that comes waits at most this. */
 const SLICE_MS = 4;
-/** The memories a fill reads at most, the newest: a bound on the work after each start. */
-export const FILL_NEWEST = 100_000;
+/** What the sidecar's part is of: another reading of facts makes other keys. */
+const FACT_KEYS_VERSION = 1;
 /** Memories changed since the last read that a lookup reads first (the newest). */
 const LOOKUP_READS = 64;
 
@@ -118,11 +120,11 @@ export interface FactKeysSource {
 }
 
 export class FactKeys implements MemoryWatcher {
-  /** Key to the memories that state it, each with when it was last seen changed (`order`). */
-  private readonly byKey = new Map<string, Map<string, number>>();
+  /** Key (its hash) to the memories that state it, each with when it was last seen changed. */
+  private readonly byKey = new Map<number, Map<string, number>>();
   /** Memories changed since the index began, to read (a lookup reads them first). */
   private changes = new ToRead();
-  /** The memories there were when it began, the newest FILL_NEWEST, to read behind the calls. */
+  /** The memories there were when it began (the newest `newest`), to read behind the calls. */
   private listed = new ToRead();
   /** The order the next change gets: after every memory listed. */
   private nextOrder = 0;
@@ -130,12 +132,29 @@ export class FactKeys implements MemoryWatcher {
   private seeded = false;
   private waiting: NodeJS.Timeout | undefined;
   private slice: NodeJS.Immediate | undefined;
+  /** Memories read since the process began (`WatcherPersistence.learnt`). */
+  private reads = 0;
+  /** Asks the store to write the sidecar again (a JSONL store, once it has read the log). */
+  private saveLearnt: (() => void) | undefined;
 
   constructor(
     private readonly source: FactKeysSource,
     private readonly idleMs = FILL_IDLE_MS,
-    private readonly newest = FILL_NEWEST,
+    private readonly newest = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** Its part of the retriever's sidecar: kept once every memory is read. */
+  readonly persisted: WatcherPersistence = {
+    name: 'facts',
+    save: (keyOf) => this.save(keyOf),
+    restore: (part, idOf) => this.restore(part, idOf),
+    learnt: () => this.reads,
+    loaded: (saveLearnt) => {
+      this.saveLearnt = saveLearnt;
+      // Read behind the calls from now on, whether or not a save looks anything up.
+      this.seed();
+    },
+  };
 
   /** Memories not read yet (after the first lookup or fill). */
   get pending(): number {
@@ -166,7 +185,7 @@ export class FactKeys implements MemoryWatcher {
     const out: string[] = [];
     const seen = new Set<string>();
     for (const key of keys) {
-      const stating = this.byKey.get(key);
+      const stating = this.byKey.get(contentHash(key));
       if (!stating) continue;
       let taken = 0;
       for (const id of newestFirst(stating, limit)) {
@@ -214,14 +233,70 @@ export class FactKeys implements MemoryWatcher {
       if ((n & 15) === 15 && performance.now() >= until) return;
       const order = from.orders.pop() as number;
       const id = from.ids.pop() as string;
+      this.reads++;
       const record = this.source.read(id);
-      if (!record) continue;
-      for (const key of storedKeys(record.content)) {
-        const stating = this.byKey.get(key);
-        if (stating === undefined) this.byKey.set(key, new Map([[id, order]]));
-        else if ((stating.get(id) ?? -1) < order) stating.set(id, order);
+      if (record)
+        for (const key of storedKeys(record.content)) this.add(contentHash(key), id, order);
+    }
+  }
+
+  private add(hash: number, id: string, order: number): void {
+    const stating = this.byKey.get(hash);
+    if (stating === undefined) this.byKey.set(hash, new Map([[id, order]]));
+    else if ((stating.get(id) ?? -1) < order) stating.set(id, order);
+  }
+
+  /**
+   * The index as columns (the hash of a key, a memory under it, its order), when every memory is
+   * read: the changes not read yet are read first (they are the few since the last lookup).
+   */
+  private save(keyOf: (id: string) => number): PersistedPart | undefined {
+    if (!this.seeded) return undefined;
+    this.read(this.changes, Number.POSITIVE_INFINITY);
+    if (this.listed.size > 0) return undefined;
+    const hashes: number[] = [];
+    const keys: number[] = [];
+    const orders: number[] = [];
+    for (const [hash, stating] of this.byKey) {
+      for (const [id, order] of stating) {
+        if (!this.source.memories.has(id)) continue;
+        hashes.push(hash);
+        keys.push(keyOf(id));
+        orders.push(order);
       }
     }
+    return {
+      columns: {
+        hashes: Float64Array.from(hashes),
+        keys: Int32Array.from(keys),
+        orders: Float64Array.from(orders),
+      },
+      meta: { version: FACT_KEYS_VERSION },
+    };
+  }
+
+  private restore(part: PersistedPart, idOf: (key: number) => string): boolean {
+    const { hashes, keys, orders } = part.columns;
+    if (
+      part.meta.version !== FACT_KEYS_VERSION ||
+      !(hashes instanceof Float64Array) ||
+      !(keys instanceof Int32Array) ||
+      !(orders instanceof Float64Array) ||
+      keys.length !== hashes.length ||
+      orders.length !== hashes.length
+    ) {
+      return false;
+    }
+    this.reset();
+    let last = -1;
+    for (let i = 0; i < hashes.length; i++) {
+      const order = orders[i] as number;
+      this.add(hashes[i] as number, idOf(keys[i] as number), order);
+      if (order > last) last = order;
+    }
+    this.seeded = true;
+    this.nextOrder = last + 1;
+    return true;
   }
 
   /** Waits for the calls to rest, then reads a slice at a time while they do. */
@@ -245,7 +320,10 @@ export class FactKeys implements MemoryWatcher {
   private fillWhileResting(stamp: string): void {
     const until = performance.now() + SLICE_MS;
     this.read(this.changes, Number.POSITIVE_INFINITY, until);
+    const listed = this.listed.size;
     this.read(this.listed, Number.POSITIVE_INFINITY, until);
+    // Every memory there was is read: the sidecar may keep them now.
+    if (listed > 0 && this.listed.size === 0) this.saveLearnt?.();
     if (this.pending === 0) return;
     if (this.source.stamp() !== stamp) {
       this.schedule();

@@ -8,6 +8,7 @@ import { modelDefaults } from '../../search/model-defaults.js';
 import type { Retriever } from '../../search/retriever.js';
 import { dot } from '../../search/vector-index.js';
 import { wordNeighbours } from '../../search/word-neighbours.js';
+import type { StorageEngine } from '../../storage/engine.js';
 import { MemoryTable } from '../../storage/memory-table.js';
 import type { MemoryRecord, MemoryStatus, RelationRecord } from '../../storage/records.js';
 import type { MemoryContext } from '../context.js';
@@ -81,16 +82,26 @@ export async function factCandidates(
   return out;
 }
 
-/** Each retriever's (one a namespace) index of fact keys, made on its first lookup. */
+/** Each retriever's (one a namespace) index of fact keys. */
 const factKeysByRetriever = new WeakMap<Retriever, FactKeys>();
 
+/** The index of fact keys of `ctx`'s retriever (made now if it was not with the retriever). */
 export function factKeysOf({ retriever, engine }: MemoryContext): FactKeys {
-  let keys = factKeysByRetriever.get(retriever);
-  if (keys) return keys;
+  return factKeysByRetriever.get(retriever) ?? attachFactKeys(retriever, engine);
+}
+
+/**
+ * Makes the index of fact keys of `retriever` over `engine`'s memories: before the store loads,
+ * so that the retriever's sidecar part takes it back.
+ */
+export function attachFactKeys(
+  retriever: Retriever,
+  engine: Pick<StorageEngine, 'memories'>,
+): FactKeys {
   const memories = engine.memories;
   // Both engines keep a MemoryTable; any other map is read as a map.
   const table = memories instanceof MemoryTable ? memories : undefined;
-  keys = new FactKeys({
+  const keys = new FactKeys({
     memories,
     read: (id) => (table ? table.peek(id) : memories.get(id)),
     newest: (n) => (table ? table.newestIds(n) : [...memories.keys()].slice(-n)),
