@@ -135,10 +135,7 @@ export class Retriever implements StoreListener {
   /** A long load's worker (words-ahead.ts), while it runs. */
   private readonly ahead: WordsAhead;
 
-  /**
-   * Tokenizes the log's memory lines in `span` on another thread, ahead of the store telling
-   * this retriever of them: a long load then uses both cores.
-   */
+  /** Tokenizes the log's lines in `span` on another thread, ahead of the store: two cores. */
   readAhead(span: LogSpan): ReadAhead | undefined {
     this.ahead.stop();
     return this.settings.readAhead === false ? undefined : this.ahead.start(span);
@@ -152,14 +149,17 @@ export class Retriever implements StoreListener {
   /** The fill of the rank facts a load left unknown (rank-facts-fill.ts), while it runs. */
   private readonly fill: RankFactsFill;
 
-  /** Once the store has read the log: fills in the rank facts its load's workers left unknown. */
+  /** Once the store has read the log: fills in the rank facts a load left unknown, and more. */
   loaded(span: LogSpan, saveLearnt: () => void): () => void {
     this.fill.start(span, (kept, ms) => {
       this.logger.info({ memories: kept, ms: Math.round(ms) }, 'rank facts filled in');
       if (kept > 0) saveLearnt();
     });
-    for (const watcher of this.watchers) watcher.persisted?.loaded?.(saveLearnt);
-    return () => this.fill.stop();
+    const stops = this.watchers.map((watcher) => watcher.persisted?.loaded?.(saveLearnt));
+    return () => {
+      this.fill.stop();
+      for (const stop of stops) stop?.();
+    };
   }
 
   remove(previous: MemoryRecord): void {

@@ -95,8 +95,11 @@ export interface WatcherPersistence {
   restore(part: PersistedPart, idOf: (key: number) => string): boolean;
   /** Memories whose derived values it learnt since the process began (`ListenerPersistence`). */
   learnt(): number;
-  /** The store has read the log: `saveLearnt` asks it to write the sidecar again. */
-  loaded?(saveLearnt: () => void): void;
+  /**
+   * The store has read the log: `saveLearnt` asks it to write the sidecar again. Answers how to
+   * stop the work it then does behind the calls, which the store does when it closes.
+   */
+  loaded?(saveLearnt: () => void): (() => void) | undefined;
 }
 
 /** What a listener keeps in the sidecar: typed columns and a little JSON. */

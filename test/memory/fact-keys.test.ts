@@ -106,6 +106,43 @@ describe('fact keys: the memories a new fact may change, whatever their words', 
     assert.deepEqual(keys.lookup(wanted, 5, LIVE), ['b']);
   });
 
+  it('stops with the store, and a record it cannot read stops it without an error', () => {
+    mock.timers.enable({ apis: ['setInterval', 'setImmediate'] });
+    try {
+      const records = Array.from({ length: 40 }, (_, i) => record(`m${i}`, `I live in Town${i}.`));
+      const closed = keysOver(records);
+      const stop = closed.keys.persisted?.loaded?.(() => {});
+      assert.equal(closed.keys.pending, 40);
+      stop?.();
+      mock.timers.tick(5000);
+      mock.timers.runAll();
+      assert.equal(closed.calls.reads, 0, 'nothing read once the store closed');
+
+      const { keys, memories } = keysOver(records);
+      const read = { count: 0 };
+      const failing = new FactKeys(
+        {
+          memories,
+          read: () => {
+            if (++read.count > 10) throw new Error('memories.jsonl is closed');
+            return records[0];
+          },
+          newest: (n) => [...memories.keys()].slice(-n),
+          stamp: () => '0',
+        },
+        1000,
+      );
+      failing.persisted?.loaded?.(() => {});
+      mock.timers.tick(1000);
+      mock.timers.runAll();
+      assert.equal(failing.pending, 30, 'the ten read, the rest left');
+      keys.stop();
+      failing.stop();
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it('fills in behind the calls: only once they have rested, and never while one comes', () => {
     mock.timers.enable({ apis: ['setInterval', 'setImmediate'] });
     try {

@@ -130,6 +130,8 @@ export class FactKeys implements MemoryWatcher {
   private nextOrder = 0;
   /** Whether the memories were listed (after that, the changes are kept to read). */
   private seeded = false;
+  /** The store closed: nothing is read behind the calls any more. */
+  private closed = false;
   private waiting: NodeJS.Timeout | undefined;
   private slice: NodeJS.Immediate | undefined;
   /** Memories read since the process began (`WatcherPersistence.learnt`). */
@@ -153,6 +155,10 @@ export class FactKeys implements MemoryWatcher {
       this.saveLearnt = saveLearnt;
       // Read behind the calls from now on, whether or not a save looks anything up.
       this.seed();
+      return () => {
+        this.closed = true;
+        this.stop();
+      };
     },
   };
 
@@ -228,16 +234,24 @@ export class FactKeys implements MemoryWatcher {
   }
 
   /** Reads up to `count` memories of `from`, the newest first, until `until` (ms) at most. */
-  private read(from: ToRead, count: number, until = Number.POSITIVE_INFINITY): void {
+  private read(from: ToRead, count: number, until = Number.POSITIVE_INFINITY): boolean {
     for (let n = 0; n < count && from.size > 0; n++) {
-      if ((n & 15) === 15 && performance.now() >= until) return;
+      if ((n & 15) === 15 && performance.now() >= until) return true;
       const order = from.orders.pop() as number;
       const id = from.ids.pop() as string;
+      let record: MemoryRecord | undefined;
+      try {
+        record = this.source.read(id);
+      } catch {
+        // The store closed, or its log cannot be read: the memory stays to read, if ever.
+        from.push(id, order);
+        return false;
+      }
       this.reads++;
-      const record = this.source.read(id);
       if (record)
         for (const key of storedKeys(record.content)) this.add(contentHash(key), id, order);
     }
+    return true;
   }
 
   private add(hash: number, id: string, order: number): void {
@@ -252,8 +266,9 @@ export class FactKeys implements MemoryWatcher {
    */
   private save(keyOf: (id: string) => number): PersistedPart | undefined {
     if (!this.seeded) return undefined;
-    this.read(this.changes, Number.POSITIVE_INFINITY);
-    if (this.listed.size > 0) return undefined;
+    if (!this.read(this.changes, Number.POSITIVE_INFINITY) || this.listed.size > 0) {
+      return undefined;
+    }
     const hashes: number[] = [];
     const keys: number[] = [];
     const orders: number[] = [];
@@ -301,7 +316,7 @@ export class FactKeys implements MemoryWatcher {
 
   /** Waits for the calls to rest, then reads a slice at a time while they do. */
   private schedule(): void {
-    if (this.waiting || this.slice || this.pending === 0) return;
+    if (this.closed || this.waiting || this.slice || this.pending === 0) return;
     let stamp = this.source.stamp();
     this.waiting = setInterval(() => {
       const now = this.source.stamp();
@@ -319,9 +334,11 @@ export class FactKeys implements MemoryWatcher {
 
   private fillWhileResting(stamp: string): void {
     const until = performance.now() + SLICE_MS;
-    this.read(this.changes, Number.POSITIVE_INFINITY, until);
     const listed = this.listed.size;
-    this.read(this.listed, Number.POSITIVE_INFINITY, until);
+    const read =
+      this.read(this.changes, Number.POSITIVE_INFINITY, until) &&
+      this.read(this.listed, Number.POSITIVE_INFINITY, until);
+    if (!read) return;
     // Every memory there was is read: the sidecar may keep them now.
     if (listed > 0 && this.listed.size === 0) this.saveLearnt?.();
     if (this.pending === 0) return;
