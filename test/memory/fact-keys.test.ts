@@ -107,7 +107,7 @@ describe('fact keys: the memories a new fact may change, whatever their words', 
   });
 
   it('stops with the store, and a record it cannot read stops it without an error', () => {
-    mock.timers.enable({ apis: ['setInterval', 'setImmediate'] });
+    mock.timers.enable({ apis: ['setInterval', 'setTimeout'] });
     try {
       const records = Array.from({ length: 40 }, (_, i) => record(`m${i}`, `I live in Town${i}.`));
       const closed = keysOver(records);
@@ -144,7 +144,7 @@ describe('fact keys: the memories a new fact may change, whatever their words', 
   });
 
   it('fills in behind the calls: only once they have rested, and never while one comes', () => {
-    mock.timers.enable({ apis: ['setInterval', 'setImmediate'] });
+    mock.timers.enable({ apis: ['setInterval', 'setTimeout'] });
     try {
       const records = Array.from({ length: 200 }, (_, i) => record(`m${i}`, `I live in Town${i}.`));
       const { keys, calls } = keysOver(records);

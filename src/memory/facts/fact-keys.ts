@@ -133,7 +133,7 @@ export class FactKeys implements MemoryWatcher {
   /** The store closed: nothing is read behind the calls any more. */
   private closed = false;
   private waiting: NodeJS.Timeout | undefined;
-  private slice: NodeJS.Immediate | undefined;
+  private slice: NodeJS.Timeout | undefined;
   /** Memories read since the process began (`WatcherPersistence.learnt`). */
   private reads = 0;
   /** Asks the store to write the sidecar again (a JSONL store, once it has read the log). */
@@ -217,7 +217,7 @@ export class FactKeys implements MemoryWatcher {
   stop(): void {
     clearInterval(this.waiting);
     this.waiting = undefined;
-    if (this.slice) clearImmediate(this.slice);
+    clearTimeout(this.slice);
     this.slice = undefined;
   }
 
@@ -346,12 +346,13 @@ export class FactKeys implements MemoryWatcher {
       this.schedule();
       return;
     }
-    this.slice = setImmediate(() => {
+    // A timer, not an immediate: an immediate let go of (unref) waits for the loop's next event.
+    this.slice = setTimeout(() => {
       this.slice = undefined;
       // A call came between the slices: wait for the calls to rest again.
       if (this.source.stamp() !== stamp) this.schedule();
       else this.fillWhileResting(stamp);
-    });
+    }, 0);
     this.slice.unref();
   }
 }
