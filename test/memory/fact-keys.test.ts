@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, mock } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
+import fc from 'fast-check';
 import { writeMnemoStore } from '../../bench/lib/stores.js';
 import type { MemoryContext } from '../../src/memory/context.js';
 import { factsOf } from '../../src/memory/facts/extract.js';
@@ -191,6 +192,43 @@ const keysOf = (memory: Memory) =>
   factKeysOf((memory.writing as unknown as { ctx: MemoryContext }).ctx);
 
 describe('fact keys in the sidecar', () => {
+  it('a crafted part is taken whole or not at all, never an entry naming no memory (property)', () => {
+    const ids = ['a', 'b', 'c'];
+    const column = <T>(arb: fc.Arbitrary<T>) => fc.array(arb, { maxLength: 6 });
+    fc.assert(
+      fc.property(
+        column(fc.double()),
+        column(fc.integer({ min: -3, max: 5 })),
+        column(fc.oneof(fc.double(), fc.nat(10))),
+        fc.constantFrom(1, 2, 'x'),
+        (hashes, keys, orders, version) => {
+          const { keys: index } = keysOver(ids.map((id) => record(id, `I live in ${id}.`)));
+          const taken = index.persisted?.restore(
+            {
+              columns: {
+                hashes: Float64Array.from(hashes),
+                keys: Int32Array.from(keys),
+                orders: Float64Array.from(orders),
+              },
+              meta: { version },
+            },
+            (key) => ids[key] as string,
+          );
+          const whole =
+            version === 1 &&
+            hashes.length === keys.length &&
+            keys.length === orders.length &&
+            keys.every((k) => k >= 0 && k < ids.length) &&
+            orders.every((o) => Number.isSafeInteger(o) && o >= 0);
+          assert.equal(taken, whole);
+          // Taken or not, a lookup names only memories there are.
+          const found = index.lookup(['self\u0000residence'], 10, LIVE);
+          assert.ok(found.every((id) => ids.includes(id)));
+        },
+      ),
+    );
+  });
+
   it('a start takes them back: no memory read again, and an update finds what it changes', async (t) => {
     const dir = tempDir();
     const first = await openTestMemory({}, dir, { sidecarMinLines: 0, judgeFacts });

@@ -305,8 +305,14 @@ export class FactKeys implements MemoryWatcher {
     this.reset();
     let last = -1;
     for (let i = 0; i < hashes.length; i++) {
+      // A crafted part (a memory it does not name, an order that is no count) is not taken.
+      const id = idOf(keys[i] as number) as string | undefined;
       const order = orders[i] as number;
-      this.add(hashes[i] as number, idOf(keys[i] as number), order);
+      if (typeof id !== 'string' || !Number.isSafeInteger(order) || order < 0) {
+        this.reset();
+        return false;
+      }
+      this.add(hashes[i] as number, id, order);
       if (order > last) last = order;
     }
     this.seeded = true;
