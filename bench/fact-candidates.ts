@@ -6,8 +6,9 @@
 //
 // The store is `--memories` LoCoMo turns recombined (the stores bench's text). For each pair of
 // bench/data/facts-eval.jsonl labelled supersedes or conflicts, its old memory is saved, the new
-// one's candidates are looked up as a save looks them up (words, and meaning with a model), and
-// the old memory is deleted again: one pair in the store at a time, as one person's memory holds
+// one's candidates are looked up as a save looks them up (words, meaning with a model, and the
+// index of fact keys, every memory's facts read first as a process at rest reads them), and the
+// old memory is deleted again: one pair in the store at a time, as one person's memory holds
 // one fact of a kind at a time. Pairs whose subject is a name are counted apart from those about
 // "I", "the user" or "my ...", whose words often share nothing ("I live in Oslo", "I moved").
 

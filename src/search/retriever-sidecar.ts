@@ -1,6 +1,7 @@
 // What a retriever keeps in the store's sidecar: its words index (the vocabulary and the BM25
-// postings, as typed columns), the notes its promoted memories are searched by, and with
-// embeddings on the hash of the text each memory's vector is of.
+// postings, as typed columns), the notes its promoted memories are searched by, with embeddings
+// on the hash of the text each memory's vector is of, and the parts of its watchers that keep
+// one (the index of fact keys), each under its own name.
 import type { ListenerPersistence, MemoryWatcher, PersistedPart } from '../storage/engine.js';
 import { packStrings, unpackStrings } from '../storage/sidecar.js';
 import { DOCUMENT_VERSION, type NoteText } from './document.js';
