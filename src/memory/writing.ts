@@ -35,9 +35,9 @@ export class Writing {
     const unstorable = storableProblem(input);
     if (unstorable !== undefined) throw new MemoryError(`the memory ${unstorable}`, 'content');
     // What it is compared with (near-duplicates, the facts it may change) is what the store
-    // holds once loaded: a save at start found none in a store not read yet. (Not a catch-up
-    // with other replicas: the write itself catches up under the lock.)
-    await this.ctx.readiness.wait('store');
+    // holds once loaded: a save at start, or in a namespace a replica had let go of, found none.
+    // (Not a catch-up with other replicas: the write itself catches up under the lock.)
+    await engine.held();
     // The meaning of the new content, before it is written: what it is close to is listed, and
     // its vector is kept, not computed again.
     const vector = await retriever.embed(input.content);

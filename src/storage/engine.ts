@@ -217,6 +217,11 @@ export interface StorageEngine {
    */
   refresh(): Promise<void>;
   /**
+   * Resolves once this namespace's memories are here to read (the log read; on PostgreSQL the
+   * namespace loaded), without catching up with what other processes wrote since.
+   */
+  held(): Promise<void>;
+  /**
    * Runs `plan` alone against the latest memories (no other writer in between, in this process
    * or another) and makes what it returns durable, all of it or none, before resolving with its
    * result. `plan` is synchronous and may throw to write nothing.

@@ -31,6 +31,8 @@ export interface NamespaceHost {
   refresh(): Promise<void>;
   /** Refresh for namespace `ns` (an engine that loads namespaces on demand loads it first). */
   refreshIn(ns: string): Promise<void>;
+  /** `StorageEngine.held` for namespace `ns`. */
+  heldIn(ns: string): Promise<void>;
   /** Namespace `ns` is read now (an engine that lets go of namespaces keeps it meanwhile). */
   touch?(ns: string): void;
   transactIn<T>(ns: string, plan: () => Mutation<T>, how?: TransactOptions): Promise<T>;
@@ -98,6 +100,10 @@ export class NamespaceView implements StorageEngine {
     return this.host.refreshIn(this.namespaceName);
   }
 
+  held(): Promise<void> {
+    return this.host.heldIn(this.namespaceName);
+  }
+
   transact<T>(plan: () => Mutation<T>, how?: TransactOptions): Promise<T> {
     return this.host.transactIn(this.namespaceName, plan, how);
   }
@@ -150,6 +156,15 @@ export abstract class NamespacedEngine implements StorageEngine, NamespaceHost {
   /** Every namespace is held: refreshing one refreshes them all. */
   refreshIn(_ns: string): Promise<void> {
     return this.refresh();
+  }
+
+  /** Every namespace is held once the store is read. */
+  heldIn(_ns: string): Promise<void> {
+    return this.ready;
+  }
+
+  held(): Promise<void> {
+    return this.heldIn(DEFAULT_NAMESPACE);
   }
 
   /**

@@ -320,6 +320,13 @@ export class PostgresStore extends NamespacedEngine {
     return this.refreshIn(DEFAULT_NAMESPACE);
   }
 
+  /** Loads namespace `ns` if it is not held, without waiting for the feed to catch up. */
+  override async heldIn(ns: string): Promise<void> {
+    this.assertOpen();
+    await this.ready;
+    await this.ensure(ns);
+  }
+
   /** As refresh, for namespace `ns`: loads it first if it is not held. */
   override async refreshIn(ns: string): Promise<void> {
     this.assertOpen();
