@@ -190,13 +190,17 @@ describe('fact keys on PostgreSQL', { skip: await engineAbsent('postgres') }, ()
   it('a replica that does not hold the namespace yet still finds what an update changes', async () => {
     const a = await openTestMemory({}, undefined, { engine: 'postgres', judgeFacts });
     try {
-      const york = await a.memory.writing.save({ content: 'I live in New York.' });
+      const york = await a.opened
+        .memoryFor('work')
+        .writing.save({ content: 'I live in New York.' });
       // Another replica on the same database: it loads a namespace when a call first needs it.
       const url = a.database?.url as string;
       const b = await openTestMemory({ MNEMO_DATABASE_URL: url }, undefined, { judgeFacts });
       try {
         b.clock.now = a.clock.now + 30 * 86_400;
-        const berlin = await b.memory.writing.save({ content: 'I moved to Berlin.' });
+        const berlin = await b.opened
+          .memoryFor('work')
+          .writing.save({ content: 'I moved to Berlin.' });
         assert.deepEqual(
           berlin.supersedes.map((s) => s.memory_id),
           [york.memory_id],

@@ -211,6 +211,20 @@ describe('PostgresStore, namespaces on demand', () => {
     assert.deepEqual([...b.namespace('small').memories.keys()].sort(), ['s0', 's1']);
   });
 
+  it('held(): loads a namespace it does not hold, as a read does (what a save compares with)', async (t) => {
+    const db = await pgSchema(t);
+    if (!db) return;
+    const a = await openStore(t, db.url, { preload: false });
+    await save(a.namespace('work'), newMemoryRecord('w0', 'I live in Oslo.', T0));
+    const b = await openStore(t, db.url, { preload: false });
+    assert.equal(b.namespace('work').memories.size, 0);
+    await b.namespace('work').held();
+    assert.deepEqual(b.heldNamespaces(), ['work']);
+    assert.deepEqual([...b.namespace('work').memories.keys()], ['w0']);
+    await b.held();
+    assert.deepEqual(b.heldNamespaces().sort(), ['default', 'work']);
+  });
+
   it('lets go of the least recently used namespaces beyond MNEMO_CACHE_MB, and loads them again', async (t) => {
     const db = await pgSchema(t);
     if (!db) return;
