@@ -93,6 +93,28 @@ describe('fact keys: the memories a new fact may change, whatever their words', 
     keys.stop();
   });
 
+  it('lets go of everything once every memory is gone (a namespace let go of), and starts anew', () => {
+    const { keys, memories } = keysOver([record('a', 'I live in Oslo.'), record('b', 'Hello.')]);
+    const wanted = lookupKeys('I moved to Lima.', factsOf('I moved to Lima.'));
+    assert.deepEqual(keys.lookup(wanted, 5, LIVE), ['a']);
+    for (const id of ['a', 'b']) {
+      memories.delete(id);
+      keys.changed(id);
+    }
+    assert.deepEqual(keys.lookup(wanted, 5, LIVE), []);
+    assert.equal(keys.pending, 0);
+    assert.equal(
+      keys.persisted?.save(() => 0),
+      undefined,
+      'nothing kept',
+    );
+    // Held again: listed anew at the next lookup.
+    memories.set('a', record('a', 'I live in Oslo.'));
+    keys.changed('a');
+    assert.deepEqual(keys.lookup(wanted, 5, LIVE), ['a']);
+    keys.stop();
+  });
+
   it('reads the newest memories only, up to its bound', () => {
     const { keys } = keysOver(
       [record('a', 'I live in Oslo.'), record('b', 'I live in Rome.'), record('c', 'Hello.')],

@@ -253,8 +253,14 @@ export class FactKeys implements MemoryWatcher {
         return false;
       }
       this.reads++;
-      if (record)
+      if (record) {
         for (const key of storedKeys(record.content)) this.add(contentHash(key), id, order);
+      } else if (this.source.memories.size === 0) {
+        // Every memory gone (a replica let go of the namespace): nothing to keep until it is
+        // held again, when a lookup lists its memories anew.
+        this.reset();
+        return true;
+      }
     }
     return true;
   }
