@@ -25,11 +25,15 @@ export interface StaticTableSpec {
   sha256: string;
 }
 
+/** The largest scale whose products with an int8 are finite float32 values. */
+const MAX_SCALE = 3.4028234663852886e38 / 128;
+
 /**
  * The table of `bytes` (rows x dimensions int8, then rows float32 little-endian scales) as
  * float32 rows, each value the int8 times its row's scale rounded to float32, as the ONNX
  * graph's Cast and Mul gave it. Throws on a size, hash or scale that does not fit the spec.
  */
+
 export function readStaticTable(bytes: Uint8Array, spec: StaticTableSpec): Float32Array {
   const { rows, dimensions } = spec;
   if (!Number.isSafeInteger(rows) || rows < 1 || rows > MAX_ROWS) {
@@ -53,6 +57,10 @@ export function readStaticTable(bytes: Uint8Array, spec: StaticTableSpec): Float
   for (let r = 0; r < rows; r++) {
     const scale = scales.getFloat32(r * 4, true);
     if (!Number.isFinite(scale)) throw new Error(`static model table: row ${r} has no scale`);
+    // An int8 (at most 128 away from 0) times the scale must be a float32 still.
+    if (Math.abs(scale) > MAX_SCALE) {
+      throw new Error(`static model table: row ${r}'s scale ${scale} is out of range`);
+    }
     for (let d = r * dimensions; d < (r + 1) * dimensions; d++) {
       table[d] = (values[d] as number) * scale;
     }

@@ -80,6 +80,12 @@ describe('the static model in plain TypeScript', () => {
     const nan = bytes.slice();
     new DataView(nan.buffer, rows * dimensions).setFloat32(4, Number.NaN, true);
     assert.throws(() => readStaticTable(nan, { ...spec, sha256: sha256(nan) }), /row 1 has no/);
+    // A finite scale whose product with an int8 is no float32 (a fuzz run found it).
+    const huge = Uint8Array.from([0, 3, 0, 0, 171, 126]);
+    assert.throws(
+      () => readStaticTable(huge, { rows: 1, dimensions: 2, sha256: sha256(huge) }),
+      /row 0's scale .* is out of range/,
+    );
   });
 
   it('reads any bytes and any spec into a table of finite values, or throws an Error', () => {
