@@ -27,8 +27,8 @@ const SLICE_MS = 4;
 const FACT_KEYS_VERSION = 1;
 /** Memories changed since the last read that a lookup reads first (the newest). */
 const LOOKUP_READS = 64;
-/** How long a lookup then reads the memories listed and not read yet (at least 16 of them). */
-const LOOKUP_LISTED_MS = 1;
+/** Up to this many memories, a first lookup reads them all (a namespace of a few, just held). */
+const SEED_READS = 256;
 
 /** A transcript's speaker label opening a memory: "Caroline: I moved to Denver". */
 const SPEAKER = /^(\p{Lu}[\p{L}'-]{0,40}): /u;
@@ -185,14 +185,15 @@ export class FactKeys implements MemoryWatcher {
 
   /**
    * Up to `limit` live memories (of `statuses`) under each of `keys`, the newest first, after
-   * reading the memories changed last and a few listed. Starts the fill behind the calls.
+   * reading the memories changed last. Starts the fill behind the calls on first use.
    */
   lookup(keys: readonly string[], limit: number, statuses: readonly MemoryStatus[]): string[] {
-    this.seed();
+    if (!this.seeded) {
+      this.seed();
+      // A namespace just loaded is looked up before any rest: a few memories are read at once.
+      if (this.listed.size <= SEED_READS) this.read(this.listed, SEED_READS);
+    }
     this.read(this.changes, LOOKUP_READS);
-    // And the newest of those not read yet, a little at a time: a namespace just loaded (or a
-    // store just read) is looked up before the fill has rested, and its recent facts are likeliest.
-    this.read(this.listed, Number.POSITIVE_INFINITY, performance.now() + LOOKUP_LISTED_MS);
     const out: string[] = [];
     const seen = new Set<string>();
     for (const key of keys) {
