@@ -71,6 +71,29 @@ export function readRankFacts(span: RankFactsSpan): Promise<RankFactsBatch> {
 export const FILL_IDLE_MS = 1000;
 
 /**
+ * Calls `go` with the stamp once `stamp()` (moved by every search and change) has stayed the same
+ * over `idleMs`: the calls rest. An unref'd timer, never what keeps the process alive; clear it
+ * with clearInterval to stop waiting.
+ */
+export function whenResting(
+  stamp: () => string,
+  idleMs: number,
+  go: (stamp: string) => void,
+): NodeJS.Timeout {
+  let last = stamp();
+  const waiting = setInterval(() => {
+    const now = stamp();
+    if (now !== last) {
+      last = now;
+      return;
+    }
+    clearInterval(waiting);
+    go(now);
+  }, idleMs);
+  return waiting.unref();
+}
+
+/**
  * One fill of a lexical index's unknown rank facts from a log span, at most one at a time. It
  * begins once the index has gone `idleMs` without a search or a change: behind the calls, on a
  * core they leave free, and with its worker's heap only while they rest.
@@ -92,19 +115,15 @@ export class RankFactsFill {
   start(span: LogSpan, done: (kept: number, ms: number) => void): void {
     this.stop();
     if (!this.lexical.hasUnknownRankFacts()) return;
-    let stamp = this.lexical.matchStamp;
-    const resting = () => {
-      const now = this.lexical.matchStamp;
-      if (now !== stamp) {
-        stamp = now;
-        return;
-      }
-      clearInterval(this.waiting);
-      this.waiting = undefined;
-      this.run(span, done);
-    };
-    // Never what keeps the process alive: a fill not made costs only the next start's reads.
-    this.waiting = setInterval(resting, this.idleMs).unref();
+    // A fill not made costs only the next start's reads.
+    this.waiting = whenResting(
+      () => this.lexical.matchStamp,
+      this.idleMs,
+      () => {
+        this.waiting = undefined;
+        this.run(span, done);
+      },
+    );
   }
 
   private run(span: LogSpan, done: (kept: number, ms: number) => void): void {

@@ -68,6 +68,8 @@ describe('fact keys: the memories a new fact may change, whatever their words', 
     assert.ok(!found('I live in Boston.', 'Melanie: I moved to Denver.'));
     assert.deepEqual(storedKeys('Caroline: Hi there! Melanie: I live in Boston.'), []);
     assert.equal(storedKeys('Caroline: I live in Boston.').length, 1);
+    // A label past what the facts are read from names no speaker of them.
+    assert.equal(storedKeys(`I live in Boston. ${'And so on. '.repeat(200)}Bob: hi`).length, 1);
   });
 
   it('finds the newest live memories under a key, up to the limit, and reads changes first', () => {

@@ -10,17 +10,18 @@
 // once the retriever's index has rested FILL_IDLE_MS, a few ms at a time, newest memories
 // first; a lookup first reads the few memories changed since. Once every memory is read, the
 // store writes its sidecar again with the index in it (the keys as 53-bit hashes), and the next
-// start takes it back instead of reading them all again. Entries are not removed: a lookup skips
-// a memory gone or no longer live, and the judge reads the memory's text as it is now.
+// start takes it back instead of reading them all again. Entries are not removed one by one (a
+// lookup skips a memory gone or no longer live, and the judge reads the memory's text as it is
+// now); all go once every memory of the namespace is gone.
 
+import { FILL_IDLE_MS, whenResting } from '../../search/rank-facts-fill.js';
 import { contentHash } from '../../search/string-hash.js';
 import type { MemoryWatcher, PersistedPart, WatcherPersistence } from '../../storage/engine.js';
 import type { MemoryRecord, MemoryStatus } from '../../storage/records.js';
+import { MAX_FACT_TEXT } from './clauses.js';
 import { type Fact, factsOf } from './extract.js';
 import { SELF } from './subjects.js';
 
-/** How long the retriever's index must rest (no search, no change) before a fill goes on. */
-export const FILL_IDLE_MS = 1000;
 /** The longest a fill holds the thread at a time: a call that comes waits at most this. */
 const SLICE_MS = 4;
 /** What the sidecar's part is of: another reading of facts makes other keys. */
@@ -39,7 +40,9 @@ const ANOTHER_SPEAKER = /[.!?]\s+\p{Lu}[\p{L}'-]{0,40}: /u;
  * Who "I" is in `content`: the self, or the one speaker a transcript line names; null when
  * several speakers say "I" in it (a fact of one of them is keyed to none).
  */
-function selfOf(content: string): string | null {
+function selfOf(whole: string): string | null {
+  // What factsOf reads of it: a label past that names no speaker of a fact.
+  const content = whole.slice(0, MAX_FACT_TEXT);
   const label = SPEAKER.exec(content);
   if (!label) return ANOTHER_SPEAKER.test(content) ? null : SELF;
   if (ANOTHER_SPEAKER.test(content.slice(label[0].length))) return null;
@@ -336,19 +339,15 @@ export class FactKeys implements MemoryWatcher {
   /** Waits for the calls to rest, then reads a slice at a time while they do. */
   private schedule(): void {
     if (this.closed || this.waiting || this.slice || this.pending === 0) return;
-    let stamp = this.source.stamp();
-    this.waiting = setInterval(() => {
-      const now = this.source.stamp();
-      if (now !== stamp) {
-        stamp = now;
-        return;
-      }
-      clearInterval(this.waiting);
-      this.waiting = undefined;
-      this.fillWhileResting(now);
-    }, this.idleMs);
-    // Never what keeps the process alive: what is not read costs only candidates.
-    this.waiting.unref();
+    // What is not read costs only candidates.
+    this.waiting = whenResting(
+      () => this.source.stamp(),
+      this.idleMs,
+      (stamp) => {
+        this.waiting = undefined;
+        this.fillWhileResting(stamp);
+      },
+    );
   }
 
   private fillWhileResting(stamp: string): void {
