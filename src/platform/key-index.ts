@@ -1,12 +1,15 @@
 /**
  * An index from keys to small integers (the slots of the owner's own arrays), as an
- * open-addressing hash table in one typed array: a million entries cost 8 MB or so and go in
+ * open-addressing hash table in one typed array: a million entries cost 16 MB or so and go in
  * without the rehashing a Map does as it grows. The keys are not kept here: `keyAt(value)` reads
- * the key the owner holds at that value (undefined once it is gone), so each key lives once. An
- * owner deletes a key here before it lets go of it.
+ * the key the owner holds at that value (undefined once it is gone), so each key lives once. Each
+ * bucket holds its key's hash beside the value, so a probe reads the owner's key only when the
+ * hashes agree, and growing never hashes a key again: at a million entries the keys are spread
+ * over the heap, and reading one for each bucket passed was most of a load's time here. An owner
+ * deletes a key here before it lets go of it.
  */
 export class KeyIndex<K> {
-  /** value + 1 at each bucket; EMPTY or GONE (a deletion, passed over by lookups). */
+  /** Two numbers a bucket: value + 1 (EMPTY or GONE, a deletion passed over by lookups), hash. */
   private table: Int32Array;
   private used = 0;
   private live = 0;
@@ -16,7 +19,7 @@ export class KeyIndex<K> {
     private readonly keyAt: (value: number) => K | undefined,
     capacity = 1024,
   ) {
-    this.table = new Int32Array(bucketsFor(capacity));
+    this.table = new Int32Array(2 * bucketsFor(capacity));
   }
 
   get size(): number {
@@ -27,9 +30,10 @@ export class KeyIndex<K> {
   private lastKey: K | undefined;
   private lastHash = 0;
 
+  /** The key's hash as a bucket keeps it (a 32-bit integer). */
   private hashOf(key: K): number {
     if (key !== this.lastKey || this.lastKey === undefined) {
-      this.lastHash = this.hash(key);
+      this.lastHash = this.hash(key) | 0;
       this.lastKey = key;
     }
     return this.lastHash;
@@ -37,11 +41,14 @@ export class KeyIndex<K> {
 
   get(key: K): number | undefined {
     const table = this.table;
-    const mask = table.length - 1;
-    for (let i = this.hashOf(key) & mask; ; i = (i + 1) & mask) {
-      const entry = table[i] as number;
+    const mask = (table.length >>> 1) - 1;
+    const h = this.hashOf(key);
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const entry = table[2 * i] as number;
       if (entry === EMPTY) return undefined;
-      if (entry !== GONE && this.keyAt(entry - 1) === key) return entry - 1;
+      if (entry !== GONE && table[2 * i + 1] === h && this.keyAt(entry - 1) === key) {
+        return entry - 1;
+      }
     }
   }
 
@@ -51,12 +58,13 @@ export class KeyIndex<K> {
 
   /** Points `key` at `value` (the owner already holds `key` at `value`). */
   set(key: K, value: number): void {
-    if ((this.used + 1) * 4 > this.table.length * 3) this.resize(this.live + 1);
+    if ((this.used + 1) * 8 > this.table.length * 3) this.resize(this.live + 1);
     const table = this.table;
-    const mask = table.length - 1;
+    const mask = (table.length >>> 1) - 1;
+    const h = this.hashOf(key);
     let free = -1;
-    for (let i = this.hashOf(key) & mask; ; i = (i + 1) & mask) {
-      const entry = table[i] as number;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const entry = table[2 * i] as number;
       if (entry === EMPTY) {
         if (free === -1) {
           free = i;
@@ -68,26 +76,28 @@ export class KeyIndex<K> {
         if (free === -1) free = i;
         continue;
       }
-      if (this.keyAt(entry - 1) === key) {
-        table[i] = value + 1;
+      if (table[2 * i + 1] === h && this.keyAt(entry - 1) === key) {
+        table[2 * i] = value + 1;
         return;
       }
     }
-    table[free] = value + 1;
+    table[2 * free] = value + 1;
+    table[2 * free + 1] = h;
     this.live++;
   }
 
   /** Removes `key` when it points at `value` (or at anything, without one): true if it did. */
   delete(key: K, value?: number): boolean {
     const table = this.table;
-    const mask = table.length - 1;
-    for (let i = this.hashOf(key) & mask; ; i = (i + 1) & mask) {
-      const entry = table[i] as number;
+    const mask = (table.length >>> 1) - 1;
+    const h = this.hashOf(key);
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const entry = table[2 * i] as number;
       if (entry === EMPTY) return false;
-      if (entry === GONE) continue;
+      if (entry === GONE || table[2 * i + 1] !== h) continue;
       if (this.keyAt(entry - 1) === key) {
         if (value !== undefined && entry - 1 !== value) return false;
-        table[i] = GONE;
+        table[2 * i] = GONE;
         this.live--;
         return true;
       }
@@ -95,7 +105,7 @@ export class KeyIndex<K> {
   }
 
   clear(): void {
-    this.table = new Int32Array(bucketsFor(1024));
+    this.table = new Int32Array(2 * bucketsFor(1024));
     this.used = 0;
     this.live = 0;
   }
@@ -105,40 +115,45 @@ export class KeyIndex<K> {
    * none), each key at one value only: after the owner renumbered them, or to load many at once.
    */
   rebuild(count: number): void {
-    const table = new Int32Array(bucketsFor(count));
-    const mask = table.length - 1;
+    const table = new Int32Array(2 * bucketsFor(count));
+    const mask = (table.length >>> 1) - 1;
     let live = 0;
     for (let value = 0; value < count; value++) {
       const key = this.keyAt(value);
       if (key === undefined) continue;
       // Each key once (the owner holds each at one value): no need to compare with the others.
-      let i = this.hash(key) & mask;
-      while (table[i] !== EMPTY) i = (i + 1) & mask;
-      table[i] = value + 1;
+      const h = this.hash(key) | 0;
+      let i = h & mask;
+      while (table[2 * i] !== EMPTY) i = (i + 1) & mask;
+      table[2 * i] = value + 1;
+      table[2 * i + 1] = h;
       live++;
     }
     this.table = table;
     this.used = live;
     this.live = live;
+    this.lastKey = undefined;
   }
 
+  /** Moves the entries to a larger table by the hashes they keep: no key is read or hashed. */
   private resize(atLeast: number): void {
     const old = this.table;
-    this.table = new Int32Array(bucketsFor(Math.max(atLeast, this.live * 2)));
-    this.used = 0;
-    this.live = 0;
-    const mask = this.table.length - 1;
-    for (const entry of old) {
+    const table = new Int32Array(2 * bucketsFor(Math.max(atLeast, this.live * 2)));
+    const mask = (table.length >>> 1) - 1;
+    let live = 0;
+    for (let j = 0; j < old.length; j += 2) {
+      const entry = old[j] as number;
       if (entry === EMPTY || entry === GONE) continue;
-      // An owner that dropped a key without deleting it: its entry goes.
-      const key = this.keyAt(entry - 1);
-      if (key === undefined) continue;
-      let i = this.hash(key) & mask;
-      while (this.table[i] !== EMPTY) i = (i + 1) & mask;
-      this.table[i] = entry;
-      this.used++;
-      this.live++;
+      const h = old[j + 1] as number;
+      let i = h & mask;
+      while (table[2 * i] !== EMPTY) i = (i + 1) & mask;
+      table[2 * i] = entry;
+      table[2 * i + 1] = h;
+      live++;
     }
+    this.table = table;
+    this.used = live;
+    this.live = live;
   }
 }
 

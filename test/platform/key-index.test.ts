@@ -60,6 +60,25 @@ describe('KeyIndex', () => {
     assert.equal(index.get(7), undefined);
   });
 
+  it('reads a key of the owner only where the hashes agree, and never to grow', () => {
+    const keys: string[] = [];
+    let reads = 0;
+    const index = new KeyIndex<string>(stringHash, (v) => {
+      reads++;
+      return keys[v];
+    });
+    for (let i = 0; i < 20_000; i++) {
+      keys.push(`memory-${i}`);
+      index.set(keys[i] as string, i);
+    }
+    assert.equal(index.size, 20_000);
+    assert.equal(reads, 0, 'new keys go in, and the table grows, by the hashes it keeps');
+    assert.equal(index.get('memory-19999'), 19_999);
+    assert.equal(reads, 1, 'a lookup reads the key it finds, and no other');
+    assert.equal(index.get('memory-20000'), undefined);
+    assert.equal(reads, 1);
+  });
+
   it('holds a million keys', () => {
     const { keys, index } = owned();
     for (let i = 0; i < 1_000_000; i++) keys.push(`id-${i}`);
