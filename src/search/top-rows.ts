@@ -134,11 +134,9 @@ function pagedRows(
   // The same test as `mayReach` on a BM25 score, without the division.
   let cutoff = bars.cutoff(best);
   const dynamics: Dynamics = { created_at: 0, last_used: 0, use_count: 0, strength: 0 };
-  const seen = new Uint8Array(n);
   const taken: number[] = [];
   const takenScores: number[] = [];
   const take = (i: number) => {
-    seen[i] = 1;
     const r = (lexical[i] as number) / best;
     const score = filter.score(index.dynamicsAt(ordinals[i] as number, dynamics));
     if (!bars.offer(r, score)) return;
@@ -148,9 +146,17 @@ function pagedRows(
   };
   let first = 0;
   for (const top of tops) first += top.count;
-  for (const i of largest(lexical, n, first)) take(i);
+  const firstRows = largest(lexical, n, first);
+  for (const i of firstRows) take(i);
+  // Then the rest, skipping those: found by walking them in order beside the rows, rather than
+  // marked in an array of every match (half a megabyte a search at a million, which the GC
+  // then chased).
+  const skip = firstRows.slice().sort();
+  let next = 0;
   for (let i = 0; i < n; i++) {
-    if ((lexical[i] as number) < cutoff || seen[i]) continue;
+    if ((lexical[i] as number) < cutoff) continue;
+    while (next < skip.length && (skip[next] as number) < i) next++;
+    if (skip[next] === i) continue;
     if (bars.mayReach((lexical[i] as number) / best)) take(i);
   }
   // In the order every row would have, so ties break the same way.
