@@ -155,23 +155,33 @@ export class TermWalk {
     if (term + 1 < baseStarts.length) {
       const end = baseStarts[term + 1] as number;
       const from = baseStarts[term] as number;
-      // A common word's postings add from a table of what each (tf, length) adds, worked out
-      // once by the same expression: the same numbers, without two divisions a posting.
-      const table = end - from >= TABLE_FROM_POSTINGS ? this.addTable(ix, idf) : undefined;
-      for (let i = from; i < end; i++) {
-        const ordinal = baseOrdinals[i] as number;
-        if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
-        const tf = baseTfs[i] as number;
-        const length = lengths[ordinal] as number;
-        let add: number;
-        if (table && tf <= TABLE_TF && length < TABLE_LENGTHS) {
-          add = table[(tf - 1) * TABLE_LENGTHS + length] as number;
-        } else {
-          const norm = k1 * (1 - b + (b * length) / avgLength);
-          add = (idf * tf * (k1 + 1)) / (tf + norm);
+      if (end - from >= TABLE_FROM_POSTINGS) {
+        // A common word's postings add from a table of what each (tf, length) adds, worked out
+        // once by the same expression: the same numbers, without two divisions a posting.
+        const table = this.addTable(ix, idf);
+        for (let i = from; i < end; i++) {
+          const ordinal = baseOrdinals[i] as number;
+          if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
+          const tf = baseTfs[i] as number;
+          const length = lengths[ordinal] as number;
+          const add =
+            tf <= TABLE_TF && length < TABLE_LENGTHS
+              ? (table[(tf - 1) * TABLE_LENGTHS + length] as number)
+              : (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
+          const before = acc[ordinal] as number;
+          if (before === 0) touched[n++] = ordinal;
+          acc[ordinal] = before + add;
         }
-        if (acc[ordinal] === 0) touched[n++] = ordinal;
-        acc[ordinal] = (acc[ordinal] as number) + add;
+      } else {
+        for (let i = from; i < end; i++) {
+          const ordinal = baseOrdinals[i] as number;
+          if (((mask >>> (classes[ordinal] as number)) & 1) === 0) continue;
+          const tf = baseTfs[i] as number;
+          const norm = k1 * (1 - b + (b * (lengths[ordinal] as number)) / avgLength);
+          const before = acc[ordinal] as number;
+          if (before === 0) touched[n++] = ordinal;
+          acc[ordinal] = before + (idf * tf * (k1 + 1)) / (tf + norm);
+        }
       }
     }
     const list = lists[term];
@@ -223,9 +233,30 @@ export class TermWalk {
       }
     };
     if (term + 1 < baseStarts.length) {
-      const end = baseStarts[term + 1] as number;
-      for (let i = baseStarts[term] as number; i < end; i++) {
-        meet(baseOrdinals[i] as number, baseTfs[i] as number);
+      // `meet` written out for the frozen postings, most of a common term's, with the table of
+      // `walk` (the same numbers): the counts stay in registers.
+      const stop = baseStarts[term + 1] as number;
+      const from = baseStarts[term] as number;
+      const table = stop - from >= TABLE_FROM_POSTINGS ? this.addTable(ix, idf) : undefined;
+      for (let i = from; i < stop; i++) {
+        const ordinal = baseOrdinals[i] as number;
+        const score = acc[ordinal] as number;
+        if (score > 0) {
+          const tf = baseTfs[i] as number;
+          const length = lengths[ordinal] as number;
+          acc[ordinal] =
+            score +
+            (table && tf <= TABLE_TF && length < TABLE_LENGTHS
+              ? (table[(tf - 1) * TABLE_LENGTHS + length] as number)
+              : (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength)));
+        } else if (score === 0 && ((mask >>> (classes[ordinal] as number)) & 1) === 1) {
+          if (list) {
+            acc[ordinal] = -1;
+            touched[end++] = ordinal;
+          } else {
+            counted++;
+          }
+        }
       }
     }
     const loose = lists[term];
