@@ -233,8 +233,8 @@ export class TermWalk {
       }
     };
     if (term + 1 < baseStarts.length) {
-      // `meet` written out for the frozen postings, most of a common term's, with the table of
-      // `walk` (the same numbers): the counts stay in registers.
+      // `meet` written out for the frozen postings, most of a common term's (no call a posting),
+      // adding from the table of `walk`: the same numbers.
       const stop = baseStarts[term + 1] as number;
       const from = baseStarts[term] as number;
       const table = stop - from >= TABLE_FROM_POSTINGS ? this.addTable(ix, idf) : undefined;
