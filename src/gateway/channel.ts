@@ -42,7 +42,8 @@ interface Pending {
   reject(error: Error): void;
   onProgress: ((progress: Progress) => void) | undefined;
   timer: unknown;
-  abort: AbortController | undefined;
+  /** The call's own signal, given to the transport: aborted only to cancel by abort. */
+  abort: AbortController;
 }
 
 /** The most of an upstream's error message passed on: its words, not a dump. */
@@ -85,7 +86,11 @@ export class Channel {
         reject(this.closed);
         return;
       }
-      const abort = this.options.cancelByAbort ? new AbortController() : undefined;
+      // Every call its own signal, even where cancelling is a notification: without one, the HTTP
+      // transport gives fetch its own signal for the connection's life, and undici keeps a
+      // listener on it per request until the request is collected (on Node 20, a
+      // MaxListenersExceededWarning in the log after 1,500 calls between collections).
+      const abort = new AbortController();
       this.pending.set(id, { resolve, reject, onProgress, timer: undefined, abort });
       this.arm(id);
       const sent = onProgress
@@ -93,7 +98,7 @@ export class Channel {
         : params;
       const request = { jsonrpc: '2.0', id, method, ...(sent ? { params: sent } : {}) };
       this.transport
-        .send(request as JSONRPCMessage, abort ? { requestSignal: abort.signal } : undefined)
+        .send(request as JSONRPCMessage, { requestSignal: abort.signal })
         .catch((error: Error) =>
           this.end(
             id,
@@ -201,7 +206,7 @@ export class Channel {
   private cancel(id: string, reason: string): void {
     const pending = this.pending.get(id);
     if (!pending) return;
-    if (pending.abort) pending.abort.abort();
+    if (this.options.cancelByAbort) pending.abort.abort();
     else {
       const notice = {
         jsonrpc: '2.0',
