@@ -132,7 +132,6 @@ export class KeyIndex<K> {
     this.table = table;
     this.used = live;
     this.live = live;
-    this.lastKey = undefined;
   }
 
   /** Moves the entries to a larger table by the hashes they keep: no key is read or hashed. */

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Channel } from '../../src/gateway/channel.js';
@@ -48,8 +47,6 @@ describe('Channel', () => {
       }
       assert.equal(signals.length, 20);
       assert.equal(new Set(signals).size, 20, 'a fetch signal of its own for every call');
-      for (const signal of signals)
-        assert.equal(getEventListeners(signal, 'abort').length <= 1, true);
       await transport.close();
     }
   });
