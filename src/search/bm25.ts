@@ -323,8 +323,11 @@ export class Bm25Index<D = unknown> {
     this.terms.renumberTerms(remap, terms);
   }
 
-  /** The index as typed arrays (frozen first); `keyOf` says what to keep of each live id. */
-  state(keyOf: (id: string) => number): Bm25State {
+  /**
+   * The index as typed arrays (frozen first); `keyOf` says what to keep of each live id, told
+   * the document's number as a hint (KeyOf in storage/engine.ts).
+   */
+  state(keyOf: (id: string, hint?: number) => number): Bm25State {
     const steps = this.stateInSteps(keyOf);
     for (;;) {
       const step = steps.next();
@@ -340,7 +343,10 @@ export class Bm25Index<D = unknown> {
    * and the generator is then dropped. The postings moved meanwhile become the index's own base
    * at the end, as after `freeze` (the documents are the same).
    */
-  *stateInSteps(keyOf: (id: string) => number, slice = STATE_SLICE): Generator<void, Bm25State> {
+  *stateInSteps(
+    keyOf: (id: string, hint?: number) => number,
+    slice = STATE_SLICE,
+  ): Generator<void, Bm25State> {
     if (this.terms.hasLoose) {
       yield* this.terms.freezeSteps(undefined, slice);
       yield;
@@ -352,7 +358,7 @@ export class Bm25Index<D = unknown> {
       const to = Math.min(count, from + step);
       for (let i = from; i < to; i++) {
         const id = this.ids[i];
-        keys[i] = id === null || id === undefined ? -1 : keyOf(id);
+        keys[i] = id === null || id === undefined ? -1 : keyOf(id, i);
       }
       yield;
     }

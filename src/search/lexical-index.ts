@@ -404,13 +404,13 @@ export class LexicalIndex {
   }
 
   /** Its state, each id as `keyOf` says (-1: not kept). */
-  state(keyOf: (id: string) => number): LexicalState {
+  state(keyOf: (id: string, hint?: number) => number): LexicalState {
     this.learnDueFacts();
     return { bm25: this.bm25.state(keyOf), vocabulary: this.tokenizer.vocabulary() };
   }
 
   /** `state` a slice at a time: see `Bm25Index.stateInSteps`, and `revision`. */
-  *stateInSteps(keyOf: (id: string) => number): Generator<void, LexicalState> {
+  *stateInSteps(keyOf: (id: string, hint?: number) => number): Generator<void, LexicalState> {
     this.learnDueFacts();
     const bm25 = yield* this.bm25.stateInSteps(keyOf);
     return { bm25, vocabulary: this.tokenizer.vocabulary() };

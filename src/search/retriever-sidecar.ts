@@ -2,7 +2,12 @@
 // postings, as typed columns), the notes its promoted memories are searched by, with embeddings
 // on the hash of the text each memory's vector is of, and the parts of its watchers that keep
 // one (the index of fact keys), each under its own name.
-import type { ListenerPersistence, MemoryWatcher, PersistedPart } from '../storage/engine.js';
+import type {
+  KeyOf,
+  ListenerPersistence,
+  MemoryWatcher,
+  PersistedPart,
+} from '../storage/engine.js';
 import { packStrings, unpackStrings } from '../storage/sidecar.js';
 import { DOCUMENT_VERSION, type NoteText } from './document.js';
 import { LEXICAL_SHAPE, type LexicalIndex } from './lexical-index.js';
@@ -34,7 +39,7 @@ export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
     shape: { ...LEXICAL_SHAPE, document: DOCUMENT_VERSION },
     revision: () => lexical.revision,
     learnt: () => kept().reduce((sum, p) => sum + p.learnt(), lexical.learnt),
-    save: function* (keyOf: (id: string) => number) {
+    save: function* (keyOf: KeyOf) {
       const state = yield* lexical.stateInSteps(keyOf);
       // In the step the state was finished in: the vocabulary is the tokenizer's own list.
       const vocabulary = packStrings(state.vocabulary);

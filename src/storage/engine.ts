@@ -86,11 +86,18 @@ export interface MemoryWatcher {
   persisted?: WatcherPersistence;
 }
 
+/**
+ * A memory's key in the sidecar being taken (-1: not kept). `hint`, where the caller has one, is
+ * the slot the memory likely has in its namespace's table (an index's own number for it, which is
+ * the slot after a load): checked first, it spares a lookup of the id.
+ */
+export type KeyOf = (id: string, hint?: number) => number;
+
 /** A watcher's part of its retriever's sidecar (columns prefixed with its name). */
 export interface WatcherPersistence {
   readonly name: string;
   /** Its state, each memory named by `keyOf(id)`, at once; undefined when it keeps none now. */
-  save(keyOf: (id: string) => number): PersistedPart | undefined;
+  save(keyOf: KeyOf): PersistedPart | undefined;
   /** Takes back what `save` kept; false when it cannot (it then works its state out again). */
   restore(part: PersistedPart, idOf: (key: number) => string): boolean;
   /** Memories whose derived values it learnt since the process began (`ListenerPersistence`). */
@@ -116,7 +123,7 @@ export interface ListenerPersistence {
    * slice a step: the caller lets the event loop run between steps, and goes on only while
    * `revision()` stays what it was at the first (else it drops the generator).
    */
-  save(keyOf: (id: string) => number): Generator<void, PersistedPart | undefined>;
+  save(keyOf: KeyOf): Generator<void, PersistedPart | undefined>;
   /** Moves on with every change to what `save` answers. */
   revision(): number;
   /**

@@ -204,6 +204,11 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     return this.ids.length;
   }
 
+  /** The id of the memory at `slot`, if one is there. */
+  idAt(slot: number): string | undefined {
+    return this.ids[slot];
+  }
+
   /** Memory `id`'s slot (what `everyRef` visits it with), if it is here. */
   slot(id: string): number | undefined {
     return this.slotOf.get(id);

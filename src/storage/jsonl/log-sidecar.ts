@@ -3,17 +3,17 @@
 import fs from 'node:fs';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { DEFAULT_NAMESPACE, type PersistedPart } from '../engine.js';
+import { DEFAULT_NAMESPACE, type KeyOf, type PersistedPart } from '../engine.js';
 import type { LiveRecords } from '../live-records.js';
 import type { MemoryTable } from '../memory-table.js';
 import {
   type LogPoint,
   logTail,
-  packOnto,
   readSidecar,
   SIDECAR_FILE,
   type SidecarContent,
   SidecarMismatch,
+  StringPacker,
   unpackStrings,
   writeSidecarAsync,
 } from '../sidecar.js';
@@ -310,27 +310,29 @@ export class LogSidecar {
       await setImmediate();
       turn = performance.now();
     };
-    // The ids packed as they come (packStrings' layout), a slice's worth of bytes at a time.
-    const idChunks: Buffer[] = [];
-    const idEnds: number[] = [];
-    let idBytes = 0;
-    let slice: string[] = [];
-    const ns: number[] = [];
-    const offsets: number[] = [];
-    const lengths: number[] = [];
-    const statuses: number[] = [];
+    // Every column as it will be written, at most one entry a slot given: a million memories'
+    // ids pushed into arrays and then packed string by string took a second of a take.
+    let slots = 0;
+    for (const space of this.live.spaces()) slots += space.memories.slots;
+    const ids = new StringPacker(slots);
+    const idEnds = new Int32Array(slots);
+    const ns = new Uint8Array(slots);
+    const offsets = new Float64Array(slots);
+    const lengths = new Int32Array(slots);
+    const statuses = new Uint8Array(slots);
+    let count = 0;
     // Each memory's key (its place in the columns) by its slot in its namespace's table: a Map of
     // a million ids took a second of a take.
     const keyed: { memories: MemoryTable; keys: Int32Array }[] = [];
     let keys = new Int32Array(0);
     const namespaces: string[] = [];
     const visit = (id: string, offset: number, length: number, status: number, slot: number) => {
-      keys[slot] = idEnds.length + slice.length;
-      slice.push(id);
-      ns.push(namespaces.length - 1);
-      offsets.push(offset);
-      lengths.push(length);
-      statuses.push(status);
+      keys[slot] = count;
+      idEnds[count] = ids.add(id);
+      ns[count] = namespaces.length - 1;
+      offsets[count] = offset;
+      lengths[count] = length;
+      statuses[count++] = status;
     };
     if (!unchanged()) return undefined;
     for (const space of [...this.live.spaces()]) {
@@ -338,12 +340,11 @@ export class LogSidecar {
       keys = new Int32Array(space.memories.slots);
       keyed.push({ memories: space.memories, keys });
       for (let from = 0; ; ) {
+        // Never past the slots counted, which a typed array would drop without a word (a table
+        // cannot grow while the log is unchanged: this only keeps that true).
+        if (count + Math.min(TAKE_SLICE, space.memories.slots - from) > slots) return undefined;
         const next = space.memories.everyRef(visit, from, TAKE_SLICE);
         if (next === false) return undefined;
-        const chunk = packOnto(slice, idEnds, idBytes);
-        idBytes += chunk.length;
-        idChunks.push(chunk);
-        slice = [];
         if (next === true) break;
         from = next;
         await pause();
@@ -353,7 +354,11 @@ export class LogSidecar {
     if (namespaces.length > 255) return undefined;
     // The default namespace's first: the indexes persisted are its own.
     keyed.sort((a, b) => Number(b.memories === defaults) - Number(a.memories === defaults));
-    const keyOf = (id: string) => {
+    const keyOf: KeyOf = (id, hint) => {
+      const first = keyed[0];
+      if (first && hint !== undefined && first.memories.idAt(hint) === id) {
+        return first.keys[hint] as number;
+      }
       for (const { memories, keys } of keyed) {
         const slot = memories.slot(id);
         if (slot !== undefined) return keys[slot] as number;
@@ -361,12 +366,12 @@ export class LogSidecar {
       return -1;
     };
     const columns: Record<string, Uint8Array | Uint16Array | Int32Array | Float64Array> = {};
-    columns['store.ids'] = Buffer.concat(idChunks, idBytes);
-    columns['store.idEnds'] = Int32Array.from(idEnds);
-    columns['store.ns'] = Uint8Array.from(ns);
-    columns['store.offsets'] = Float64Array.from(offsets);
-    columns['store.lengths'] = Int32Array.from(lengths);
-    columns['store.status'] = Uint8Array.from(statuses);
+    columns['store.ids'] = ids.bytes();
+    columns['store.idEnds'] = idEnds.subarray(0, count);
+    columns['store.ns'] = ns.subarray(0, count);
+    columns['store.offsets'] = offsets.subarray(0, count);
+    columns['store.lengths'] = lengths.subarray(0, count);
+    columns['store.status'] = statuses.subarray(0, count);
     await pause();
     if (!unchanged()) return undefined;
     const listenerMeta: (PersistedPart['meta'] | null)[] = [];
@@ -397,7 +402,7 @@ export class LogSidecar {
       content: { log, shape: this.shape(), meta: { namespaces, listeners: listenerMeta }, columns },
       ino,
       learnt,
-      memories: idEnds.length,
+      memories: count,
       started,
       heldMs: held,
     };
