@@ -194,7 +194,10 @@ export class JsonlStore extends NamespacedEngine {
   loaded: Promise<void> = Promise.resolve();
 
   private async load(): Promise<void> {
-    // Not a byte before the caller has wired its server: the handshake must not wait.
+    // Not a byte before the caller has wired its server and the loop has polled once for what
+    // its client sent (a second turn: a start whose last step ran in the poll phase went on to
+    // the first immediate before reading stdin, and the handshake waited for the whole restore).
+    await setImmediate();
     await setImmediate();
     try {
       this.sidecar.restore();
