@@ -29,7 +29,9 @@ describe('the load of a data dir', () => {
     const { port } = server.address() as net.AddressInfo;
     const client = net.connect(port, '127.0.0.1');
     const [socket] = (await once(server, 'connection')) as [net.Socket];
-    await new Promise<void>((resolve) => client.write('{"method":"initialize"}\n', () => resolve()));
+    await new Promise<void>((resolve) =>
+      client.write('{"method":"initialize"}\n', () => resolve()),
+    );
     t.after(() => {
       client.destroy();
       socket.destroy();
