@@ -392,17 +392,23 @@ export class Bm25Index<D = unknown> {
     const count = state.keys.length;
     this.ids = new Array(count);
     this.docs = new Array(count);
-    this.growOrdinals(withRoom(count));
-    this.lengths.set(state.lengths);
-    this.classes.set(state.classes);
     if (state.values.length !== this.values.length) {
       throw new Error(
         `the index keeps ${this.values.length} values a document, not ${state.values.length}`,
       );
     }
-    state.values.forEach((column, c) => {
-      (this.values[c] as Float64Array).set(column);
-    });
+    // Each column of a number a document kept as read where it was read with room (a sidecar's,
+    // see ListenerPersistence.grows): a copy of a million's was 0.3 s of a start.
+    const room = withRoom(count);
+    this.lengths = roomy(state.lengths, room, (n, b) =>
+      b ? new Int32Array(b, 0, n) : new Int32Array(n),
+    );
+    this.classes = roomy(state.classes, room, (n, b) =>
+      b ? new Uint8Array(b, 0, n) : new Uint8Array(n),
+    );
+    this.values = state.values.map((column) =>
+      roomy(column, room, (n, b) => (b ? new Float64Array(b, 0, n) : new Float64Array(n))),
+    );
     let live = 0;
     let totalLength = 0;
     for (let i = 0; i < count; i++) {
@@ -454,4 +460,23 @@ export class Bm25Index<D = unknown> {
     this.ordinalOf.rebuild(ids.length);
     this.renumbered?.();
   }
+}
+
+/**
+ * `column` with `room` rows: itself, as the whole of its buffer, when it begins a buffer of just
+ * that room (read so by the sidecar, a buffer a column: the rows past it never written, zeros as
+ * in a new array); else a copy, so that no other array's bytes are ever taken in.
+ */
+function roomy<T extends Int32Array | Uint8Array | Float64Array>(
+  column: Int32Array | Uint8Array | Float64Array,
+  room: number,
+  make: (length: number, buffer?: ArrayBuffer) => T,
+): T {
+  const { buffer, byteOffset, BYTES_PER_ELEMENT: bytes } = column;
+  if (byteOffset === 0 && buffer instanceof ArrayBuffer && buffer.byteLength === room * bytes) {
+    return make(room, buffer);
+  }
+  const copy = make(room);
+  copy.set(column);
+  return copy;
 }

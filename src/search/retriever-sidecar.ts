@@ -38,6 +38,8 @@ export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
   return {
     shape: { ...LEXICAL_SHAPE, document: DOCUMENT_VERSION },
     revision: () => lexical.revision,
+    // The words index's columns of one number a document (bm25.ts restore keeps them as read).
+    grows: (name: string) => name === 'lengths' || name === 'classes' || /^value\d+$/.test(name),
     learnt: () => kept().reduce((sum, p) => sum + p.learnt(), lexical.learnt),
     save: function* (keyOf: KeyOf) {
       const state = yield* lexical.stateInSteps(keyOf);

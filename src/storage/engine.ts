@@ -124,6 +124,11 @@ export interface ListenerPersistence {
    * `revision()` stays what it was at the first (else it drops the generator).
    */
   save(keyOf: KeyOf): Generator<void, PersistedPart | undefined>;
+  /**
+   * Whether it adds rows to its column `name` after a start (one a memory): read with room for
+   * them (withRoom), so that it keeps the column as read rather than copy it into a larger one.
+   */
+  grows?(name: string): boolean;
   /** Moves on with every change to what `save` answers. */
   revision(): number;
   /**

@@ -194,11 +194,14 @@ export async function writeSidecarAsync(
  * buffer of its own (the body in file order, its checksum worked out as it comes): whoever
  * restores from a column may keep it rather than copy it, and a column let go is freed alone.
  * One buffer for the whole file kept every byte of it alive (31 MB at 100,000 memories) beside
- * the copies taken of it, until a full collection, long after the start.
+ * the copies taken of it, until a full collection, long after the start. `room` says how many
+ * rows the buffer of a column its owner adds to after the start has (the owner then keeps it as
+ * it is, without a copy into a larger one).
  */
 export function readSidecar(
   file: string,
   shape: Record<string, unknown>,
+  room: (column: string, count: number) => number = (_, count) => count,
 ): SidecarContent | undefined {
   let fd: number;
   try {
@@ -214,7 +217,7 @@ export function readSidecar(
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new SidecarMismatch('it cannot be read (ENOTREG)');
-    return readOpenSidecar(fd, stat.size, shape);
+    return readOpenSidecar(fd, stat.size, shape, room);
   } catch (error) {
     if (error instanceof SidecarMismatch) throw error;
     throw unreadable(error);
@@ -240,7 +243,12 @@ function readAt(fd: number, into: Uint8Array, position: number): number {
 /** The bytes of padding or stray body read at once to be checksummed, at most. */
 const SKIP_SLICE = 1 << 20;
 
-function readOpenSidecar(fd: number, size: number, shape: Record<string, unknown>): SidecarContent {
+function readOpenSidecar(
+  fd: number,
+  size: number,
+  shape: Record<string, unknown>,
+  room: (column: string, count: number) => number,
+): SidecarContent {
   const intro = Buffer.alloc(MAGIC.length + 4);
   if (readAt(fd, intro, 0) < intro.length || !intro.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw new SidecarMismatch('it is not a mnemo sidecar');
@@ -298,8 +306,11 @@ function readOpenSidecar(fd: number, size: number, shape: Record<string, unknown
   let at = start;
   for (const place of places) {
     skip(at, place.from);
-    const own = new ArrayBuffer(place.count * place.type.bytes);
-    const bytes = new Uint8Array(own);
+    // Room past the column for what its owner adds later (never read, never resident until then).
+    const own = new ArrayBuffer(
+      Math.max(place.count, room(place.name, place.count)) * place.type.bytes,
+    );
+    const bytes = new Uint8Array(own, 0, place.count * place.type.bytes);
     if (readAt(fd, bytes, place.from) < bytes.length) throw new SidecarMismatch('it was cut short');
     check(bytes);
     columns[place.name] = place.type.make(own, 0, place.count);

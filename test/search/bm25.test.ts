@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { seededRandom } from '../../bench/lib/content.js';
+import { withRoom } from '../../src/platform/room.js';
 import {
   ALL_CLASSES,
   type Bm25Params,
@@ -424,5 +425,55 @@ describe('Bm25Index', () => {
     assert.equal(columns(restored), before);
     assert.equal(restored.valueAt(restored.ordinal('m5499') as number, 0), 5499);
     assert.equal(restored.search([word]).ids.length, 5500);
+  });
+
+  it("keeps a state's columns of a number a document as read when they begin buffers with room (a sidecar's)", () => {
+    const [word] = termIds(['kept-word']) as [number];
+    const params = { k1: 1.2, b: 0.3, values: 2 };
+    const index = new IdIndex(params);
+    for (let i = 0; i < 3000; i++) index.add(`m${i}`, [word], undefined, undefined, 1, [i, -i]);
+    const state = index.state((id) => Number(id.slice(1)));
+    // As readSidecar reads a column its owner grows: a buffer of its own, room past the rows.
+    const room = withRoom(3000);
+    const roomy = <T extends Int32Array | Uint8Array | Float64Array>(
+      column: T,
+      make: (buffer: ArrayBuffer, length: number) => T,
+    ): T => {
+      const read = make(new ArrayBuffer(room * column.BYTES_PER_ELEMENT), column.length);
+      read.set(column);
+      return read;
+    };
+    const read = {
+      ...state,
+      lengths: roomy(state.lengths, (b, n) => new Int32Array(b, 0, n)),
+      classes: roomy(state.classes, (b, n) => new Uint8Array(b, 0, n)),
+      values: state.values.map((c) => roomy(c, (b, n) => new Float64Array(b, 0, n))),
+    };
+    const restored = new IdIndex(params);
+    restored.restore(read, (key) => `m${key}`);
+    const own = restored as unknown as {
+      lengths: Int32Array;
+      classes: Uint8Array;
+      values: Float64Array[];
+    };
+    assert.equal(own.lengths.buffer, read.lengths.buffer, 'the lengths as read');
+    assert.equal(own.classes.buffer, read.classes.buffer, 'the classes as read');
+    assert.equal(own.values[1]?.buffer, read.values[1]?.buffer, 'the values as read');
+    // A state without room (the index's own copy) is copied: the state is never written to.
+    const copied = new IdIndex(params);
+    copied.restore(state, (key) => `m${key}`);
+    assert.notEqual(
+      (copied as unknown as { lengths: Int32Array }).lengths.buffer,
+      state.lengths.buffer,
+    );
+    // The rows past the ones read are the next documents', and answer as in the index saved.
+    const values = own.values[1];
+    for (let i = 3000; i < 3100; i++) {
+      restored.add(`m${i}`, [word], undefined, undefined, 1, [i, -i]);
+      index.add(`m${i}`, [word], undefined, undefined, 1, [i, -i]);
+    }
+    assert.equal(own.values[1], values, 'no copy for the room used');
+    assert.equal(restored.valueAt(restored.ordinal('m3099') as number, 1), -3099);
+    assert.deepEqual(restored.search([word]), index.search([word]));
   });
 });

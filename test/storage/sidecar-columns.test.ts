@@ -35,4 +35,16 @@ describe('sidecar columns', () => {
       assert.deepEqual(read?.columns, content().columns);
     }
   });
+
+  it('a column asked with room is read into a buffer of that room, the rows as written, zeros after', () => {
+    const file = path.join(tempDir(), 'test.idx');
+    writeSidecar(file, content());
+    const read = readSidecar(file, { test: 1 }, (name, count) => (name === 'ints' ? 10 : count));
+    const ints = read?.columns.ints as Int32Array;
+    assert.deepEqual(ints, new Int32Array([7, 8, 9]));
+    assert.equal(ints.buffer.byteLength, 40);
+    assert.deepEqual(new Int32Array(ints.buffer), new Int32Array([7, 8, 9, 0, 0, 0, 0, 0, 0, 0]));
+    const first = read?.columns.first as Float64Array;
+    assert.equal(first.buffer.byteLength, 16, 'the others, just their rows');
+  });
 });

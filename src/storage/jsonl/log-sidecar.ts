@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { withRoom } from '../../platform/room.js';
 import { DEFAULT_NAMESPACE, type KeyOf, type PersistedPart } from '../engine.js';
 import type { LiveRecords } from '../live-records.js';
 import type { MemoryTable } from '../memory-table.js';
@@ -68,7 +69,9 @@ export class LogSidecar {
     const memories = this.log;
     let content: ReturnType<typeof readSidecar>;
     try {
-      content = readSidecar(this.file, this.shape());
+      content = readSidecar(this.file, this.shape(), (name, count) =>
+        this.grows(name) ? withRoom(count) : count,
+      );
       if (!content) {
         if (fs.existsSync(this.log.path)) {
           this.logger.info(
@@ -232,6 +235,15 @@ export class LogSidecar {
   /** Settles once no write of the sidecar is under way nor queued (never rejects). */
   async idle(): Promise<void> {
     while (this.writing) await this.writing;
+  }
+
+  /** Whether column `name` is one a listener of the default namespace adds to after a start. */
+  private grows(name: string): boolean {
+    const at = name.indexOf('.');
+    const listener = /^l\d+$/.test(name.slice(0, at))
+      ? this.live.space(DEFAULT_NAMESPACE).listeners[Number(name.slice(1, at))]
+      : undefined;
+    return listener?.persistence?.grows?.(name.slice(at + 1)) === true;
   }
 
   /** A write under way. */
