@@ -17,6 +17,8 @@ export interface Bm25State {
   df: Int32Array;
   /** By value column, by ordinal: the numbers each document carries. */
   values: Float64Array[];
+  /** The buckets of the table from id to ordinal (KeyIndex.buckets), when kept: not rebuilt. */
+  idTable?: Int32Array | undefined;
 }
 
 /**

@@ -372,8 +372,10 @@ export class Bm25Index<D = unknown> {
       values.push(column.slice(0, count));
       yield;
     }
+    const idTable = this.ordinalOf.buckets();
     // The base is replaced, never changed in place: no copy of it is needed.
     return {
+      idTable,
       keys,
       lengths,
       classes,
@@ -424,7 +426,10 @@ export class Bm25Index<D = unknown> {
       live++;
       totalLength += state.lengths[i] as number;
     }
-    this.ordinalOf.rebuild(count);
+    // A copy: the table is written to after, and a state may be restored more than once.
+    if (!state.idTable || !this.ordinalOf.adopt(state.idTable.slice(), count, live)) {
+      this.ordinalOf.rebuild(count);
+    }
     this.live = live;
     this.totalLength = totalLength;
     // Never a view of a larger buffer, which would keep all of it alive.

@@ -68,6 +68,8 @@ function statusMask(statuses: Iterable<MemoryStatus>): number {
 export interface LexicalState {
   bm25: Bm25State;
   vocabulary: readonly string[];
+  /** The buckets of the table from content hash to ordinal (KeyIndex.buckets), when kept. */
+  contentTable?: Int32Array | undefined;
 }
 
 /**
@@ -413,7 +415,11 @@ export class LexicalIndex {
   *stateInSteps(keyOf: (id: string, hint?: number) => number): Generator<void, LexicalState> {
     this.learnDueFacts();
     const bm25 = yield* this.bm25.stateInSteps(keyOf);
-    return { bm25, vocabulary: this.tokenizer.vocabulary() };
+    return {
+      bm25,
+      vocabulary: this.tokenizer.vocabulary(),
+      contentTable: this.byContent.buckets(),
+    };
   }
 
   /** Moves on with every change to what `state` answers (the vocabulary grows only with one). */
@@ -426,7 +432,11 @@ export class LexicalIndex {
     this.factsDue.clear();
     this.tokenizer.restoreVocabulary(state.vocabulary);
     this.bm25.restore(state.bm25, idOf);
-    this.byContent.rebuild(this.bm25.ordinals);
+    // A copy: the table is written to after, and a state may be restored more than once.
+    const table = state.contentTable?.slice();
+    if (!table || !this.byContent.adopt(table, this.bm25.ordinals)) {
+      this.byContent.rebuild(this.bm25.ordinals);
+    }
   }
 
   /** Moves every posting into the compact form (after a load: what a search walks fastest). */

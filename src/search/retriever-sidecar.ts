@@ -2,6 +2,8 @@
 // postings, as typed columns), the notes its promoted memories are searched by, with embeddings
 // on the hash of the text each memory's vector is of, and the parts of its watchers that keep
 // one (the index of fact keys), each under its own name.
+
+import { BUCKETS_VERSION } from '../platform/key-index.js';
 import type {
   KeyOf,
   ListenerPersistence,
@@ -12,6 +14,16 @@ import { packStrings, unpackStrings } from '../storage/sidecar.js';
 import { DOCUMENT_VERSION, type NoteText } from './document.js';
 import { LEXICAL_SHAPE, type LexicalIndex } from './lexical-index.js';
 import type { SemanticIndex } from './semantic-index.js';
+
+/**
+ * The tables' columns, named by the version of the hashes and layout they hold (a sidecar without
+ * them, or of another version, has its tables built again from the keys).
+ */
+const ID_TABLE = `idTable${BUCKETS_VERSION}`;
+const CONTENT_TABLE = `contentTable${BUCKETS_VERSION}`;
+
+/** A table's column when it is one (of the type written): else it is built again. */
+const table = (column: unknown) => (column instanceof Int32Array ? column : undefined);
 
 /** The memories whose text hashes are taken between two turns of the event loop. */
 const HASH_SLICE = 100_000;
@@ -68,6 +80,9 @@ export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
           ordinals: bm25.ordinals,
           tfs: bm25.tfs,
           df: bm25.df,
+          // The tables of id and content to ordinal, as they are: not hashed again at a start.
+          ...(bm25.idTable ? { [ID_TABLE]: bm25.idTable } : {}),
+          ...(state.contentTable ? { [CONTENT_TABLE]: state.contentTable } : {}),
           ...Object.fromEntries(bm25.values.map((column, c) => [`value${c}`, column])),
           ...textHashes,
           ...watched.columns,
@@ -103,7 +118,9 @@ export function retrieverPersistence(parts: SidecarParts): ListenerPersistence {
             values: Array.from({ length: LEXICAL_SHAPE.values }, (_, c) =>
               column<Float64Array>(`value${c}`),
             ),
+            idTable: table(c[ID_TABLE]),
           },
+          contentTable: table(c[CONTENT_TABLE]),
         },
         idOf,
       );

@@ -87,4 +87,74 @@ describe('KeyIndex', () => {
     assert.equal(index.get('id-999999'), 999_999);
     assert.equal(index.get('id-1000000'), undefined);
   });
+
+  it('takes back buckets it gave, hashing no key, and answers as the table they came from', () => {
+    const keys: (string | undefined)[] = [];
+    let hashed = 0;
+    const hash = (key: string) => {
+      hashed++;
+      return stringHash(key);
+    };
+    const from = new KeyIndex<string>(hash, (v) => keys[v]);
+    for (let i = 0; i < 5000; i++) {
+      keys.push(`memory-${i}`);
+      from.set(keys[i] as string, i);
+    }
+    from.delete('memory-7');
+    keys[7] = undefined;
+    const to = new KeyIndex<string>(hash, (v) => keys[v]);
+    hashed = 0;
+    assert.equal(to.adopt(from.buckets(), keys.length, 4999), true);
+    assert.equal(hashed, 0, 'no key hashed');
+    assert.equal(to.size, 4999);
+    for (let i = 0; i < 5000; i++) assert.equal(to.get(`memory-${i}`), i === 7 ? undefined : i);
+    // And it goes on as its own: new keys, deletions.
+    keys.push('memory-5000');
+    to.set('memory-5000', 5000);
+    assert.equal(to.get('memory-5000'), 5000);
+    assert.equal(to.delete('memory-4999'), true);
+    assert.equal(to.get('memory-4999'), undefined);
+  });
+
+  it('refuses buckets that cannot be a table of its keys, and never answers a wrong value from any it takes (fuzz)', () => {
+    const keys = Array.from({ length: 3000 }, (_, i) => `memory-${i}`);
+    const from = new KeyIndex<string>(stringHash, (v) => keys[v]);
+    for (let i = 0; i < keys.length; i++) from.set(keys[i] as string, i);
+    const good = from.buckets();
+    const index = () => new KeyIndex<string>(stringHash, (v) => keys[v]);
+    // Each way a table can be wrong, one at a time.
+    const wrong: [string, (b: Int32Array) => Int32Array][] = [
+      ['odd length', (b) => b.subarray(0, b.length - 1)],
+      ['too few buckets', (b) => b.subarray(0, 1000)],
+      ['a value past the keys', (b) => b.map((x, j) => (j === b.indexOf(5) ? 3001 : x))],
+      ['a value twice', (b) => b.map((x, j) => (j === b.indexOf(5) ? 6 : x))],
+      ['fuller than it grows to', (b) => b.map((x, j) => (j % 2 === 0 && x === 0 ? -1 : x))],
+    ];
+    for (const [why, spoil] of wrong) {
+      assert.equal(index().adopt(spoil(good.slice()), keys.length), false, why);
+    }
+    assert.equal(index().adopt(good.slice(), keys.length, 2999), false, 'a key missing');
+    const gone: (string | undefined)[] = keys.slice();
+    gone[5] = undefined;
+    const owner = new KeyIndex<string>(stringHash, (v) => gone[v]);
+    assert.equal(owner.adopt(good.slice(), keys.length), false, 'a value without its key');
+    // Any bytes at all: refused, or taken, and then a lookup answers the key's own value or none.
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: good.length - 1 }), fc.integer()), { maxLength: 40 }),
+        (changes) => {
+          const buckets = good.slice();
+          for (const [at, value] of changes) buckets[at] = value;
+          const taken = index();
+          if (!taken.adopt(buckets, keys.length)) return;
+          for (let i = 0; i < keys.length; i += 7) {
+            const found = taken.get(keys[i] as string);
+            assert.ok(found === undefined || found === i, `memory-${i}: ${found}`);
+          }
+          assert.equal(taken.get('not-a-key'), undefined);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });

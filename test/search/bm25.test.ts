@@ -476,4 +476,29 @@ describe('Bm25Index', () => {
     assert.equal(restored.valueAt(restored.ordinal('m3099') as number, 1), -3099);
     assert.deepEqual(restored.search([word]), index.search([word]));
   });
+
+  it("takes a state's table of ids as it was, and builds one again when it cannot be one", () => {
+    const words = termIds(['table-a', 'table-b']) as number[];
+    const index = new IdIndex();
+    for (let i = 0; i < 4000; i++) index.add(`m${i}`, [words[i % 2] as number]);
+    index.remove('m10', [words[0] as number]);
+    const state = index.state((id) => Number(id.slice(1)));
+    const tableOf = (x: IdIndex) =>
+      (x as unknown as { ordinalOf: { table: Int32Array } }).ordinalOf.table;
+    assert.ok(state.idTable);
+    const kept = new IdIndex();
+    kept.restore(state, (key) => `m${key}`);
+    assert.deepEqual(tableOf(kept), state.idTable, 'the buckets saved');
+    // A table that names a document past the index: built again from the ids, the same answers.
+    const spoilt = state.idTable.slice();
+    spoilt[spoilt.findIndex((x, j) => j % 2 === 0 && x > 0)] = 4001;
+    const rebuilt = new IdIndex();
+    rebuilt.restore({ ...state, idTable: spoilt }, (key) => `m${key}`);
+    assert.notDeepEqual(tableOf(rebuilt), spoilt);
+    for (const x of [kept, rebuilt]) {
+      assert.equal(x.ordinal('m3999'), index.ordinal('m3999'));
+      assert.equal(x.ordinal('m10'), undefined);
+      assert.deepEqual(x.search([words[1] as number]), index.search([words[1] as number]));
+    }
+  });
 });

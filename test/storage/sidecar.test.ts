@@ -92,6 +92,19 @@ describe('the sidecar (memories.idx)', () => {
     await third.opened.close();
   });
 
+  it('a start from it knows each memory by its id and its content at once (tables kept)', async (t) => {
+    const dir = testDir(t);
+    const again = await answersFromSidecar(dir);
+    const [found] = (await again.memory.recall.search({ query: 'note 12' })).results;
+    assert.ok(found);
+    const opened = await again.memory.recall.open({ memory_ids: [found.memory_id] });
+    assert.equal(opened.memories[0]?.id, found.memory_id, 'found by its id');
+    // The same words again: a repeat of that memory, found by its content's hash.
+    const repeat = await again.memory.writing.save({ content: opened.memories[0]?.content ?? '' });
+    assert.deepEqual([repeat.memory_id, repeat.deduplicated], [found.memory_id, true]);
+    await again.opened.close();
+  });
+
   for (const [fault, damage, why] of [
     ['deleted', (file: string) => fs.rmSync(file), /no memories\.idx/],
     [
