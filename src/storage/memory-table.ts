@@ -132,7 +132,8 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
 
   /**
    * Puts many memories by where their lines are at once (a start from the sidecar), into an
-   * empty table: the same as `setRef` for each.
+   * empty table: the same as `setRef` for each. `buckets`: the table from id to slot as kept
+   * (slotBuckets, its values these slots), taken back when it can be one, else built again.
    */
   restoreRefs(
     ids: readonly string[],
@@ -140,6 +141,7 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
     offsets: Float64Array,
     lengths: Int32Array,
     statuses: Uint8Array,
+    buckets?: Int32Array,
   ): void {
     if (this.ids.length > 0) {
       for (const i of pick) {
@@ -159,7 +161,14 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
       this.lengths[slot] = lengths[i] as number;
       this.statuses[slot] = statuses[i] as number;
     });
-    this.slotOf.rebuild(this.ids.length);
+    if (!buckets || !this.slotOf.adopt(buckets, this.ids.length, pick.length)) {
+      this.slotOf.rebuild(this.ids.length);
+    }
+  }
+
+  /** The buckets of the table from id to slot, a copy (KeyIndex.buckets): a sidecar keeps them. */
+  slotBuckets(): Int32Array {
+    return this.slotOf.buckets();
   }
 
   /** Points memory `id` at another copy of the same line (the log was compacted). */

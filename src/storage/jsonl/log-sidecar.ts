@@ -20,6 +20,7 @@ import {
 } from '../sidecar.js';
 import { CheckpointPace } from './checkpoint-pace.js';
 import type { JsonlFile } from './jsonl-file.js';
+import { bucketsByKey, bucketsBySlot, checkRefs, SLOT_TABLE } from './sidecar-refs.js';
 
 const LOG = 'memories.jsonl';
 
@@ -102,10 +103,15 @@ export class LogSidecar {
       const statuses = c['store.status'] as Uint8Array;
       const namespaces = content.meta.namespaces as string[];
       checkRefs(ids.length, namespaces.length, content.log.size, nsOf, offsets, lengths, statuses);
+      const slotTable = c[SLOT_TABLE];
       namespaces.forEach((ns, n) => {
         const pick: number[] = [];
         for (let i = 0; i < ids.length; i++) if (nsOf[i] === n) pick.push(i);
-        this.live.space(ns).memories.restoreRefs(ids, pick, offsets, lengths, statuses);
+        const buckets =
+          ns === DEFAULT_NAMESPACE && slotTable instanceof Int32Array
+            ? bucketsBySlot(slotTable, pick, ids.length)
+            : undefined;
+        this.live.space(ns).memories.restoreRefs(ids, pick, offsets, lengths, statuses, buckets);
       });
       const idOf = (key: number) => ids[key] as string;
       const parts = content.meta.listeners as (PersistedPart['meta'] | null)[];
@@ -384,6 +390,9 @@ export class LogSidecar {
     columns['store.offsets'] = offsets.subarray(0, count);
     columns['store.lengths'] = lengths.subarray(0, count);
     columns['store.status'] = statuses.subarray(0, count);
+    // The default namespace's table of id to slot, by key: not hashed again at the next start.
+    const own = keyed.find((k) => k.memories === defaults);
+    if (own) columns[SLOT_TABLE] = bucketsByKey(own.memories.slotBuckets(), own.keys);
     await pause();
     if (!unchanged()) return undefined;
     const listenerMeta: (PersistedPart['meta'] | null)[] = [];
@@ -484,32 +493,4 @@ interface Taken {
   started: number;
   /** The longest the event loop was held while it was taken. */
   heldMs: number;
-}
-
-/**
- * Throws unless every memory's line lies in the log the sidecar was made from and its namespace
- * is one it names. The checksum says a sidecar is whole, not that it was written by mnemo (a data
- * dir synced from elsewhere): a ref past the log failed each read of that memory for good (and
- * asked for up to 2 GB first), one of no namespace dropped the memory.
- */
-function checkRefs(
-  count: number,
-  namespaces: number,
-  size: number,
-  nsOf: Uint8Array,
-  offsets: Float64Array,
-  lengths: Int32Array,
-  statuses: Uint8Array,
-): void {
-  if (![nsOf, offsets, lengths, statuses].every((column) => column?.length === count)) {
-    throw new Error('its columns are of different lengths');
-  }
-  for (let i = 0; i < count; i++) {
-    const offset = offsets[i] as number;
-    const length = lengths[i] as number;
-    if ((nsOf[i] as number) >= namespaces) throw new Error('a memory is of no namespace it names');
-    if (!Number.isInteger(offset) || offset < 0 || length < 1 || offset + length > size) {
-      throw new Error("a memory's line is not in the log");
-    }
-  }
 }
