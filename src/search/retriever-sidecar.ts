@@ -2,7 +2,6 @@
 // postings, as typed columns), the notes its promoted memories are searched by, with embeddings
 // on the hash of the text each memory's vector is of, and the parts of its watchers that keep
 // one (the index of fact keys), each under its own name.
-
 import { BUCKETS_VERSION } from '../platform/key-index.js';
 import type {
   KeyOf,
