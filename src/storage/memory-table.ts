@@ -75,12 +75,15 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
 
   /** The ids of the `n` memories added last (fewer when there are fewer), oldest first. */
   newestIds(n: number): string[] {
-    const out: string[] = [];
-    for (let slot = this.ids.length - 1; slot >= 0 && out.length < n; slot--) {
+    // Filled from the end in an array of the size answered: pushed and reversed, a million took
+    // a tenth of a second more, after a start, in the way of the calls.
+    const out = new Array<string>(Math.min(n, this.size));
+    let at = out.length;
+    for (let slot = this.ids.length - 1; slot >= 0 && at > 0; slot--) {
       const id = this.ids[slot];
-      if (id !== undefined) out.push(id);
+      if (id !== undefined) out[--at] = id;
     }
-    return out.reverse();
+    return at === 0 ? out : out.slice(at);
   }
 
   /** Where memory `id`'s line is, when the table reads it from the log. */

@@ -59,6 +59,8 @@ describe('MemoryTable', () => {
     table.delete('m3');
     assert.deepEqual(table.newestIds(3), ['m1', 'm2', 'm4']);
     assert.deepEqual(table.newestIds(10), ['m0', 'm1', 'm2', 'm4']);
+    assert.deepEqual(table.newestIds(Number.POSITIVE_INFINITY), ['m0', 'm1', 'm2', 'm4']);
+    assert.deepEqual(table.newestIds(0), []);
     // A pass reads the line each time; a call keeps what it read for the next ask.
     assert.equal(table.peek('m1')?.id, 'm1');
     assert.equal(table.peek('m1')?.id, 'm1');

@@ -234,10 +234,10 @@ export class FactKeys implements MemoryWatcher {
     if (this.seeded) return;
     this.seeded = true;
     const ids = this.source.newest(this.newest);
-    this.listed = new ToRead(
-      ids,
-      Array.from(ids, (_, i) => i),
-    );
+    // A loop: Array.from with a function took 0.16 s for a million.
+    const orders = new Array<number>(ids.length);
+    for (let i = 0; i < ids.length; i++) orders[i] = i;
+    this.listed = new ToRead(ids, orders);
     this.nextOrder = ids.length;
     this.schedule();
   }
