@@ -140,14 +140,15 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
    */
   restoreRefs(
     ids: readonly string[],
-    pick: readonly number[],
+    pick: ArrayLike<number>,
     offsets: Float64Array,
     lengths: Int32Array,
     statuses: Uint8Array,
     buckets?: Int32Array,
   ): void {
     if (this.ids.length > 0) {
-      for (const i of pick) {
+      for (let p = 0; p < pick.length; p++) {
+        const i = pick[p] as number;
         this.setRef(
           ids[i] as string,
           offsets[i] as number,
@@ -158,12 +159,26 @@ export class MemoryTable implements ReadonlyMap<string, MemoryRecord> {
       return;
     }
     this.grow(withRoom(pick.length));
-    pick.forEach((i, slot) => {
-      this.ids.push(ids[i] as string);
-      this.offsets[slot] = offsets[i] as number;
-      this.lengths[slot] = lengths[i] as number;
-      this.statuses[slot] = statuses[i] as number;
-    });
+    const from = pick[0] ?? 0;
+    let run = true;
+    for (let p = 0; p < pick.length && run; p++) run = pick[p] === from + p;
+    if (run) {
+      // One run of the columns (a data dir of one namespace, or the default's memories in a row):
+      // copied whole, where a million one at a time took 0.15 s of a start.
+      const to = from + pick.length;
+      this.ids = ids.slice(from, to);
+      this.offsets.set(offsets.subarray(from, to));
+      this.lengths.set(lengths.subarray(from, to));
+      this.statuses.set(statuses.subarray(from, to));
+    } else {
+      for (let slot = 0; slot < pick.length; slot++) {
+        const i = pick[slot] as number;
+        this.ids.push(ids[i] as string);
+        this.offsets[slot] = offsets[i] as number;
+        this.lengths[slot] = lengths[i] as number;
+        this.statuses[slot] = statuses[i] as number;
+      }
+    }
     if (!buckets || !this.slotOf.adopt(buckets, this.ids.length, pick.length)) {
       this.slotOf.rebuild(this.ids.length);
     }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bucketsByKey, bucketsBySlot } from '../../src/storage/jsonl/sidecar-refs.js';
+import { bucketsByKey, bucketsBySlot, picksOf } from '../../src/storage/jsonl/sidecar-refs.js';
 import { MemoryTable } from '../../src/storage/memory-table.js';
 
 describe("the sidecar's table of id to slot", () => {
@@ -59,5 +59,35 @@ describe("the sidecar's table of id to slot", () => {
     assert.equal(bucketsBySlot(buckets.slice(), [0, 1], 5), undefined, 'key 2 is not picked');
     assert.equal(bucketsBySlot(buckets.slice(), [0, 1, 2], 2), undefined, 'past the columns');
     assert.equal(bucketsBySlot(buckets.slice(), [1, 2], 5)?.[10], 2, 'key 2 is slot 1');
+  });
+
+  it("lists each namespace's memories in the columns' order, and a table takes them in a row or apart (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 2 }), { maxLength: 200 }), (nsOf) => {
+        const picks = picksOf(Uint8Array.from(nsOf), 3);
+        const ids = nsOf.map((_, i) => `m${i}`);
+        const offsets = Float64Array.from(ids, (_, i) => i * 10);
+        for (let n = 0; n < 3; n++) {
+          const expected = nsOf.flatMap((m, i) => (m === n ? [i] : []));
+          assert.deepEqual([...(picks[n] as Int32Array)], expected);
+          const table = new MemoryTable();
+          table.restoreRefs(
+            ids,
+            picks[n] as Int32Array,
+            offsets,
+            new Int32Array(ids.length).fill(9),
+            new Uint8Array(ids.length),
+          );
+          assert.deepEqual(
+            [...table.keys()],
+            expected.map((i) => `m${i}`),
+          );
+          expected.forEach((i) => {
+            assert.equal(table.ref(`m${i}`)?.offset, i * 10);
+          });
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });

@@ -20,7 +20,7 @@ import {
 } from '../sidecar.js';
 import { CheckpointPace } from './checkpoint-pace.js';
 import type { JsonlFile } from './jsonl-file.js';
-import { bucketsByKey, bucketsBySlot, checkRefs, SLOT_TABLE } from './sidecar-refs.js';
+import { bucketsByKey, bucketsBySlot, checkRefs, picksOf, SLOT_TABLE } from './sidecar-refs.js';
 
 const LOG = 'memories.jsonl';
 
@@ -104,9 +104,9 @@ export class LogSidecar {
       const namespaces = content.meta.namespaces as string[];
       checkRefs(ids.length, namespaces.length, content.log.size, nsOf, offsets, lengths, statuses);
       const slotTable = c[SLOT_TABLE];
+      const picks = picksOf(nsOf, namespaces.length);
       namespaces.forEach((ns, n) => {
-        const pick: number[] = [];
-        for (let i = 0; i < ids.length; i++) if (nsOf[i] === n) pick.push(i);
+        const pick = picks[n] as Int32Array;
         const buckets =
           ns === DEFAULT_NAMESPACE && slotTable instanceof Int32Array
             ? bucketsBySlot(slotTable, pick, ids.length)

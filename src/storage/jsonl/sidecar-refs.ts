@@ -1,9 +1,32 @@
 // The sidecar's own columns beside the log (log-sidecar.ts): the checks a memory's place in the
-// log passes before it is believed, and the default namespace's table of id to slot, kept by key.
+// log passes before it is believed, each namespace's memories among them, and the default
+// namespace's table of id to slot, kept by key.
 import { BUCKETS_VERSION } from '../../platform/key-index.js';
 
 /** The column of the default namespace's table of id to slot, by the version of its hashes. */
 export const SLOT_TABLE = `store.slotTable${BUCKETS_VERSION}`;
+
+/**
+ * The memories of each of `namespaces` namespaces (`nsOf[key]`, checked by checkRefs), by their
+ * keys in the columns' order: counted, then listed (pushed one by one, a million took a tenth of
+ * a second of a start).
+ */
+export function picksOf(nsOf: Uint8Array, namespaces: number): Int32Array[] {
+  const counts = new Int32Array(namespaces);
+  for (let i = 0; i < nsOf.length; i++) {
+    const n = nsOf[i] as number;
+    counts[n] = (counts[n] as number) + 1;
+  }
+  const picks = Array.from(counts, (count) => new Int32Array(count));
+  counts.fill(0);
+  for (let i = 0; i < nsOf.length; i++) {
+    const n = nsOf[i] as number;
+    const at = counts[n] as number;
+    (picks[n] as Int32Array)[at] = i;
+    counts[n] = at + 1;
+  }
+  return picks;
+}
 
 /**
  * A table's buckets (KeyIndex.buckets, values slots) with each value the key of that slot in the
@@ -24,13 +47,11 @@ export function bucketsByKey(buckets: Int32Array, keys: Int32Array): Int32Array 
  */
 export function bucketsBySlot(
   buckets: Int32Array,
-  pick: readonly number[],
+  pick: ArrayLike<number>,
   count: number,
 ): Int32Array | undefined {
   const slotOf = new Int32Array(count).fill(-1);
-  pick.forEach((key, slot) => {
-    slotOf[key] = slot;
-  });
+  for (let slot = 0; slot < pick.length; slot++) slotOf[pick[slot] as number] = slot;
   for (let j = 0; j < buckets.length; j += 2) {
     const entry = buckets[j] as number;
     if (entry <= 0) continue;
