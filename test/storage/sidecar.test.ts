@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
 import { openTestMemory, recordingLogger, type TestMemory, testDir } from './../support.js';
-import { columnsOf, withColumn, withHeader } from './sidecar-craft.js';
+import { columnsOf, type HeaderJson, withColumn, withHeader } from './sidecar-craft.js';
 
 const WORDS = [
   'kitten sleeps on the rug after lunch',
@@ -100,6 +100,42 @@ describe('the sidecar (memories.idx)', () => {
     const opened = await again.memory.recall.open({ memory_ids: [found.memory_id] });
     assert.equal(opened.memories[0]?.id, found.memory_id, 'found by its id');
     // The same words again: a repeat of that memory, found by its content's hash.
+    const repeat = await again.memory.writing.save({ content: opened.memories[0]?.content ?? '' });
+    assert.deepEqual([repeat.memory_id, repeat.deduplicated], [found.memory_id, true]);
+    await again.opened.close();
+  });
+
+  it('tables in it that cannot be theirs are built again: the same answers, each memory found by id and content', async (t) => {
+    const dir = testDir(t);
+    const { expected, now } = await prepared(dir);
+    const file = path.join(dir, SIDECAR_FILE);
+    // Whole (the checksum made right) but every bucket naming the first value: each value twice.
+    let header: HeaderJson = null;
+    withHeader(file, (h) => {
+      header = h;
+      return h;
+    });
+    const columns = ((header as HeaderJson)?.columns ?? []) as { name: string; count: number }[];
+    const counts = new Map(columns.map((c) => [c.name, c.count]));
+    const spoil = (name: string) =>
+      withColumn(file, name, (c) => {
+        // The bytes given run on to the file's end: only the column's own buckets change.
+        const count = counts.get(name) ?? 0;
+        assert.ok(count >= 2048, `${name} is in the sidecar`);
+        for (let j = 0; j < count; j += 2) c.writeInt32LE(1, 4 * j);
+      });
+    for (const name of ['store.slotTable1', 'l0.idTable1', 'l0.contentTable1']) spoil(name);
+    const { t: again, log } = await reopen(dir);
+    again.clock.now = now;
+    assert.ok(
+      log.entries().some((e) => /started from memories.idx/.test(e.msg)),
+      'still used',
+    );
+    assert.deepEqual(await answers(again), expected);
+    const [found] = (await again.memory.recall.search({ query: 'note 12' })).results;
+    assert.ok(found);
+    const opened = await again.memory.recall.open({ memory_ids: [found.memory_id] });
+    assert.equal(opened.memories[0]?.id, found.memory_id, 'found by its id');
     const repeat = await again.memory.writing.save({ content: opened.memories[0]?.content ?? '' });
     assert.deepEqual([repeat.memory_id, repeat.deduplicated], [found.memory_id, true]);
     await again.opened.close();
