@@ -65,3 +65,22 @@ export function adopt<T extends Int32Array | Uint16Array>(column: T): T {
     ? column
     : (column.slice() as T);
 }
+
+/**
+ * `column` with `room` rows: itself, as the whole of its buffer, when it begins a buffer of just
+ * that room (read so by the sidecar, a buffer a column: the rows past it never written, zeros as
+ * in a new array); else a copy, so that no other array's bytes are ever taken in.
+ */
+export function roomy<T extends Int32Array | Uint8Array | Float64Array>(
+  column: Int32Array | Uint8Array | Float64Array,
+  room: number,
+  make: (length: number, buffer?: ArrayBuffer) => T,
+): T {
+  const { buffer, byteOffset, BYTES_PER_ELEMENT: bytes } = column;
+  if (byteOffset === 0 && buffer instanceof ArrayBuffer && buffer.byteLength === room * bytes) {
+    return make(room, buffer);
+  }
+  const copy = make(room);
+  copy.set(column);
+  return copy;
+}

@@ -1,6 +1,6 @@
 import { KeyIndex, stringHash } from '../platform/key-index.js';
 import { withRoom } from '../platform/room.js';
-import { adopt, type Bm25State, checkState } from './bm25-state.js';
+import { adopt, type Bm25State, checkState, roomy } from './bm25-state.js';
 import { TermPostings } from './term-postings.js';
 import { idfOf, type Matches, type RareMatches, TermWalk, type WalkIndex } from './term-walk.js';
 
@@ -465,23 +465,4 @@ export class Bm25Index<D = unknown> {
     this.ordinalOf.rebuild(ids.length);
     this.renumbered?.();
   }
-}
-
-/**
- * `column` with `room` rows: itself, as the whole of its buffer, when it begins a buffer of just
- * that room (read so by the sidecar, a buffer a column: the rows past it never written, zeros as
- * in a new array); else a copy, so that no other array's bytes are ever taken in.
- */
-function roomy<T extends Int32Array | Uint8Array | Float64Array>(
-  column: Int32Array | Uint8Array | Float64Array,
-  room: number,
-  make: (length: number, buffer?: ArrayBuffer) => T,
-): T {
-  const { buffer, byteOffset, BYTES_PER_ELEMENT: bytes } = column;
-  if (byteOffset === 0 && buffer instanceof ArrayBuffer && buffer.byteLength === room * bytes) {
-    return make(room, buffer);
-  }
-  const copy = make(room);
-  copy.set(column);
-  return copy;
 }
