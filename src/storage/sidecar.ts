@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { replaceFile, replaceFileAsync } from '../platform/durable-file.js';
+import { type Range, readInOrder, ShortFileError } from '../platform/read-in-order.js';
 
 export const SIDECAR_FILE = 'memories.idx';
 /** The layout of the file; another one is not read. */
@@ -191,18 +192,19 @@ export async function writeSidecarAsync(
 /**
  * Reads the sidecar at `file` if it is whole, of this format and of this `shape`; throws a
  * SidecarMismatch saying why it is not. Undefined when there is none. Each column is read into a
- * buffer of its own (the body in file order, its checksum worked out as it comes): whoever
+ * buffer of its own (pieces read in the thread pool several at a time, the checksum worked out
+ * over them in file order as they come: `readInOrder`): whoever
  * restores from a column may keep it rather than copy it, and a column let go is freed alone.
  * One buffer for the whole file kept every byte of it alive (31 MB at 100,000 memories) beside
  * the copies taken of it, until a full collection, long after the start. `room` says how many
  * rows the buffer of a column its owner adds to after the start has (the owner then keeps it as
  * it is, without a copy into a larger one).
  */
-export function readSidecar(
+export async function readSidecar(
   file: string,
   shape: Record<string, unknown>,
   room: (column: string, count: number) => number = (_, count) => count,
-): SidecarContent | undefined {
+): Promise<SidecarContent | undefined> {
   let fd: number;
   try {
     // Never through a link, never waiting on a FIFO: a derived file, rebuilt when it is not one.
@@ -217,7 +219,7 @@ export function readSidecar(
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new SidecarMismatch('it cannot be read (ENOTREG)');
-    return readOpenSidecar(fd, stat.size, shape, room);
+    return await readOpenSidecar(fd, stat.size, shape, room);
   } catch (error) {
     if (error instanceof SidecarMismatch) throw error;
     throw unreadable(error);
@@ -240,15 +242,18 @@ function readAt(fd: number, into: Uint8Array, position: number): number {
   return read;
 }
 
-/** The bytes of padding or stray body read at once to be checksummed, at most. */
-const SKIP_SLICE = 1 << 20;
+/**
+ * The most bytes a sidecar mnemo wrote has between two columns, or before the first or after
+ * the last: each column starts at a multiple of 8.
+ */
+const MAX_GAP = 7;
 
-function readOpenSidecar(
+async function readOpenSidecar(
   fd: number,
   size: number,
   shape: Record<string, unknown>,
   room: (column: string, count: number) => number,
-): SidecarContent {
+): Promise<SidecarContent> {
   const intro = Buffer.alloc(MAGIC.length + 4);
   if (readAt(fd, intro, 0) < intro.length || !intro.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw new SidecarMismatch('it is not a mnemo sidecar');
@@ -288,35 +293,36 @@ function readOpenSidecar(
   }
   const start = pad8(MAGIC.length + 4 + length);
   const places = columnPlaces(header, start, size);
-  // The body in file order: each column into its own buffer, what lies between them (padding)
-  // only checksummed.
-  let crc = 0;
-  const check = (bytes: Uint8Array) => {
-    if (typeof zlib.crc32 === 'function') crc = crcAfter(bytes, crc);
-  };
-  const skip = (from: number, to: number) => {
-    const scratch = Buffer.alloc(Math.min(SKIP_SLICE, to - from));
-    for (let at = from; at < to; at += scratch.length) {
-      const piece = scratch.subarray(0, Math.min(scratch.length, to - at));
-      if (readAt(fd, piece, at) < piece.length) throw new SidecarMismatch('it was cut short');
-      check(piece);
-    }
+  // The body in file order: each column into its own buffer, the padding between them only
+  // checksummed.
+  const ranges: Range[] = [];
+  const gap = (from: number, to: number) => {
+    if (to - from > MAX_GAP) throw new SidecarMismatch('its columns are not laid out as written');
+    if (to > from) ranges.push({ from, into: new Uint8Array(to - from) });
   };
   const columns: Record<string, Column> = {};
   let at = start;
   for (const place of places) {
-    skip(at, place.from);
+    gap(at, place.from);
     // Room past the column for what its owner adds later (never read, never resident until then).
     const own = new ArrayBuffer(
       Math.max(place.count, room(place.name, place.count)) * place.type.bytes,
     );
     const bytes = new Uint8Array(own, 0, place.count * place.type.bytes);
-    if (readAt(fd, bytes, place.from) < bytes.length) throw new SidecarMismatch('it was cut short');
-    check(bytes);
+    ranges.push({ from: place.from, into: bytes });
     columns[place.name] = place.type.make(own, 0, place.count);
     at = place.from + bytes.length;
   }
-  skip(at, size);
+  gap(at, size);
+  let crc = 0;
+  try {
+    await readInOrder(fd, ranges, (piece) => {
+      if (typeof zlib.crc32 === 'function') crc = crcAfter(piece, crc);
+    });
+  } catch (error) {
+    if (error instanceof ShortFileError) throw new SidecarMismatch('it was cut short');
+    throw error;
+  }
   if (typeof zlib.crc32 === 'function' && crc !== header.crc) {
     throw new SidecarMismatch('its checksum does not match (the file was damaged)');
   }

@@ -31,15 +31,17 @@ describe('sidecar columns', () => {
       () => writeSidecarAsync(file, content(), async () => {}),
     ]) {
       await write();
-      const read = readSidecar(file, { test: 1 });
+      const read = await readSidecar(file, { test: 1 });
       assert.deepEqual(read?.columns, content().columns);
     }
   });
 
-  it('a column asked with room is read into a buffer of that room, the rows as written, zeros after', () => {
+  it('a column asked with room is read into a buffer of that room, the rows as written, zeros after', async () => {
     const file = path.join(tempDir(), 'test.idx');
     writeSidecar(file, content());
-    const read = readSidecar(file, { test: 1 }, (name, count) => (name === 'ints' ? 10 : count));
+    const read = await readSidecar(file, { test: 1 }, (name, count) =>
+      name === 'ints' ? 10 : count,
+    );
     const ints = read?.columns.ints as Int32Array;
     assert.deepEqual(ints, new Int32Array([7, 8, 9]));
     assert.equal(ints.buffer.byteLength, 40);

@@ -66,9 +66,11 @@ describe('the vectors snapshot (vectors.idx)', () => {
     let visited = 0;
     const seenByTheTurn: number[] = [];
     const reader = new JsonlVectorStore(path.join(dir, VECTORS_FILE), recordingLogger().logger);
-    // A call that comes in while the load runs: it is answered before the load ends.
+    // Calls that come in while the load runs (the snapshot's reads first, then its visits): one
+    // is answered between visits, before the load ends.
+    let done = false;
     const turns = (async () => {
-      for (let i = 0; i < 3; i++) {
+      while (!done) {
         await new Promise((resolve) => setImmediate(resolve));
         seenByTheTurn.push(visited);
       }
@@ -76,6 +78,7 @@ describe('the vectors snapshot (vectors.idx)', () => {
     const entries = await reader.load(() => {
       visited++;
     });
+    done = true;
     await turns;
     await reader.close();
     assert.equal(entries, 50_000);

@@ -65,12 +65,12 @@ export class LogSidecar {
    * the memories by where their lines are, and the default namespace's listeners from their
    * parts. Any mismatch is one log line, and the log is read whole as without one.
    */
-  restore(): void {
+  async restore(): Promise<void> {
     const started = performance.now();
     const memories = this.log;
-    let content: ReturnType<typeof readSidecar>;
+    let content: Awaited<ReturnType<typeof readSidecar>>;
     try {
-      content = readSidecar(this.file, this.shape(), (name, count) =>
+      content = await readSidecar(this.file, this.shape(), (name, count) =>
         this.grows(name) ? withRoom(count) : count,
       );
       if (!content) {

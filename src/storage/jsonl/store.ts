@@ -200,7 +200,7 @@ export class JsonlStore extends NamespacedEngine {
     await setImmediate();
     await setImmediate();
     try {
-      this.sidecar.restore();
+      await this.sidecar.restore();
       const ahead = startReadAhead(this.files.memories, this.live, this.readAheadMinBytes);
       // How far the load goes (the log as it is now), which the checkpoints are weighed against.
       const target = fs.statSync(this.files.memories.path, { throwIfNoEntry: false })?.size ?? 0;

@@ -160,7 +160,7 @@ export class JsonlVectorStore implements VectorStore {
    */
   private async loadSnapshot(visit: (vector: StoredVector) => void): Promise<number> {
     try {
-      const content = readSidecar(this.sidecarFile, { vectors: 1 });
+      const content = await readSidecar(this.sidecarFile, { vectors: 1 });
       if (!content) return 0;
       const { size, lines, tail } = content.log;
       if (!this.file.resumeAt(size, lines, (fd) => logTail(fd, size) === tail)) {
