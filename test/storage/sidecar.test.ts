@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import type { JsonlStore } from '../../src/storage/jsonl/store.js';
 import { SIDECAR_FILE } from '../../src/storage/sidecar.js';
 import { openTestMemory, recordingLogger, type TestMemory, testDir } from './../support.js';
@@ -197,6 +198,18 @@ describe('the sidecar (memories.idx)', () => {
       'columns that are no list',
       (file: string) => withHeader(file, (h) => ({ ...(h as object), columns: 5 })),
       /column/,
+    ],
+    [
+      // A sidecar mnemo writes starts each column at the next multiple of 8 after the one before.
+      'bytes left after its columns (checksum made right)',
+      (file: string) => {
+        const buf = fs.readFileSync(file);
+        const start = (12 + buf.readUInt32LE(8) + 7) & ~7;
+        const out = Buffer.concat([buf, Buffer.alloc(64)]);
+        fs.writeFileSync(file, out);
+        withHeader(file, (h) => ({ ...h, crc: zlib.crc32(out.subarray(start)) }));
+      },
+      /not laid out as written/,
     ],
     [
       'a memory whose line ends past the log',
