@@ -192,9 +192,9 @@ export async function writeSidecarAsync(
 /**
  * Reads the sidecar at `file` if it is whole, of this format and of this `shape`; throws a
  * SidecarMismatch saying why it is not. Undefined when there is none. Each column is read into a
- * buffer of its own (pieces read in the thread pool several at a time, the checksum worked out
- * over them in file order as they come: `readInOrder`): whoever
- * restores from a column may keep it rather than copy it, and a column let go is freed alone.
+ * buffer of its own (in pieces, several at a time in the thread pool, the checksum worked out
+ * over them in file order as they come: `readInOrder`): whoever restores from a column may keep
+ * it rather than copy it, and a column let go is freed alone.
  * One buffer for the whole file kept every byte of it alive (31 MB at 100,000 memories) beside
  * the copies taken of it, until a full collection, long after the start. `room` says how many
  * rows the buffer of a column its owner adds to after the start has (the owner then keeps it as

@@ -56,7 +56,7 @@ describe('readInOrder', () => {
     );
   });
 
-  it('a file that ends before a range rejects with ShortFileError, after its reads', async () => {
+  it('a file that ends before a range rejects with ShortFileError', async () => {
     const { fd } = randomFile(100);
     const into = new Uint8Array(150);
     try {
