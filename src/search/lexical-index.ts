@@ -95,27 +95,46 @@ export const RANK_FACTS_AT = CONTENT_HASH + 1;
 /** How many numbers the index keeps of a memory: DYNAMICS, CONTENT_HASH, then the rank facts. */
 export const INDEX_VALUES = RANK_FACTS_AT + RANK_FACTS;
 
-/** The rank facts of a memory not read for them yet: NaN, read from its record when asked. */
-const UNKNOWN_FACTS: readonly number[] = Array.from({ length: RANK_FACTS }, () => Number.NaN);
-
 /**
  * The numbers the index keeps of a memory: DYNAMICS, then CONTENT_HASH, then `rankFactsOf`. The
  * workers of a load longer than FACTS_IN_LOAD_BYTES leave the facts unknown (`withFacts` false:
- * reading every memory's facts costs a first start a fifth more and more); a search fills them
- * in when it first reads the record, and a fill behind the calls reads the rest.
+ * reading every memory's facts costs a first start a fifth more and more): NaN, which a search
+ * fills in when it first reads the record, and a fill behind the calls reads the rest.
  */
-export const valuesOf = (
+export function valuesOf(
   record: MemoryRecord,
   contentHash?: number,
   withFacts = true,
-): number[] => [
-  record.created_at,
-  record.last_used,
-  record.use_count,
-  record.strength,
-  contentHash ?? normalizedContentHash(record.content),
-  ...(withFacts ? rankFactsOf(record) : UNKNOWN_FACTS),
-];
+): Float64Array {
+  const out = new Float64Array(INDEX_VALUES);
+  putValues(out, 0, record, contentHash ?? normalizedContentHash(record.content), withFacts);
+  return out;
+}
+
+/**
+ * `valuesOf` the record written into `out` from `at`, with no array of its own (a load's workers
+ * write a million of them into their chunks' columns).
+ */
+export function putValues(
+  out: Float64Array,
+  at: number,
+  record: MemoryRecord,
+  contentHash: number,
+  withFacts: boolean,
+): void {
+  // DYNAMICS, in its order.
+  out[at] = record.created_at;
+  out[at + 1] = record.last_used;
+  out[at + 2] = record.use_count;
+  out[at + 3] = record.strength;
+  out[at + CONTENT_HASH] = contentHash;
+  if (!withFacts) {
+    out.fill(Number.NaN, at + RANK_FACTS_AT, at + INDEX_VALUES);
+    return;
+  }
+  const facts = rankFactsOf(record);
+  for (let i = 0; i < RANK_FACTS; i++) out[at + RANK_FACTS_AT + i] = facts[i] as number;
+}
 
 /** What the state of a lexical index depends on beyond its documents. */
 export const LEXICAL_SHAPE = {

@@ -12,8 +12,8 @@ import { DEFAULT_NAMESPACE } from '../storage/engine.js';
 import { MAX_LINE_BYTES, NEWLINE, readFully } from '../storage/jsonl-lines.js';
 import { isTombstone, MEMORY_STATUSES, toMemoryRecord } from '../storage/records.js';
 import { documentOf } from './document.js';
-import { normalizedContentHash, valuesOf } from './lexical-index.js';
-import { type LoadWordsChunk, type LoadWordsSpan, TAIL_BYTES } from './load-words.js';
+import { normalizedContentHash, putValues } from './lexical-index.js';
+import { LINE_VALUES, type LoadWordsChunk, type LoadWordsSpan, TAIL_BYTES } from './load-words.js';
 import { Tokenizer } from './tokenizer.js';
 
 const port = parentPort;
@@ -60,7 +60,7 @@ async function run(): Promise<void> {
         at = nl + 1;
       }
       const through = Math.max(readFrom + at, end);
-      if (chunk.offsets.length === 0) {
+      if (chunk.lines === 0) {
         // Nothing to send (inside a long line, or no memory line): only that it was read, which
         // takes no place in the window (a line of 256 MB filled it and waited on the main
         // thread, which waited on it).
@@ -85,25 +85,43 @@ async function run(): Promise<void> {
   }
 }
 
+/** A chunk as it is built: typed columns that grow, and how much of each is filled. */
 interface Building {
-  offsets: number[];
-  lengths: number[];
-  termEnds: number[];
-  terms: number[];
+  lines: number;
+  offsets: Float64Array;
+  lengths: Int32Array;
+  termEnds: Int32Array;
+  statuses: Uint8Array;
+  values: Float64Array;
   ids: string[];
-  statuses: number[];
-  values: number[];
+  terms: Int32Array;
+  termCount: number;
 }
 
+/** Lines a stripe's chunk has room for at first: about the lines of 2 MB of conversation text. */
+const FIRST_LINES = 4096;
+
 const newChunk = (): Building => ({
-  offsets: [],
-  lengths: [],
-  termEnds: [],
-  terms: [],
+  lines: 0,
+  offsets: new Float64Array(FIRST_LINES),
+  lengths: new Int32Array(FIRST_LINES),
+  termEnds: new Int32Array(FIRST_LINES),
+  statuses: new Uint8Array(FIRST_LINES),
+  values: new Float64Array(FIRST_LINES * LINE_VALUES),
   ids: [],
-  statuses: [],
-  values: [],
+  terms: new Int32Array(FIRST_LINES * 64),
+  termCount: 0,
 });
+
+/** `column` with room for `count` rows: itself, or a copy twice as large. */
+function room<T extends Float64Array | Int32Array | Uint8Array>(column: T, count: number): T {
+  if (count <= column.length) return column;
+  const grown = new (column.constructor as new (n: number) => T)(
+    Math.max(count, 2 * column.length),
+  );
+  grown.set(column);
+  return grown;
+}
 
 /** Tokenizes the line `buf[start, end)` at `offset` of the log, if it is a memory's. */
 function addLine(
@@ -129,29 +147,40 @@ function addLine(
   } catch {
     return;
   }
-  for (const term of tokenizer.termIds(documentOf(record, undefined).words)) chunk.terms.push(term);
-  chunk.offsets.push(offset);
-  chunk.lengths.push(length);
-  chunk.termEnds.push(chunk.terms.length);
-  chunk.ids.push(record.id);
-  chunk.statuses.push(plain ? MEMORY_STATUSES.indexOf(record.status) + 1 : 0);
-  for (const value of valuesOf(record, normalizedContentHash(record.content), span.facts)) {
-    chunk.values.push(value);
+  const terms = tokenizer.termIds(documentOf(record, undefined).words);
+  chunk.terms = room(chunk.terms, chunk.termCount + terms.length);
+  for (const term of terms) chunk.terms[chunk.termCount++] = term;
+  const line = chunk.lines++;
+  if (line === chunk.offsets.length) {
+    chunk.offsets = room(chunk.offsets, line + 1);
+    chunk.lengths = room(chunk.lengths, line + 1);
+    chunk.termEnds = room(chunk.termEnds, line + 1);
+    chunk.statuses = room(chunk.statuses, line + 1);
+    chunk.values = room(chunk.values, (line + 1) * LINE_VALUES);
   }
+  chunk.offsets[line] = offset;
+  chunk.lengths[line] = length;
+  chunk.termEnds[line] = chunk.termCount;
+  chunk.ids.push(record.id);
+  chunk.statuses[line] = plain ? MEMORY_STATUSES.indexOf(record.status) + 1 : 0;
+  const hash = normalizedContentHash(record.content);
+  putValues(chunk.values, line * LINE_VALUES, record, hash, span.facts);
 }
 
+/** The chunk as sent: views of its columns as far as they are filled (their buffers moved). */
 function finish(chunk: Building, stripe: number, through: number, stems: string[]): LoadWordsChunk {
+  const lines = chunk.lines;
   return {
     stripe,
     through,
     stems,
-    offsets: Float64Array.from(chunk.offsets),
-    lengths: Int32Array.from(chunk.lengths),
-    termEnds: Int32Array.from(chunk.termEnds),
-    terms: Int32Array.from(chunk.terms),
+    offsets: chunk.offsets.subarray(0, lines),
+    lengths: chunk.lengths.subarray(0, lines),
+    termEnds: chunk.termEnds.subarray(0, lines),
+    terms: chunk.terms.subarray(0, chunk.termCount),
     ids: chunk.ids,
-    statuses: Uint8Array.from(chunk.statuses),
-    values: Float64Array.from(chunk.values),
+    statuses: chunk.statuses.subarray(0, lines),
+    values: chunk.values.subarray(0, lines * LINE_VALUES),
   };
 }
 

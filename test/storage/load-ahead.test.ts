@@ -320,8 +320,15 @@ describe('the rank facts a load left unknown', () => {
 describe('LoadWords', () => {
   // One worker over the whole log, as a short load has, and several over stripes so small that
   // their ends fall everywhere: inside lines, on a line's first byte, on its newline.
-  const readers: [string, LoadWordsOptions, boolean][] = [
+  const readers: [string, LoadWordsOptions, boolean, number?][] = [
     ['one worker', {}, false],
+    // More lines and words in one chunk than it first has room for: its columns grow.
+    [
+      'one worker, one stripe of 12,000 memory lines',
+      { workers: 1, stripeBytes: 1 << 26 },
+      false,
+      12_000,
+    ],
     ['two workers, stripes of 1,000 bytes', { workers: 2, stripeBytes: 1000 }, false],
     [
       'three workers, stripes of 4,099 bytes, from a line inside',
@@ -330,11 +337,11 @@ describe('LoadWords', () => {
     ],
     ['two workers, stripes of 257 bytes', { workers: 2, stripeBytes: 257 }, false],
   ];
-  for (const [name, options, fromInside] of readers) {
+  for (const [name, options, fromInside, count = 800] of readers) {
     it(`sends the words of every memory line, none of any other line (${name})`, async (t) => {
       const dir = testDir(t);
       const file = path.join(dir, 'memories.jsonl');
-      writeLog(file, 800, 3);
+      writeLog(file, count, 3);
       const text = fs.readFileSync(file);
       // A span may begin where a sidecar ends: at a line's start.
       const from = fromInside ? text.indexOf(10, text.length >> 1) + 1 : 0;
@@ -370,7 +377,7 @@ describe('LoadWords', () => {
         }
         at = nl + 1;
       }
-      assert.ok(served > (fromInside ? 300 : 800), `${served} served`);
+      assert.ok(served > (fromInside ? 300 : count), `${served} served`);
       // Another line at an offset it read (the log was replaced): nothing.
       assert.equal(words.take(text.length, 10), undefined);
     });
