@@ -163,6 +163,11 @@ export class LoadWords {
     return this.feedOf(offset)?.record(offset, length);
   }
 
+  /** The length of the memory line the worker sent that starts at `offset`, if it sent one. */
+  lengthAt(offset: number): number | undefined {
+    return this.feedOf(offset)?.lengthAt(offset);
+  }
+
   private feedOf(offset: number): Feed | undefined {
     if (offset < this.span.from || offset >= this.span.to) return undefined;
     const stripe = Math.floor((offset - this.span.from) / this.stripeBytes);
@@ -248,17 +253,28 @@ class Feed {
     return status === 0 ? undefined : { id: chunk.ids[line] as string, status };
   }
 
+  lengthAt(offset: number): number | undefined {
+    const line = this.seek(offset);
+    return line === -1 ? undefined : ((this.chunks[0] as LoadWordsChunk).lengths[line] as number);
+  }
+
   /** The line of chunks[0] the worker sent for this one of the log, or -1. */
   private find(offset: number, length: number): number {
+    const line = this.seek(offset);
+    return line !== -1 && (this.chunks[0] as LoadWordsChunk).lengths[line] === length ? line : -1;
+  }
+
+  /**
+   * The line of chunks[0] the worker sent that starts at `offset`, or -1; the chunks before it
+   * are let go (the lines are asked for in the order of the log).
+   */
+  private seek(offset: number): number {
     for (;;) {
       const chunk = this.chunks[0];
       if (!chunk) return -1;
       const count = chunk.offsets.length;
       while (this.line < count && (chunk.offsets[this.line] as number) < offset) this.line++;
-      if (this.line < count) {
-        if (chunk.offsets[this.line] !== offset || chunk.lengths[this.line] !== length) return -1;
-        return this.line;
-      }
+      if (this.line < count) return chunk.offsets[this.line] === offset ? this.line : -1;
       if (chunk.through > offset) return -1;
       this.chunks.shift();
       this.line = 0;

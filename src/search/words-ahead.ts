@@ -31,6 +31,7 @@ export class WordsAhead {
         const record = loadWords.record(line.offset, line.length);
         return record && this.takesAlone(record.id) ? record : undefined;
       },
+      lengthAt: (offset) => (this.loadWords === loadWords ? loadWords.lengthAt(offset) : undefined),
       stop: () => {
         loadWords.stop();
         if (this.loadWords === loadWords) this.loadWords = undefined;

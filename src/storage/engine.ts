@@ -43,6 +43,11 @@ export interface ReadAhead {
    * its listener can take it from that alone (`StoreListener.upsertPrepared`).
    */
   record?(line: LogLine): PreparedRecord | undefined;
+  /**
+   * The length of the memory line that starts at byte `offset`, when the work ahead read it (the
+   * load then passes over it by that length, without reading its bytes again).
+   */
+  lengthAt?(offset: number): number | undefined;
 }
 
 /** Told of every change to the live memories, whichever process made it. */

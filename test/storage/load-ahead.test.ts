@@ -212,6 +212,39 @@ describe('a load with a worker reading ahead', () => {
     }
   });
 
+  it("reads little of the log's bytes itself: the lines the worker read are passed over by their lengths", async (t) => {
+    const one = testDir(t);
+    const two = testDir(t);
+    // Memories alone (no bad line to quarantine, whose rewrite reads the log again).
+    const texts = locomoTexts(3000, 7);
+    const lines = texts.map((text, i) => JSON.stringify(newMemoryRecord(`m-${i}`, text, T0 - i)));
+    fs.writeFileSync(path.join(one, 'memories.jsonl'), `${lines.join('\n')}\n`);
+    copyDir(one, two);
+    const size = fs.statSync(path.join(one, 'memories.jsonl')).size;
+    // The bytes this thread reads in a load (a worker's are its own thread's, not counted here).
+    const bytesRead = async (dir: string, ahead: boolean) => {
+      let bytes = 0;
+      const readSync = fs.readSync;
+      fs.readSync = ((...args: Parameters<typeof fs.readSync>) => {
+        const n = (readSync as (...a: unknown[]) => number)(...args);
+        bytes += n;
+        return n;
+      }) as typeof fs.readSync;
+      let loaded: Loaded | undefined;
+      try {
+        loaded = await load(dir, ahead);
+      } finally {
+        fs.readSync = readSync;
+        await loaded?.store.close();
+      }
+      return bytes;
+    };
+    const plain = await bytesRead(one, false);
+    const ahead = await bytesRead(two, true);
+    assert.ok(plain >= size, `the load on one thread read ${plain} of ${size} bytes`);
+    assert.ok(ahead < size / 4, `with the worker this thread read ${ahead} of ${size} bytes`);
+  });
+
   it('never waits on a worker whose window the main thread does not take (other namespaces, a long line)', {
     timeout: 60_000,
   }, async (t) => {

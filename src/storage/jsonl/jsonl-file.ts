@@ -78,6 +78,12 @@ export interface ReadOptions {
   maxBytes?: number;
   /** True for a line the caller took otherwise (another thread parsed it): not parsed here. */
   skip?: ((offset: number, length: number) => boolean) | undefined;
+  /**
+   * The length of the line that starts at `offset`, when another thread read it (undefined when
+   * it does not know one there): such a line that `skip` takes is passed over without reading or
+   * looking through its bytes here.
+   */
+  known?: ((offset: number) => number | undefined) | undefined;
 }
 
 /** A line already serialized, for `rewrite` to write as it is (without its newline). */
@@ -113,6 +119,7 @@ export class JsonlFile {
     visit,
     onReset,
     skip,
+    known,
     maxBytes = Number.POSITIVE_INFINITY,
   }: ReadOptions = {}): ReadResult {
     this.assertOpen();
@@ -155,16 +162,43 @@ export class JsonlFile {
       length <= MAX_LINE_BYTES
         ? (pieces.length === 0 ? last : Buffer.concat([...pieces, last])).toString('utf8')
         : overlongLine([...pieces, last], length);
+    // Lines another thread read and `skip` takes are passed over by their known lengths, their
+    // bytes neither read nor looked through (at a million memories, reading the log again on this
+    // thread for its newlines was a sixth of the load's work here). `refused`: the line `skip`
+    // did not take when asked by its known length, not asked again.
+    let refused = -1;
+    const passKnown = (): void => {
+      if (!known || !skip) return;
+      while (pos - this.offset < maxBytes) {
+        const length = known(pos);
+        if (length === undefined || pos + length >= end) return;
+        if (!skip(pos, length)) {
+          refused = pos;
+          return;
+        }
+        this.lineCount++;
+        pos += length + 1;
+      }
+    };
+    passKnown();
+    at = pos;
     while (at < end) {
+      // Known lines passed over as far as `maxBytes` (a chunk's lines are read whole, below).
+      if (pos - this.offset >= maxBytes) {
+        result.more = true;
+        break;
+      }
       const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - at));
       const read = readFully(this.fd, buf, at);
       if (read === 0) break;
       let start = 0;
+      let passed = false;
       for (;;) {
         const nl = buf.indexOf(NEWLINE, start);
         if (nl === -1 || nl >= read) break;
         const length = partial + (nl - start);
-        if (length > 0 && !(skip && length <= MAX_LINE_BYTES && skip(pos, length))) {
+        const taken = refused !== pos && skip !== undefined && length <= MAX_LINE_BYTES;
+        if (length > 0 && !(taken && skip(pos, length))) {
           const text = lineText(buf.subarray(start, nl), length);
           let value: unknown;
           let ok = length <= MAX_LINE_BYTES;
@@ -185,6 +219,22 @@ export class JsonlFile {
         pieces = [];
         partial = 0;
         start = nl + 1;
+        if (known) {
+          const from = pos;
+          passKnown();
+          if (pos !== from) {
+            // Past what this chunk holds: the next read starts where the known lines end.
+            if (pos - at >= read) {
+              passed = true;
+              break;
+            }
+            start = pos - at;
+          }
+        }
+      }
+      if (passed) {
+        at = pos;
+        continue;
       }
       if (start < read) {
         const rest = buf.subarray(start, read);

@@ -32,13 +32,19 @@ export interface LogReaderDeps {
  * line of a memory is kept as where it is, read again on demand). A line that is not a record
  * waits until the lock is held, then goes to quarantine and the log is rewritten without it.
  */
+/** The order the files' bad lines are quarantined in. */
+const KIND_ORDER: Record<Kind, number> = { memories: 0, relations: 1 };
+
 export class LogReader {
-  private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string }[] = [];
+  /** `at`: where the line is in its file, the order they are quarantined in. */
+  private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string; at: number }[] = [];
 
   constructor(private readonly deps: LogReaderDeps) {}
 
   /** While a long load reads ahead: takes a memory line from what was read of it (read-ahead.ts). */
   takeLine: ((offset: number, length: number) => boolean) | undefined;
+  /** With it: the length of the memory line at an offset, as the read-ahead read it. */
+  knownLine: ((offset: number) => number | undefined) | undefined;
 
   /** Bad lines read and not yet quarantined (that is done under the lock). */
   get hasPendingCorrupt(): boolean {
@@ -55,6 +61,7 @@ export class LogReader {
       const read = file.readNew({
         maxBytes,
         skip: kind === 'memories' ? this.takeLine : undefined,
+        known: kind === 'memories' ? this.knownLine : undefined,
         visit: (value, offset, length) => this.applyLine(kind, value, { offset, length }),
         onReset: () => {
           this.resetKind(kind);
@@ -66,7 +73,7 @@ export class LogReader {
       });
       more ||= read.more;
       for (const line of read.corrupt) {
-        this.pendingCorrupt.push({ kind, line, reason: 'unparsable JSON' });
+        this.pendingCorrupt.push({ kind, line, reason: 'unparsable JSON', at: line.offset });
       }
       if (locked && read.tail) {
         this.deps.lock.assertHeld();
@@ -82,7 +89,12 @@ export class LogReader {
     if (locked && this.pendingCorrupt.length > 0) {
       this.deps.lock.assertHeld();
       const kinds = new Set<Kind>();
-      for (const { kind, line, reason } of this.pendingCorrupt.splice(0)) {
+      // In the order of the files, whichever way the lines were read (a long load's slices end
+      // where the work ahead lets them, and a slice's unparsable lines come after its records).
+      const byPlace = this.pendingCorrupt
+        .splice(0)
+        .sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.at - b.at);
+      for (const { kind, line, reason } of byPlace) {
         this.quarantine(this.deps.files[kind].name, line, reason);
         kinds.add(kind);
       }
@@ -103,6 +115,7 @@ export class LogReader {
         kind,
         line: { offset: -1, text: JSON.stringify(value) },
         reason: `invalid record: ${error.message}`,
+        at: ref.offset,
       });
     }
   }

@@ -13,6 +13,8 @@ export interface LogReadAhead extends ReadAhead {
    * with a listener that takes it so. Otherwise false, and the caller reads the line itself.
    */
   take?: (offset: number, length: number) => boolean;
+  /** The length of the memory line at `offset` as the work ahead read it, with `take`. */
+  lineAt?: ((offset: number) => number | undefined) | undefined;
 }
 
 /**
@@ -54,6 +56,10 @@ export function startReadAhead(
             live.putPrepared(DEFAULT_NAMESPACE, record, line);
             return true;
           }
+        : undefined,
+    lineAt:
+      only?.record && listener?.upsertPrepared && only.lengthAt
+        ? (offset) => only.lengthAt?.(offset)
         : undefined,
   };
 }

@@ -205,6 +205,7 @@ export class JsonlStore extends NamespacedEngine {
       // How far the load goes (the log as it is now), which the checkpoints are weighed against.
       const target = fs.statSync(this.files.memories.path, { throwIfNoEntry: false })?.size ?? 0;
       this.reader.takeLine = ahead?.take;
+      this.reader.knownLine = ahead?.lineAt;
       try {
         for (;;) {
           // The next slice is read once the work ahead is past it (a worker a little behind
@@ -220,6 +221,7 @@ export class JsonlStore extends NamespacedEngine {
         }
       } finally {
         this.reader.takeLine = undefined;
+        this.reader.knownLine = undefined;
         ahead?.stop();
       }
       for (;;) {
