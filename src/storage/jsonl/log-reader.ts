@@ -27,14 +27,14 @@ export interface LogReaderDeps {
   assertOpen: () => void;
 }
 
+/** The order the files' bad lines are quarantined in. */
+const KIND_ORDER: Record<Kind, number> = { memories: 0, relations: 1 };
+
 /**
  * Reads memories.jsonl and relations.jsonl from where it last stopped into the live records (a
  * line of a memory is kept as where it is, read again on demand). A line that is not a record
  * waits until the lock is held, then goes to quarantine and the log is rewritten without it.
  */
-/** The order the files' bad lines are quarantined in. */
-const KIND_ORDER: Record<Kind, number> = { memories: 0, relations: 1 };
-
 export class LogReader {
   /** `at`: where the line is in its file, the order they are quarantined in. */
   private readonly pendingCorrupt: { kind: Kind; line: BadLine; reason: string; at: number }[] = [];
