@@ -77,6 +77,19 @@ async function answersFromSidecar(dir: string): Promise<TestMemory> {
   return again;
 }
 
+/**
+ * A memory a search finds is opened by its id, and saving its words again is a repeat of it (found
+ * by its content's hash): what the id and content tables answer.
+ */
+async function assertKnownByIdAndContent(t: TestMemory): Promise<void> {
+  const [found] = (await t.memory.recall.search({ query: 'note 12' })).results;
+  assert.ok(found);
+  const opened = await t.memory.recall.open({ memory_ids: [found.memory_id] });
+  assert.equal(opened.memories[0]?.id, found.memory_id, 'found by its id');
+  const repeat = await t.memory.writing.save({ content: opened.memories[0]?.content ?? '' });
+  assert.deepEqual([repeat.memory_id, repeat.deduplicated], [found.memory_id, true]);
+}
+
 describe('the sidecar (memories.idx)', () => {
   it('a start from it answers as a start from the log, and reads only the lines after it', async (t) => {
     const dir = testDir(t);
@@ -96,13 +109,7 @@ describe('the sidecar (memories.idx)', () => {
   it('a start from it knows each memory by its id and its content at once (tables kept)', async (t) => {
     const dir = testDir(t);
     const again = await answersFromSidecar(dir);
-    const [found] = (await again.memory.recall.search({ query: 'note 12' })).results;
-    assert.ok(found);
-    const opened = await again.memory.recall.open({ memory_ids: [found.memory_id] });
-    assert.equal(opened.memories[0]?.id, found.memory_id, 'found by its id');
-    // The same words again: a repeat of that memory, found by its content's hash.
-    const repeat = await again.memory.writing.save({ content: opened.memories[0]?.content ?? '' });
-    assert.deepEqual([repeat.memory_id, repeat.deduplicated], [found.memory_id, true]);
+    await assertKnownByIdAndContent(again);
     await again.opened.close();
   });
 
@@ -133,12 +140,7 @@ describe('the sidecar (memories.idx)', () => {
       'still used',
     );
     assert.deepEqual(await answers(again), expected);
-    const [found] = (await again.memory.recall.search({ query: 'note 12' })).results;
-    assert.ok(found);
-    const opened = await again.memory.recall.open({ memory_ids: [found.memory_id] });
-    assert.equal(opened.memories[0]?.id, found.memory_id, 'found by its id');
-    const repeat = await again.memory.writing.save({ content: opened.memories[0]?.content ?? '' });
-    assert.deepEqual([repeat.memory_id, repeat.deduplicated], [found.memory_id, true]);
+    await assertKnownByIdAndContent(again);
     await again.opened.close();
   });
 
