@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { overwriteFile, readIfExists } from '../../platform/durable-file.js';
+import { overwriteFile, readIfExists, syncDir } from '../../platform/durable-file.js';
 import { errorCode } from '../../platform/errors.js';
 import { StoreError } from '../errors.js';
 import { toLines } from '../jsonl-lines.js';
@@ -46,9 +46,11 @@ export class TransactionJournal {
 
   /**
    * The parts of a transaction a crash interrupted; undefined when there is none, null when the
-   * record itself was cut short (then no append had started: there is nothing to finish).
+   * record itself was cut short (then no append had started: there is nothing to finish), and
+   * `{ unreadable }` when it is whole JSON but not a record mnemo wrote (a hand edit, another
+   * program, a damaged disk): what it says is not finished, and `unreadable` says why.
    */
-  pending(): JournalPart[] | null | undefined {
+  pending(): JournalPart[] | null | undefined | { unreadable: string } {
     let text: string | undefined;
     try {
       text = readIfExists(this.path);
@@ -62,12 +64,17 @@ export class TransactionJournal {
       );
     }
     if (text === undefined) return undefined;
+    let record: unknown;
     try {
-      const { parts } = JSON.parse(text) as { parts: JournalPart[] };
-      return Array.isArray(parts) ? parts : null;
+      record = JSON.parse(text);
     } catch {
       return null;
     }
+    const parts = (record as { parts?: unknown } | null)?.parts;
+    if (!Array.isArray(parts)) return { unreadable: 'it holds no list of parts' };
+    const bad = parts.findIndex((part) => !isPart(part));
+    if (bad >= 0) return { unreadable: `its part ${bad} is not a file, inode, start and text` };
+    return parts as JournalPart[];
   }
 
   /**
@@ -165,6 +172,10 @@ export class TransactionJournal {
   finish(files: readonly JsonlFile[], logger: Logger): void {
     const parts = this.pending();
     if (parts === undefined) return;
+    if (parts !== null && !Array.isArray(parts)) {
+      this.setAside(parts.unreadable, logger);
+      return;
+    }
     for (const part of parts ?? []) {
       const file = files.find((f) => f.name === part.file);
       const finished = file?.finishAppend(part.ino, part.start, part.text);
@@ -187,4 +198,38 @@ export class TransactionJournal {
   end(): void {
     fs.rmSync(this.path, { force: true });
   }
+
+  /**
+   * A record mnemo did not write: nothing of it is made, and it is kept beside the logs, under
+   * UNREADABLE_SUFFIX, for whoever wants to look (the one kept before is replaced).
+   */
+  private setAside(why: string, logger: Logger): void {
+    const kept = `${this.path}${UNREADABLE_SUFFIX}`;
+    fs.renameSync(this.path, kept);
+    syncDir(path.dirname(this.path));
+    logger.warn(
+      { journal: this.path, kept },
+      `${this.path} is not a record of a write mnemo made (${why}): nothing of it was made; ` +
+        `it is kept as ${kept}`,
+    );
+  }
+}
+
+/** What an unreadable transaction record is renamed with. */
+export const UNREADABLE_SUFFIX = '.unreadable';
+
+/** Whether `value` is a part as `begin` writes it. */
+function isPart(value: unknown): value is JournalPart {
+  const part = value as Partial<JournalPart> | null;
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    typeof part.file === 'string' &&
+    typeof part.text === 'string' &&
+    // Any whole number: an inode past 2^53 (some file systems) comes back from fstat rounded.
+    Number.isInteger(part.ino) &&
+    (part.ino as number) >= 0 &&
+    Number.isSafeInteger(part.start) &&
+    (part.start as number) >= 0
+  );
 }
