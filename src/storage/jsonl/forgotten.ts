@@ -128,16 +128,33 @@ export class ForgottenIndex {
   }
 }
 
-/** The record glued at the end of `text`, and the index of the character where it starts. */
+/**
+ * What the search for a glued record may parse, in multiples of the line's length: a line of any
+ * size costs a bounded multiple of itself. (Trying each start in turn parsed the whole rest of
+ * the line for each: a line of 120 KB of `{"id":"a","x":[` took 2.4 s.)
+ */
+const GLUE_BUDGET = 4;
+
+/**
+ * The record glued at the end of `text`, and the index of the character where it starts. At most
+ * one start parses to the end (an object nested in the record closes before the record does), so
+ * the starts are tried from the last: the nested ones, short, then the record.
+ */
 function gluedRecord(text: string): { record: { id: string }; at: number } | undefined {
-  const starts = /\{"id":\s*"/g;
-  for (let m = starts.exec(text); m !== null; m = starts.exec(text)) {
-    if (m.index === 0) continue;
+  const starts: number[] = [];
+  const opening = /\{"id":\s*"/g;
+  for (let m = opening.exec(text); m !== null; m = opening.exec(text)) {
+    if (m.index > 0) starts.push(m.index);
+  }
+  let budget = GLUE_BUDGET * text.length;
+  for (let i = starts.length - 1; i >= 0 && budget > 0; i--) {
+    const at = starts[i] as number;
+    budget -= text.length - at;
     try {
-      const value = JSON.parse(text.slice(m.index)) as { id?: unknown };
-      if (typeof value?.id === 'string') return { record: value as { id: string }, at: m.index };
+      const value = JSON.parse(text.slice(at)) as { id?: unknown };
+      if (typeof value?.id === 'string') return { record: value as { id: string }, at };
     } catch {
-      // Not there: try the next one.
+      // Not there: try the one before.
     }
   }
   return undefined;
