@@ -80,6 +80,8 @@ interface Hold {
 }
 
 const OWNER_FILE = 'owner';
+/** The most of an owner file read: what mnemo signs is under 200 bytes. */
+const MAX_OWNER_BYTES = 4096;
 /**
  * The longest keep when the holder cannot watch for requests: a waiter is then told only by the
  * end of a run or of the keep, so its wait grows by this much at most.
@@ -440,10 +442,12 @@ export class DirLock {
 
   private readOwner(): Owner | undefined {
     try {
-      const text = readIfExists(this.ownerPath);
+      const text = readIfExists(this.ownerPath, MAX_OWNER_BYTES);
       if (text === undefined) return undefined;
       const owner = JSON.parse(text);
-      if (typeof owner?.pid !== 'number' || typeof owner?.host !== 'string') return undefined;
+      // A pid of 0 or below names no process (kill(-1, 0) and kill(0, 0) answer for a group): an
+      // owner that says so is no owner, and the lock goes once stale.
+      if (!isPid(owner?.pid) || typeof owner?.host !== 'string') return undefined;
       return {
         pid: owner.pid,
         host: owner.host,
@@ -466,6 +470,11 @@ function ageMs(file: string): number | undefined {
 function describeOwner(owner: Owner | undefined): string {
   if (!owner) return 'another mnemo process';
   return `mnemo process pid ${owner.pid}${owner.host === os.hostname() ? '' : ` on ${owner.host}`}`;
+}
+
+/** Whether `value` can be a process id: a whole number above 0. */
+export function isPid(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) > 0;
 }
 
 /** Whether a process with this pid runs on this host (as any user). */

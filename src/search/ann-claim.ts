@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isAlive } from '../platform/dir-lock.js';
+import { isAlive, isPid } from '../platform/dir-lock.js';
 import { NEW_FILE, readIfExists } from '../platform/durable-file.js';
 import { startTime } from '../platform/process-start.js';
 
@@ -125,7 +125,7 @@ export class AnnClaim {
       const value = JSON.parse(text) as Partial<ClaimOwner> | null;
       if (
         value &&
-        Number.isSafeInteger(value.pid) &&
+        isPid(value.pid) &&
         typeof value.host === 'string' &&
         typeof value.token === 'string'
       ) {
