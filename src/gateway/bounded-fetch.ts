@@ -1,3 +1,5 @@
+import { GatewayFault } from './errors.js';
+
 /**
  * fetch for an HTTP upstream whose answers are held to `max` bytes: a JSON answer in all, an SSE
  * stream an event at a time (bytes since the last blank line). The SDK reads a JSON answer whole
@@ -36,7 +38,7 @@ export function boundedFetch(
           }
           if (since > max) {
             controller.error(
-              new Error(
+              new GatewayFault(
                 `the upstream answered more than ${max} bytes in one message: the gateway passes on no more`,
               ),
             );

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { UPSTREAM_FAULT, UpstreamError } from './errors.js';
+import { transportFault, UPSTREAM_FAULT, UpstreamError } from './errors.js';
 import type { Timers } from './timers.js';
 
 /** An upstream's answer as it goes back to the caller: its result, or its error labelled. */
@@ -99,12 +99,13 @@ export class Channel {
       const request = { jsonrpc: '2.0', id, method, ...(sent ? { params: sent } : {}) };
       this.transport
         .send(request as JSONRPCMessage, { requestSignal: abort.signal })
-        .catch((error: Error) =>
+        // Its status, never its message: the SDK's holds the upstream's answer (see transportFault).
+        .catch((error: unknown) =>
           this.end(
             id,
             new UpstreamError(
               UPSTREAM_FAULT,
-              `upstream "${this.options.label}" did not take the call: ${error.message}`,
+              `upstream "${this.options.label}" did not take the call: ${transportFault(error)}`,
             ),
           ),
         );

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { LineSplitter } from '../platform/line-splitter.js';
+import { GatewayFault } from './errors.js';
 
 export interface ProcessGroupStdioParams {
   command: string;
@@ -146,7 +147,7 @@ export class ProcessGroupStdioTransport implements Transport {
   private refuseOversized(bytes: number): void {
     this.lines.clear();
     this.onerror?.(
-      new Error(
+      new GatewayFault(
         `the upstream sent a message of ${bytes} bytes or more, over the ${this.max}-byte limit: closing it`,
       ),
     );
@@ -157,7 +158,7 @@ export class ProcessGroupStdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       const stdin = this.child?.stdin;
       if (!stdin) {
-        reject(new Error('Not connected'));
+        reject(new GatewayFault('Not connected'));
         return;
       }
       if (stdin.write(serializeMessage(message))) resolve();

@@ -14,7 +14,7 @@ import { boundedFetch } from './bounded-fetch.js';
 import { type Call, Channel, type Progress } from './channel.js';
 import { isStdioSpec, type UpstreamSpec } from './config.js';
 import { type Era, paramsForUpstream } from './eras.js';
-import { UPSTREAM_FAULT, UpstreamError } from './errors.js';
+import { transportFault, UPSTREAM_FAULT, UpstreamError } from './errors.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio.js';
 import { realTimers, type Timers } from './timers.js';
 
@@ -242,8 +242,9 @@ export class Upstream {
           },
     );
     client.onclose = () => this.lost(generation);
+    // What failed, never the message: the SDK's holds the upstream's answer (see transportFault).
     client.onerror = (error) =>
-      this.logger.debug({ err: error.message }, 'upstream transport error');
+      this.logger.debug({ err: transportFault(error) }, 'upstream transport error');
     const transport = this.makeTransport();
     try {
       await client.connect(transport, { timeout: this.startTimeoutMs });
@@ -255,7 +256,7 @@ export class Upstream {
         this.legacyOnly = true;
         this.logger.warn('upstream exited on server/discover: opening it with initialize');
       } else {
-        this.logger.warn({ err: (error as Error).message }, 'upstream did not start');
+        this.logger.warn({ err: transportFault(error) }, 'upstream did not start');
       }
       this.current = 'failed';
       this.scheduleRestart();
