@@ -137,14 +137,25 @@ export class FileOAuthStore implements OAuthStore {
       );
     }
     if (text === undefined) return new Map();
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(text) as { entries?: Record<string, StoredEntry> };
-      return new Map(Object.entries(parsed.entries ?? {}));
+      parsed = JSON.parse(text);
     } catch {
       throw new UserError(
         `${this.file} is not JSON: move it aside and restart mnemo serve; the OAuth clients then register and ask for consent again`,
       );
     }
+    const entries = isObject(parsed) ? (parsed.entries ?? {}) : undefined;
+    if (!isObject(entries)) {
+      throw new UserError(
+        `${this.file} is not an OAuth store mnemo wrote (no object of entries): move it aside and restart mnemo serve; the OAuth clients then register and ask for consent again`,
+      );
+    }
+    // An entry of another shape (a hand edit, a damaged disk) is left out, as an expired one is:
+    // its client registers again, or its person is asked again.
+    return new Map(
+      Object.entries(entries).filter((kv): kv is [string, StoredEntry] => isEntry(kv[1])),
+    );
   }
 
   /** Reads the file afresh under the lock, changes it and writes it whole, expired entries left out. */
@@ -159,4 +170,25 @@ export class FileOAuthStore implements OAuthStore {
       this.seen = undefined;
     });
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const isTime = (value: unknown) => value === undefined || Number.isFinite(value);
+const isKey = (value: unknown) => value === undefined || typeof value === 'string';
+
+/** Whether `value` is an entry as `change` writes one. */
+function isEntry(value: unknown): value is StoredEntry {
+  return (
+    isObject(value) &&
+    typeof value.model === 'string' &&
+    isObject(value.payload) &&
+    isTime(value.expiresAt) &&
+    isTime(value.consumedAt) &&
+    isTime(value.usedAt) &&
+    isKey(value.grantKey) &&
+    isKey(value.uidKey)
+  );
 }
