@@ -37,6 +37,18 @@ function describeCandidate(
   };
 }
 
+/** How `promote` answers, by the edge that calls it. */
+export interface PromoteOptions {
+  /**
+   * What `failed` says of a memory whose note could not be written while others were: by
+   * default the error's message, for the person at the machine (the CLI), which may name the
+   * note's file (a slug of the memory's words). An edge with a remote caller tells it as it
+   * tells a thrown error (tools/register.ts callerMessage). A promotion that writes no note
+   * throws the first error instead, for the edge to tell the same way.
+   */
+  failure?: (error: unknown) => string;
+}
+
 export class Promotion {
   constructor(private readonly ctx: MemoryContext) {}
 
@@ -46,7 +58,10 @@ export class Promotion {
     return this.collectCandidates();
   }
 
-  async promote(input: PromoteMemoryInput): Promise<PromoteMemoryOutput> {
+  async promote(
+    input: PromoteMemoryInput,
+    { failure = (error) => (error as Error).message }: PromoteOptions = {},
+  ): Promise<PromoteMemoryOutput> {
     const { ctx } = this;
     const dryRun = input.dry_run ?? false;
     if (!input.memory_id && !input.auto_detect) {
@@ -105,10 +120,10 @@ export class Promotion {
     // The notes are written under the store's lock: finding a memory's note and writing it when
     // there is none is one step for every process, so two promotions never write two notes of
     // one memory, and a memory archived or deleted meanwhile gets no note naming it.
-    const result = await ctx.engine.transact(() => {
+    const { promoted, failures } = await ctx.engine.transact(() => {
       const at = ctx.clock();
       const promoted: PromoteMemoryOutput['promoted'] = [];
-      const failed: PromoteMemoryOutput['failed'] = [];
+      const failures: { memory_id: string; error: unknown }[] = [];
       const updates: MemoryRecord[] = [];
       for (const candidate of candidates) {
         const record = ctx.engine.memories.get(candidate.memory_id);
@@ -128,30 +143,29 @@ export class Promotion {
         try {
           note = vault.writer.write(next, this.promotedNeighbours(record.id));
         } catch (error) {
-          failed.push({ memory_id: record.id, error: (error as Error).message });
+          failures.push({ memory_id: record.id, error });
           continue;
         }
         written.push(note);
         updates.push({ ...next, promoted_to: note.path });
         promoted.push({ memory_id: record.id, path: note.path });
       }
-      if (promoted.length === 0 && failed.length > 0) {
+      const [first] = failures;
+      if (promoted.length === 0 && first) {
         throw new MemoryError(
-          `${failed[0]?.error}${failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''}; the memories stay active`,
+          `${(first.error as Error).message}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ''}; the memories stay active`,
           'memory_id',
         );
       }
-      return {
-        result: { ...summary, promoted_count: promoted.length, promoted, failed },
-        memories: updates,
-      };
+      return { result: { promoted, failures }, memories: updates };
     });
     for (const note of written) vault.notes.upsert(note.path, note.text);
     if (created) {
       ctx.logger.info({ vault: vault.writer.vault }, 'vault made from the template');
     }
     void vault.notes.vaultCreated();
-    return result;
+    const failed = failures.map((f) => ({ memory_id: f.memory_id, error: failure(f.error) }));
+    return { ...summary, promoted_count: promoted.length, promoted, failed };
   }
 
   private collectCandidates(): PromotionCandidate[] {

@@ -36,14 +36,23 @@ export function errorCode(error: unknown): string {
 }
 
 /**
+ * Where JSON.parse stopped, as an index into the text it parsed, or undefined when its message
+ * does not say. Only the position is taken from the message: V8 quotes the text around a bad
+ * token, and the text may be a file of secrets (tokens, headers) or a memory.
+ */
+export function jsonSyntaxPosition(error: unknown): number | undefined {
+  const position = /at position (\d{1,12})/.exec(error instanceof Error ? error.message : '')?.[1];
+  return position === undefined ? undefined : Number(position);
+}
+
+/**
  * Where JSON.parse stopped in `text`, as ` at line L, column C`, or '' when its message does not
- * say. Only the position is taken from the message: V8 quotes the text around a bad token, and
- * the text may be a file of secrets (tokens, headers).
+ * say (jsonSyntaxPosition: nothing of the text is taken from the message).
  */
 export function jsonSyntaxWhere(error: unknown, text: string): string {
-  const position = /at position (\d{1,12})/.exec(error instanceof Error ? error.message : '')?.[1];
+  const position = jsonSyntaxPosition(error);
   if (position === undefined) return '';
-  const before = text.slice(0, Number(position));
+  const before = text.slice(0, position);
   const line = before.split('\n').length;
   const column = before.length - before.lastIndexOf('\n');
   return ` at line ${line}, column ${column}`;

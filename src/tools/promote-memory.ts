@@ -1,12 +1,16 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { promoteMemory } from '../contract/promote-memory.js';
 import { logToCaller, promotionEvent } from '../logging/client-log.js';
-import { registerContract, type ToolDeps } from './register.js';
+import { callerMessage, registerContract, type ToolDeps } from './register.js';
 
 export function registerPromoteMemory(server: McpServer, { memory, logger }: ToolDeps): void {
   registerContract(server, logger, promoteMemory, {
     run: async (input, extra) => {
-      const done = await memory.promotion.promote(input);
+      // A memory whose note could not be written while others were is told as a thrown error
+      // is: its message may name the note's file, whose name is a slug of the memory's words.
+      const done = await memory.promotion.promote(input, {
+        failure: (error) => callerMessage(logger, promoteMemory.name, error),
+      });
       await logToCaller(extra, promotionEvent(done));
       return done;
     },

@@ -57,16 +57,7 @@ export function registerContract<I extends z.ZodObject, O extends z.ZodObject>(
         structuredContent: output,
       };
     } catch (error) {
-      if (error instanceof UserError) {
-        const { message, hidden } = remoteMessage(error);
-        if (hidden) logger.warn({ tool: contract.name, err: error.name }, HIDDEN_PATH_LOG);
-        return failure(message);
-      }
-      // The arguments stay out of the log: they may hold what the person asked to remember.
-      logger.error({ tool: contract.name, err: error }, 'tool call failed');
-      return failure(
-        `${contract.name} failed inside mnemo (the details are in its log); try again, and report it if it keeps failing`,
-      );
+      return failure(callerMessage(logger, contract.name, error));
     }
   };
   server.registerTool(
@@ -81,6 +72,23 @@ export function registerContract<I extends z.ZodObject, O extends z.ZodObject>(
     // The SDK types a handler from a literal shape; this one's shape is the contract's parameter.
     call as never,
   );
+}
+
+/**
+ * What the caller of tool `tool` is told of `error`: a thrown one, or one a tool answers among its
+ * results (a memory promote_memory could not write while it wrote others). A UserError's message,
+ * unless it names a path of the server (remoteMessage); anything else is mnemo's fault, logged,
+ * and told without its internals.
+ */
+export function callerMessage(logger: Logger, tool: string, error: unknown): string {
+  if (error instanceof UserError) {
+    const { message, hidden } = remoteMessage(error);
+    if (hidden) logger.warn({ tool, err: error.name }, HIDDEN_PATH_LOG);
+    return message;
+  }
+  // The arguments stay out of the log: they may hold what the person asked to remember.
+  logger.error({ tool, err: error }, 'tool call failed');
+  return `${tool} failed inside mnemo (the details are in its log); try again, and report it if it keeps failing`;
 }
 
 function failure(text: string): CallToolResult {

@@ -107,22 +107,34 @@ export class VaultWriter {
     checkFolderInVault(this.vault, this.folder);
     const folder = resolveInVault(this.vault, this.folder);
     this.checkFolderIsOwn(folder);
+    // The messages name the memory, never the note's name: a slug of the memory's words.
     const slug = slugify(record.content);
     for (let n = 1; n <= MAX_NAMES; n++) {
-      const target = resolveInVault(this.vault, path.join(this.folder, candidateName(slug, n)));
+      let target: string;
+      try {
+        target = resolveInVault(this.vault, path.join(this.folder, candidateName(slug, n)));
+      } catch (error) {
+        if (!(error instanceof VaultPathError)) throw error;
+        // The folder was checked: the name itself is a link that leads out of the vault.
+        throw new VaultPathError(
+          `the note name for memory ${record.id} in ${folder} is a link that leads out of the vault: nothing was written through it; remove the links in that folder that lead out of the vault, then promote the memory again`,
+        );
+      }
       if (path.dirname(target) !== folder) {
-        throw new VaultPathError(`note name "${candidateName(slug, n)}" left the folder`);
+        throw new VaultPathError(`the note name for memory ${record.id} left the folder`);
       }
       try {
         createFile(target, text, { within: this.realVault() });
         return { path: toVaultPath(this.vault, target), text, created: true };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw this.writeError(error, target);
+          throw this.writeError(error, target, record.id);
         }
       }
     }
-    throw new VaultWriteError(`no free note name for "${slug}" in ${folder}`);
+    throw new VaultWriteError(
+      `no free note name for memory ${record.id} in ${folder}: the ${MAX_NAMES} names made from its first words are taken; move or rename some of those notes, then promote the memory again`,
+    );
   }
 
   /**
@@ -138,7 +150,7 @@ export class VaultWriter {
     const text = replaceNoteBody(owned, previous.content, next.content);
     const relative = toVaultPath(this.vault, absolute);
     if (text === undefined) return { path: relative, text: owned, bodyUpdated: false };
-    if (text !== owned) this.replaceNote(absolute, text);
+    if (text !== owned) this.replaceNote(absolute, text, next.id);
     return { path: relative, text, bodyUpdated: true };
   }
 
@@ -188,7 +200,7 @@ export class VaultWriter {
     const updated = updateOwnedProperties(text, values);
     // Properties a person made unreadable are left alone: the note is theirs to fix.
     if (updated === undefined || updated === text) return text;
-    this.replaceNote(absolute, updated);
+    this.replaceNote(absolute, updated, record.id);
     return updated;
   }
 
@@ -198,13 +210,21 @@ export class VaultWriter {
    * note was found; a note that is itself a link, or not a file, is left alone: a rename would
    * swap the person's link for a copy.
    */
-  private replaceNote(absolute: string, text: string): void {
-    resolveInVault(this.vault, toVaultPath(this.vault, absolute));
+  private replaceNote(absolute: string, text: string, memoryId: string): void {
+    try {
+      resolveInVault(this.vault, toVaultPath(this.vault, absolute));
+    } catch (error) {
+      // Its message names the note: a slug of the memory's words.
+      if (!(error instanceof VaultPathError)) throw error;
+      throw new VaultPathError(
+        `the note of memory ${memoryId} in ${path.dirname(absolute)} is now reached through a link that leads out of the vault: nothing was written; make that folder and those above it folders of the vault again (not links), and retry`,
+      );
+    }
     let stat: fs.Stats;
     try {
       stat = fs.lstatSync(absolute);
     } catch (error) {
-      throw this.writeError(error, absolute);
+      throw this.writeError(error, absolute, memoryId);
     }
     if (!stat.isFile()) {
       throw new VaultWriteError(
@@ -214,7 +234,7 @@ export class VaultWriter {
     try {
       replaceFile(absolute, text, { hidden: true, within: this.realVault() });
     } catch (error) {
-      throw this.writeError(error, absolute);
+      throw this.writeError(error, absolute, memoryId);
     }
   }
 
@@ -241,12 +261,15 @@ export class VaultWriter {
     return fs.realpathSync(this.vault);
   }
 
-  private writeError(error: unknown, target: string): Error {
+  /** `memoryId`: the memory whose note `target` is, named instead of the note (its words). */
+  private writeError(error: unknown, target: string, memoryId?: string): Error {
     if (error instanceof UserError) return error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELINKOUT') {
+      const what =
+        memoryId === undefined ? 'a file of the vault' : `the note of memory ${memoryId}`;
       return new VaultPathError(
-        `"${toVaultPath(this.vault, target)}" left the vault through a link made while it was written: nothing was written outside; make it a folder of the vault again and retry`,
+        `${what} in ${path.dirname(target)} left the vault through a link made while it was written: nothing was written outside; make that folder and those above it folders of the vault again (not links), and retry`,
       );
     }
     const why =

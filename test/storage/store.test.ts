@@ -194,6 +194,58 @@ describe('JsonlStore: the log', () => {
     assert.equal(log.warnings().length, 1, 'no second warning on the next start');
   });
 
+  // A line changed in place, its length kept (every offset stays), in the middle of its content.
+  for (const [how, from, to, breaksAt] of [
+    ['a quote that ends its content early', 'PIN', 'P"N', 2],
+    ["a token V8's message quotes with the words around it", 'PIN ', '",""', undefined],
+  ] as const) {
+    it(`a memory's line changed on disk after the sidecar was written (${how}): reading it names the file, the byte and the fix, never its words`, async (t) => {
+      const dir = testDir(t);
+      const file = path.join(dir, FILES.memories);
+      const secret = memory('secret', 'My bank PIN is 4242, the safe code 9911');
+      // Lines after it: the secret's is not in the 4 KB the sidecar checks (it is still used).
+      const filler = (i: number) => memory(`m${i}`, `filler memory ${i}, words to take some room`);
+      const store = await openStore(t, dir, { sidecarMinLines: 0 });
+      await store.transact(() => ({
+        result: null,
+        memories: [filler(0), secret, ...Array.from({ length: 40 }, (_, i) => filler(i + 1))],
+      }));
+      await store.close();
+      const text = fs.readFileSync(file, 'utf8');
+      const line = Buffer.byteLength(text.slice(0, text.indexOf('{"id":"secret"')));
+      const at = Buffer.byteLength(text.slice(0, text.indexOf(from)));
+      const fd = fs.openSync(file, 'r+');
+      fs.writeSync(fd, to, at);
+      fs.closeSync(fd);
+
+      const log = recordingLogger();
+      const again = await openStore(t, dir, { logger: log.logger, sidecarMinLines: 0 });
+      assert.ok(
+        log.entries().some((e) => /started from memories\.idx/.test(e.msg)),
+        'a start from the sidecar: the line is read only when asked for',
+      );
+      const words = /bank|PIN|4242|safe|9911/;
+      assert.throws(
+        () => again.memories.get('secret'),
+        (error: Error) => {
+          assert.ok(!words.test(`${error.message}\n${error.stack}`), error.message);
+          assert.ok(error instanceof StoreError, `a StoreError, not ${error.name}`);
+          const where = breaksAt === undefined ? '' : ` (it breaks at byte ${at + breaksAt})`;
+          assert.equal(
+            error.message,
+            `a memory's line in ${file} (at byte ${line}, ${Buffer.byteLength(JSON.stringify(secret))} bytes) ` +
+              `is not valid JSON${where}: the file was changed since mnemo read it. Fix that line ` +
+              '(one JSON object), or delete memories.idx beside it and start mnemo again: the start ' +
+              'reads the log whole and moves the bad line to quarantine.jsonl',
+          );
+          return true;
+        },
+      );
+      assert.equal(again.memories.get('m1')?.content, filler(1).content, 'the others read');
+      assert.ok(!words.test(JSON.stringify(log.entries())), 'nor in the log');
+    });
+  }
+
   it('quarantines a bad line once when two stores read it', async (t) => {
     const dir = testDir(t);
     const file = path.join(dir, FILES.memories);

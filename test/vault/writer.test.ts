@@ -171,17 +171,54 @@ describe('VaultWriter', () => {
       fs.renameSync(path.join(dir, 'kept'), path.join(vault, 'mnemo'));
     };
 
+    // The messages name the memory, not its note: the note's name is a slug of its words.
+    const namesMemoryNotNote = (id: string, words: RegExp) => (error: Error) => {
+      assert.match(error.message, new RegExp(`^the note of memory ${id} in .* left the vault`));
+      assert.ok(!words.test(error.message), error.message);
+      return true;
+    };
     swapBeforeNextOpen();
-    assert.throws(() => writer.write(promoted('m2', 'Glaze recipes'), []), /link|vault/);
+    assert.throws(
+      () => writer.write(promoted('m2', 'Glaze recipes'), []),
+      namesMemoryNotNote('m2', /glaze/i),
+    );
     assert.deepEqual(fs.readdirSync(outside), [path.basename(first.path)]);
     unswap();
 
     swapBeforeNextOpen();
-    assert.throws(() => writer.write({ ...record, use_count: 9, promoted_to: first.path }, []));
+    assert.throws(
+      () => writer.write({ ...record, use_count: 9, promoted_to: first.path }, []),
+      namesMemoryNotNote('m1', /kiln/i),
+    );
     assert.deepEqual(fs.readdirSync(outside), [path.basename(first.path)]);
     assert.equal(
       fs.readFileSync(path.join(outside, path.basename(first.path)), 'utf8'),
       'NOT A NOTE',
+    );
+  });
+
+  it('every name of a note taken: the error names the memory and its folder, not the name (its words)', (t) => {
+    initVault(vault, 'mnemo');
+    const open = fs.openSync;
+    t.mock.method(fs, 'openSync', (...args: Parameters<typeof fs.openSync>) => {
+      const [file, flags] = args;
+      if (String(file).includes('my-bank-pin') && typeof flags === 'number') {
+        throw Object.assign(new Error(`EEXIST: file already exists, open '${String(file)}'`), {
+          code: 'EEXIST',
+        });
+      }
+      return open(...args);
+    });
+    assert.throws(
+      () => writer.write(promoted('m1', 'My bank PIN is 4242'), []),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          /^no free note name for memory m1 in .*mnemo: the 10000 names made from its first words are taken; move or rename some of those notes/,
+        );
+        assert.ok(!/my-bank-pin|4242/i.test(error.message), error.message);
+        return true;
+      },
     );
   });
 

@@ -5,10 +5,11 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { deferred } from '../../platform/deferred.js';
 import { DirLock, LockLostError, LockTimeoutError } from '../../platform/dir-lock.js';
+import { jsonSyntaxPosition } from '../../platform/errors.js';
 import { DEFAULT_NAMESPACE, type Mutation, type StoreListener } from '../engine.js';
 import { StoreError } from '../errors.js';
 import { NamespacedEngine, withNamespace } from '../namespace-view.js';
-import { type MemoryRecord, storedShape, toMemoryRecord } from '../records.js';
+import { type MemoryRecord, RecordError, storedShape, toMemoryRecord } from '../records.js';
 import { SIDECAR_FILE } from '../sidecar.js';
 import { prepareDataDir, removeLeftoverTemps } from './data-dir.js';
 import { ForgottenIndex } from './forgotten.js';
@@ -451,9 +452,38 @@ export class JsonlStore extends NamespacedEngine {
     });
   }
 
-  /** A memory's line, read again from memories.jsonl where it was found. */
+  /**
+   * A memory's line, read again from memories.jsonl where it was found. A line changed on disk
+   * since (a hand edit, a sync tool, a damaged disk) fails with where it is, never with what
+   * it says: V8's message quotes the text around a bad token, a memory's words.
+   */
   protected override readMemoryLine(offset: number, length: number): MemoryRecord {
     const text = this.files.memories.readAt(offset, length).toString('utf8');
-    return toMemoryRecord(JSON.parse(text));
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const position = jsonSyntaxPosition(error);
+      const at =
+        position === undefined
+          ? ''
+          : ` (it breaks at byte ${offset + Buffer.byteLength(text.slice(0, position))})`;
+      throw this.changedLine(offset, length, `is not valid JSON${at}`);
+    }
+    try {
+      return toMemoryRecord(value);
+    } catch (error) {
+      if (!(error instanceof RecordError)) throw error;
+      throw this.changedLine(offset, length, `is not a memory record (${error.message})`);
+    }
+  }
+
+  private changedLine(offset: number, length: number, what: string): StoreError {
+    return new StoreError(
+      `a memory's line in ${this.files.memories.path} (at byte ${offset}, ${length} bytes) ${what}: ` +
+        'the file was changed since mnemo read it. Fix that line (one JSON object), or delete ' +
+        `${SIDECAR_FILE} beside it and start mnemo again: the start reads the log whole and ` +
+        `moves the bad line to ${FILES.quarantine}`,
+    );
   }
 }
