@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from '../storage/engine.js';
 import { ConfigError, defaultDataDir, number, resolvedPath, type Setting } from './rows.js';
 
+/** The furthest a Date goes either side of 1970 (100 million days), in seconds. */
+const MAX_INSTANT = 8_640_000_000_000;
+
 /** Epoch seconds or an ISO date; the clock is fixed there for the whole process. */
 function parseInstant(value: string | number, name = 'MNEMO_NOW'): number {
   if (typeof value === 'number') return Math.floor(value);
@@ -11,7 +14,15 @@ function parseInstant(value: string | number, name = 'MNEMO_NOW'): number {
   // 20260301 reads as a date, not as epoch seconds in 1970.
   const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
   if (compact) return parseInstant(`${compact[1]}-${compact[2]}-${compact[3]}`, name);
-  if (/^-?\d+(\.\d+)?$/.test(s)) return Math.floor(Number(s));
+  if (/^-?\d+(\.\d+)?$/.test(s)) {
+    const seconds = Math.floor(Number(s));
+    if (Math.abs(seconds) > MAX_INSTANT) {
+      throw new ConfigError(
+        `${name} is out of range: epoch seconds go from -${MAX_INSTANT} to ${MAX_INSTANT}; set e.g. 1767225600 or 2026-01-01`,
+      );
+    }
+    return seconds;
+  }
   const ms = Date.parse(s);
   if (Number.isNaN(ms)) {
     throw new ConfigError(

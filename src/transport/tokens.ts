@@ -58,11 +58,15 @@ export function parseTokenFile(text: string, source: string): TokenGrant[] {
       throw fail(where, 'no namespace: give the namespaces this token may use after it');
     }
     const trimmed = names.map((n) => (typeof n === 'string' ? n.trim() : n));
-    const bad = trimmed.find((n) => !isNamespace(n));
-    if (bad !== undefined) {
+    const bad = trimmed.findIndex((n) => !isNamespace(n));
+    if (bad !== -1) {
+      // Quoted only when too short to hold a token: a token written where its namespace goes
+      // (the two swapped) must not be shown.
+      const shown = JSON.stringify(trimmed[bad]);
+      const which = shown.length < MIN_TOKEN + 2 ? shown : `namespace ${bad + 1}`;
       throw fail(
         where,
-        `${JSON.stringify(bad)} is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source})`,
+        `${which} is not a namespace name: use 1 to 64 of a-z, 0-9, _ and - (${NAMESPACE_PATTERN.source})`,
       );
     }
     seen.add(token);
@@ -83,7 +87,8 @@ export function parseTokenFile(text: string, source: string): TokenGrant[] {
       add(`entry ${i + 1}`, token, namespaces);
     });
   } else {
-    text.split('\n').forEach((raw, i) => {
+    // A CRLF file's lines too: withoutComment keeps a comment ending in \r, as /#.*$/ did.
+    text.split(/\r?\n/).forEach((raw, i) => {
       const line = withoutComment(raw).trim();
       if (line === '') return;
       const fields = line.split(/\s+/);
