@@ -88,9 +88,7 @@ export async function exportMarkdown(options: ExportMarkdownOptions): Promise<{ 
   const written = [...notes.values()].map((n) => n.path);
   const keep = new Set(written.map((n) => n.toLowerCase()));
   for (const old of earlier?.notes ?? []) {
-    if (!keep.has(old.toLowerCase()) && isPlainName(old)) {
-      fs.rmSync(path.join(outDir, old), { force: true });
-    }
+    if (!keep.has(old.toLowerCase()) && isPlainName(old)) removeNote(outDir, old);
   }
   const marker: Marker = { format: 'mnemo-markdown-export', version: 1, notes: written };
   write(outDir, EXPORT_MARKER, `${JSON.stringify(marker, null, 2)}\n`);
@@ -195,7 +193,32 @@ function write(outDir: string, name: string, text: string): void {
   }
 }
 
+/**
+ * Removes a note of the earlier export. A hand-edited marker may name what no export wrote: a
+ * folder stays, a name no file can have (too long) is nothing to remove.
+ */
+function removeNote(outDir: string, name: string): void {
+  const file = path.join(outDir, name);
+  try {
+    if (!fs.lstatSync(file).isDirectory()) fs.rmSync(file, { force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENAMETOOLONG') return;
+    throw new ExportError(
+      `cannot remove ${file}, a note of the earlier export (${code ?? String(error)}): make ${outDir} writable, or export into another folder`,
+      undefined,
+      { cause: error },
+    );
+  }
+}
+
 /** A marker's entry that names a file of the folder itself (a hand-edited marker cannot lead out). */
 function isPlainName(name: string): boolean {
-  return name === path.basename(name) && name !== '.' && name !== '..' && !name.includes('\\');
+  return (
+    name === path.basename(name) &&
+    name !== '.' &&
+    name !== '..' &&
+    !name.includes('\\') &&
+    !name.includes('\0')
+  );
 }

@@ -135,9 +135,15 @@ function checkHeader(file: string, value: Record<string, unknown> | undefined): 
       `--from mnemo: ${file} is not a mnemo export (its first line is not {"format":"${MNEMO_EXPORT_FORMAT}",…}): give a file mnemo export --format mnemo wrote; a data dir's memories.jsonl imports with --from cortexgraph and its folder`,
     );
   }
-  if (typeof value.version !== 'number' || value.version > MNEMO_EXPORT_VERSION) {
+  // Not String(version): an object's own "toString" (the header's {"toString":""}) threw.
+  if (typeof value.version !== 'number') {
     throw new ImportSourceError(
-      `--from mnemo: ${file} is an export of version ${String(value.version)}, newer than this mnemo reads (${MNEMO_EXPORT_VERSION}): import it with the mnemo that wrote it, or a newer one`,
+      `--from mnemo: ${file} is not a mnemo export (the "version" of its first line is not a number): give a file mnemo export --format mnemo wrote`,
+    );
+  }
+  if (value.version > MNEMO_EXPORT_VERSION) {
+    throw new ImportSourceError(
+      `--from mnemo: ${file} is an export of version ${value.version}, newer than this mnemo reads (${MNEMO_EXPORT_VERSION}): import it with the mnemo that wrote it, or a newer one`,
     );
   }
 }

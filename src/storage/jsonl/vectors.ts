@@ -45,6 +45,13 @@ function toLine(vector: StoredVector): VectorLine {
   return { id, model, hash, v, s: scale };
 }
 
+/**
+ * A scale quantise gives a vector of unit length (a model's): its largest value over 127, or 1
+ * for the zero vector. Any other (1e999 is read as Infinity, a NaN from damaged bytes, a negative)
+ * turns the values into no unit vector, or into infinities.
+ */
+const isScale = (s: unknown): s is number => typeof s === 'number' && s > 0 && s <= 1;
+
 function fromLine(value: unknown): StoredVector | undefined {
   const line = value as Partial<VectorLine> | null;
   if (
@@ -53,7 +60,7 @@ function fromLine(value: unknown): StoredVector | undefined {
     typeof line.model !== 'string' ||
     typeof line.hash !== 'string' ||
     typeof line.v !== 'string' ||
-    typeof line.s !== 'number'
+    !isScale(line.s)
   ) {
     return undefined;
   }
@@ -111,6 +118,7 @@ function checkSnapshot(c: Record<string, unknown>, meta: Record<string, unknown>
     if ((modelOf?.[i] as number) >= models.length) {
       throw new SidecarMismatch('a vector is of a model it does not name');
     }
+    if (!isScale(scales?.[i])) throw new SidecarMismatch('a vector has no scale of one');
   }
 }
 
@@ -137,16 +145,20 @@ export class JsonlVectorStore implements VectorStore {
 
   async load(visit: (vector: StoredVector) => void): Promise<number> {
     let lines = await this.loadSnapshot(visit);
+    // JSON lines that are no vector (a field missing or of another type): skipped as the others.
+    let unusable = 0;
     const result = this.file.readNew({
       visit: (value) => {
         lines++;
         const vector = fromLine(value);
         if (vector) visit(vector);
+        else unusable++;
       },
     });
-    if (result.corrupt.length > 0 || result.tail) {
+    const skipped = result.corrupt.length + (result.tail ? 1 : 0) + unusable;
+    if (skipped > 0) {
       this.logger.warn(
-        { file: this.file.name, lines: result.corrupt.length + (result.tail ? 1 : 0) },
+        { file: this.file.name, lines: skipped },
         'unreadable vector lines skipped: they are computed again',
       );
     }

@@ -264,7 +264,7 @@ async function checkFile(file: string): Promise<void> {
     if (value !== null && typeof value === 'object' && 'entities' in value) return;
   }
   throw new ImportSourceError(
-    `--from server-memory: ${file} is not a server-memory file: its first line is not {"type":"entity",...} nor {"type":"relation",...}${looksLike(first)}`,
+    `--from server-memory: ${file} is not a server-memory file (its first line is not {"type":"entity",...} nor {"type":"relation",...}): give server-memory's memory.jsonl or memory.json${looksLike(first)}`,
   );
 }
 
@@ -281,13 +281,22 @@ function looksLike(line: string): string {
   return '';
 }
 
-/** True when the file is one JSON document (`{"entities": [...]}`), not a line per object. */
+/**
+ * True when the file is one JSON document (`{"entities": [...]}`), not a line per object. Its
+ * first line is no entity nor relation, whatever other "type" it has: checkFile took it as a
+ * document, and read as lines its entities were refused as one line.
+ */
 async function isDocument(file: string): Promise<boolean> {
   const first = await firstLine(file);
   if (first === undefined) return false;
   try {
     const value = JSON.parse(first) as { type?: unknown } | null;
-    return value !== null && typeof value === 'object' && value.type === undefined;
+    return (
+      value !== null &&
+      typeof value === 'object' &&
+      value.type !== 'entity' &&
+      value.type !== 'relation'
+    );
   } catch {
     return true;
   }
