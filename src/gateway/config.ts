@@ -63,6 +63,11 @@ export function parseGatewayConfig(
       );
       continue;
     }
+    if (label === '__proto__') {
+      // Kept in an object it would set the object's prototype: the upstream gone unseen.
+      problems.push(`mcpServers.__proto__: a label cannot be "__proto__": rename it`);
+      continue;
+    }
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       problems.push(`mcpServers.${label}: must be an object with "command" or "url"`);
       continue;
@@ -105,10 +110,43 @@ export function loadGatewayConfig(file: string): Record<string, UpstreamSpec> {
     raw = JSON.parse(text);
   } catch (error) {
     throw new ConfigError(
-      `the gateway config ${file} is not valid JSON${jsonSyntaxWhere(error, text)}: fix it there (its headers and env are not shown here)`,
+      `the gateway config ${file} is not valid JSON${jsonSyntaxWhere(error, text) || unplaced(error, text)}: fix it there (its headers and env are not shown here)`,
     );
   }
   return parseGatewayConfig(raw, `the gateway config ${file}`);
+}
+
+/**
+ * Where JSON.parse stopped in `text` when its message gives no position, as ` at line L, column
+ * C`: the end, for "Unexpected end of JSON input"; for "Unexpected token 'x', "<the text around
+ * it>" ...", the first character whose prefix fails so (the prefixes before it are a start of
+ * JSON, cut short), found in some 20 parses. Nothing of the text is taken from the message.
+ */
+function unplaced(error: unknown, text: string): string {
+  const message = error instanceof Error ? error.message : '';
+  let at: number;
+  if (message.startsWith('Unexpected end of JSON input')) at = text.length;
+  else if (message.startsWith('Unexpected token')) {
+    const fails = (length: number) => {
+      try {
+        JSON.parse(text.slice(0, length));
+        return false;
+      } catch (e) {
+        return (e as Error).message.startsWith('Unexpected token');
+      }
+    };
+    let low = 0;
+    let high = text.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (fails(middle)) high = middle;
+      else low = middle + 1;
+    }
+    at = low - 1;
+  } else return '';
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  return ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
 export function isStdioSpec(spec: UpstreamSpec): spec is StdioUpstreamSpec {

@@ -134,7 +134,14 @@ function parseManifest(text: string): Manifest | string {
   }
   const bad = servers.findIndex((s) => !isManifestServer(s));
   if (bad !== -1) return `servers[${bad}] is not {label, url, headers}`;
-  return { servers: servers as ManifestServer[] };
+  // These fields only: another field, nested deep, would overflow JSON.stringify at each update.
+  return {
+    servers: (servers as ManifestServer[]).map(({ label, url, headers }) => ({
+      label,
+      url,
+      headers: { ...headers },
+    })),
+  };
 }
 
 function isManifestServer(value: unknown): value is ManifestServer {
@@ -146,6 +153,7 @@ function isManifestServer(value: unknown): value is ManifestServer {
     typeof s.url === 'string' &&
     typeof s.headers === 'object' &&
     s.headers !== null &&
+    !Array.isArray(s.headers) &&
     Object.values(s.headers).every((h) => typeof h === 'string')
   );
 }

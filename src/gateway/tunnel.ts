@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Logger } from 'pino';
 
 // The URL alone, as the announcement's box has it: not one a path or a quote follows, as in a
-// failed request to https://api.trycloudflare.com/tunnel or a forwarded request's dest=.
-const QUICK_TUNNEL_URL = /https:\/\/[a-z0-9-]+\.trycloudflare\.com(?=\s|$)/;
+// failed request to https://api.trycloudflare.com/tunnel, nor one that ends another URL or word
+// (a forwarded request's dest=, http://127.0.0.1:9/https://x.trycloudflare.com).
+const QUICK_TUNNEL_URL = /(?<!\S)https:\/\/[a-z0-9-]+\.trycloudflare\.com(?!\S)/;
 
 export interface TunnelOptions {
   /** The cloudflared binary (MNEMO_CLOUDFLARED). */
@@ -108,24 +109,7 @@ export class QuickTunnel {
     });
     this.child = child;
     const startedAt = performance.now();
-    // One URL a run: the one cloudflared announces before anything is forwarded. Its later lines
-    // log the requests it forwards (`dest=https://<host>/<path>`, an origin error's URL), whose
-    // path a caller writes: a trycloudflare.com URL there would become the allowed host and
-    // gateway.json's address, with the token in its headers. Once announced, nothing is read.
-    let announced = false;
-    let buffer = '';
-    const read = (chunk: Buffer) => {
-      if (announced) return;
-      buffer += chunk.toString('utf8');
-      let nl = buffer.indexOf('\n');
-      while (nl !== -1 && !announced) {
-        announced = this.onLine(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + 1);
-        nl = buffer.indexOf('\n');
-      }
-      // The announcement is a short line: a longer run without a newline is not it.
-      if (announced || buffer.length > 4096) buffer = '';
-    };
+    const read = announcementReader((url) => this.announce(url));
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
     child.on('error', (error) => {
@@ -165,17 +149,49 @@ export class QuickTunnel {
     clearTimeout(timeout);
   }
 
-  /** Whether `line` announced the run's URL. */
-  private onLine(line: string): boolean {
-    const match = QUICK_TUNNEL_URL.exec(line);
-    if (!match) return false;
-    if (match[0] === this.current) return true;
+  /** Takes `url`, the run's announced URL, and tells it when it is new. */
+  private announce(url: string): void {
+    if (url === this.current) return;
     const previous = this.current;
-    this.current = match[0];
+    this.current = url;
     this.options.logger.info({ url: this.current }, 'tunnel ready');
     Promise.resolve(this.options.onUrl(this.current, previous)).catch((error: Error) =>
       this.options.logger.error({ err: error.message }, 'cannot publish the tunnel URL'),
     );
-    return true;
   }
+}
+
+/**
+ * What reads a cloudflared run's output (stdout and stderr, chunks as they come): `onUrl` gets
+ * one URL, the one cloudflared announces before anything is forwarded. Its later lines log the
+ * requests it forwards (`dest=https://<host>/<path>`, an origin error's URL), whose path a caller
+ * writes: a trycloudflare.com URL there would become the allowed host and gateway.json's address,
+ * with the token in its headers. Once announced, nothing is read.
+ */
+export function announcementReader(onUrl: (url: string) => void): (chunk: Buffer) => void {
+  let announced = false;
+  let buffer = '';
+  // In a line longer than the buffer: its rest, up to the newline, is not read as a line.
+  let skipping = false;
+  const onLine = (line: string): boolean => {
+    const match = QUICK_TUNNEL_URL.exec(line);
+    if (match) onUrl(match[0]);
+    return match !== null;
+  };
+  return (chunk) => {
+    if (announced) return;
+    buffer += chunk.toString('utf8');
+    let nl = buffer.indexOf('\n');
+    while (nl !== -1 && !announced) {
+      if (!skipping) announced = onLine(buffer.slice(0, nl));
+      skipping = false;
+      buffer = buffer.slice(nl + 1);
+      nl = buffer.indexOf('\n');
+    }
+    // The announcement is a short line: a longer run without a newline is not it, nor its end.
+    if (announced || buffer.length > 4096) {
+      skipping = !announced;
+      buffer = '';
+    }
+  };
 }
