@@ -72,7 +72,7 @@ export function bindConsent(provider: Provider): void {
 }
 
 /** The value of cookie `name` in a Cookie header, the first if repeated. */
-function cookieOf(header: string | undefined, name: string): string | undefined {
+export function cookieOf(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
@@ -218,6 +218,13 @@ export function consentApi(options: ConsentOptions): express.Router {
       };
       await interaction.save(ttl);
       res.json({ redirect: interaction.returnTo });
+    },
+  );
+  // A uid whose percent-encoding does not decode (`/oauth/interaction/%zz`): express's URIError,
+  // a 500 below; it names no consent request.
+  router.use(
+    (error: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
+      next(error instanceof URIError ? gone() : error);
     },
   );
   return router;

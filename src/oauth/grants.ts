@@ -20,9 +20,12 @@ const NAMESPACE_SCOPE = 'ns:';
 /** The namespace scope of a namespace, as a grant holds it for the resource. */
 export const namespaceScope = (namespace: string) => `${NAMESPACE_SCOPE}${namespace}`;
 
-/** The namespaces a grant's scope for a resource gives (`ns:<name>` each). */
-export function namespacesOfScope(scope: string | undefined): string[] {
-  return (scope ?? '')
+/**
+ * The namespaces a grant's scope for a resource gives (`ns:<name>` each). The scope is what the
+ * store holds: anything but a string (a hand-edited oauth.json) gives none.
+ */
+export function namespacesOfScope(scope: unknown): string[] {
+  return (typeof scope === 'string' ? scope : '')
     .split(' ')
     .filter((s) => s.startsWith(NAMESPACE_SCOPE))
     .map((s) => s.slice(NAMESPACE_SCOPE.length))

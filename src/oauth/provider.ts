@@ -81,13 +81,19 @@ export type ProviderFetch = (
 ) => Promise<Response>;
 
 /**
- * Why a client_id URL is not fetched at all, before any connection: an address literal or this
- * machine's own name. A name that resolves to such an address meets oidc-provider's SSRF guard.
+ * Why a client_id URL is not fetched at all, before any connection: not https, an address
+ * literal or this machine's own name. A name that resolves to such an address meets
+ * oidc-provider's SSRF guard.
  */
 export function metadataUrlProblem(id: string): string | undefined {
-  const host = URL.parse(id)?.hostname.toLowerCase();
-  if (host === undefined) return 'is not a URL';
+  const url = URL.parse(id);
+  if (!url) return 'is not a URL';
+  if (url.protocol !== 'https:') return 'is not an https URL';
+  const host = url.hostname.toLowerCase();
   if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return 'names an IP address, not a host name';
+  // `localhost.` is this machine too, and `0x7f.1..` without its dots is an address: the URL
+  // parser reads a name ending in a number as an address only when one dot at most follows it.
+  if (host.endsWith('.')) return 'names a host with a trailing dot';
   if (host === 'localhost' || host.endsWith('.localhost')) return 'names this machine';
   return undefined;
 }
