@@ -48,6 +48,29 @@ export function errorAnswer(error: unknown, logger: Pick<Logger, 'error' | 'warn
       ? { status: 503, headers: { 'Retry-After': '1' }, body: rpcError(-32000, message) }
       : { status: 400, headers: {}, body: rpcError(-32000, message) };
   }
+  const refused = expressRefusal(error);
+  if (refused !== undefined) {
+    return {
+      status: refused,
+      headers: {},
+      body: rpcError(
+        -32000,
+        `the request was refused (HTTP ${refused}): check its path and its escapes`,
+      ),
+    };
+  }
   logger.error({ err: (error as Error | undefined)?.message }, 'request failed');
   return { status: 500, headers: {}, body: rpcError(-32603, 'internal error') };
+}
+
+/**
+ * The status of a request express itself refused before any handler (a path whose %-escapes do
+ * not decode: a URIError marked 400, as http-errors marks what may be shown), or undefined. Said
+ * in mnemo's words: express's echo the request.
+ */
+function expressRefusal(error: unknown): number | undefined {
+  const { status, expose } = (error ?? {}) as { status?: unknown; expose?: unknown };
+  const marked = Number.isInteger(status) && (status as number) >= 400 && (status as number) < 500;
+  if (marked && (expose === true || error instanceof URIError)) return status as number;
+  return error instanceof URIError ? 400 : undefined;
 }

@@ -172,6 +172,20 @@ describe('POST /mcp over streamable HTTP', () => {
     assert.ok(!body.error.message.includes('invalid_type'), body.error.message);
   });
 
+  it('answers 400 to a path whose %-escapes do not decode, in its own words, without echoing it', async () => {
+    for (const route of ['/mcp/%zz', '/mcp/%E0%A4%A']) {
+      const res = await request(`${server.url}${route}`, {
+        method: 'POST',
+        headers: { ...jsonHeaders, authorization: `Bearer ${TOKEN}` },
+        body: initialize,
+      });
+      assert.equal(res.status, 400, `${route}: ${res.body}`);
+      const message = (JSON.parse(res.body) as { error: { message: string } }).error.message;
+      assert.match(message, /the request was refused \(HTTP 400\): check its path and its escapes/);
+      assert.ok(!message.includes('%'), message);
+    }
+  });
+
   it('serves /health without auth, and GET /mcp answers 405', async () => {
     const health = await request(`${server.url}/health`, { method: 'GET' });
     assert.equal(health.status, 200);
