@@ -2,13 +2,14 @@
 // lines over a use case of the memory; auth, the namespace and the origin are checked before
 // (src/transport/http.ts), and errors go to the one HTTP error mapper (http-error.ts).
 import path from 'node:path';
-import express, { type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { settleConflictInput } from '../contract/settle-conflict.js';
 import { BROWSE_SORTS, type BrowseSort } from '../memory/browsing.js';
 import type { Memory } from '../memory/index.js';
 import { oneLine, preview } from '../memory/present.js';
 import { UserError } from '../platform/errors.js';
 import { MEMORY_STATUSES, type MemoryRecord, type MemoryStatus } from '../storage/records.js';
+import { HttpError } from '../transport/http-error.js';
 import { requestState } from '../transport/request-state.js';
 import { type CurveSettings, PROJECTED_DAYS, scoreCurve, thresholdsOf } from './curve.js';
 
@@ -21,8 +22,11 @@ export interface UiApiDeps {
 }
 
 const PAGE_SIZE = 50;
+const ACTION_NAMES = 'touch, archive, restore, delete or promote';
 const SETTLE_BODY =
   "the body must be a JSON object (Content-Type: application/json), settle_conflict's input: memory_id, other_id, keep (first, second, both or merge)";
+const GC_BODY =
+  'the body must be a JSON object (Content-Type: application/json) whose archive, if given, is true (archive the memories) or false (forget them)';
 /** The most rows a gc preview or a queue sends: the counts say how many there are in all. */
 const SHOWN = 500;
 const LIST_PREVIEW = 240;
@@ -118,7 +122,8 @@ export function uiApi(deps: UiApiDeps): express.Router {
       neighbours: NEIGHBOURS_SHOWN,
     });
     const found = memories[0];
-    if (!found) throw new UserError(`no memory "${id}": it may have been forgotten (see gc)`);
+    // Not the id itself: one that looks like a path (/x) would have the message hidden as one.
+    if (!found) throw new UserError('no memory has this id: it may have been forgotten (see gc)');
     const note =
       found.promoted_to && deps.vaultDir !== undefined
         ? noteUrl(deps.vaultDir, found.promoted_to)
@@ -126,10 +131,15 @@ export function uiApi(deps: UiApiDeps): express.Router {
     res.json({ memory: found, note_url: note, curve: scoreCurve(found, memory.now(), deps.curve) });
   });
 
-  api.post('/memories/:id/:action', async (req, res, next) => {
+  api.post('/memories/:id/:action', async (req, res) => {
     const action = req.params.action as string;
     const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-    if (!run) return next(); // the API's 404
+    if (!run) {
+      throw new HttpError(
+        404,
+        `the action must be one of ${ACTION_NAMES}: POST /memories/<id>/<action>`,
+      );
+    }
     res.json(await run(memoryOf(res), req.params.id as string));
   });
 
@@ -172,10 +182,19 @@ export function uiApi(deps: UiApiDeps): express.Router {
 
   // gc itself runs now, never at another instant: the page previews first, then asks for this.
   api.post('/gc', async (req, res) => {
-    const body = (req.body ?? {}) as { archive?: unknown };
+    const body: unknown = req.body ?? {};
+    // A body that asks to archive in another way than `true` must not delete instead.
+    const archive = (body as { archive?: unknown }).archive;
+    if (
+      typeof body !== 'object' ||
+      Array.isArray(body) ||
+      !(archive === undefined || typeof archive === 'boolean')
+    ) {
+      throw new UserError(GC_BODY, 'archive');
+    }
     const result = await memoryOf(res).forgetting.gc({
       dry_run: false,
-      archive_instead: body.archive === true,
+      archive_instead: archive === true,
     });
     res.json({ ...result, candidates: result.candidates.slice(0, SHOWN) });
   });
@@ -192,6 +211,18 @@ export function uiApi(deps: UiApiDeps): express.Router {
       memory.browsing.distribution(OVERVIEW_DAYS),
     ]);
     res.json({ now: memory.now(), stats, ...spread });
+  });
+  // A path whose id or action is not percent-encoded UTF-8 (/memories/%zz): the router's URIError
+  // is no fault of mnemo's.
+  api.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    next(
+      error instanceof URIError
+        ? new UserError(
+            'the memory id or action in the path is not valid percent-encoding: encode each with encodeURIComponent',
+            'id',
+          )
+        : error,
+    );
   });
   return api;
 }
@@ -219,6 +250,8 @@ function row(record: MemoryRecord, score: number) {
   };
 }
 
+// The refusals of a parameter say what it must be, not what was sent: a value like /etc/passwd,
+// quoted, would read as a path of the server, and the error mapper would hide the whole message.
 function text(req: Request, name: string): string {
   const value = req.query[name];
   if (value === undefined) return '';
@@ -239,8 +272,8 @@ function whole(req: Request, name: string, fallback: number): number {
   if (!Number.isSafeInteger(n) || n < (name === 'at' ? 0 : 1)) {
     throw new UserError(
       name === 'at'
-        ? `?at= must be epoch seconds (got "${value}")`
-        : `?${name}= must be a whole number of 1 or more (got "${value}")`,
+        ? '?at= must be epoch seconds'
+        : `?${name}= must be a whole number of 1 or more`,
     );
   }
   return n;
@@ -248,7 +281,7 @@ function whole(req: Request, name: string, fallback: number): number {
 
 function statusOf(value: string): MemoryStatus {
   if (!(MEMORY_STATUSES as readonly string[]).includes(value)) {
-    throw new UserError(`?status= must be one of ${MEMORY_STATUSES.join(', ')} (got "${value}")`);
+    throw new UserError(`?status= must be one of ${MEMORY_STATUSES.join(', ')}`);
   }
   return value as MemoryStatus;
 }
@@ -259,5 +292,5 @@ function sortOf(value: string, searching: boolean): BrowseSort | 'rank' {
   if (value === 'rank' || (BROWSE_SORTS as readonly string[]).includes(value)) {
     return value as BrowseSort | 'rank';
   }
-  throw new UserError(`?sort= must be one of rank, ${BROWSE_SORTS.join(', ')} (got "${value}")`);
+  throw new UserError(`?sort= must be one of rank, ${BROWSE_SORTS.join(', ')}`);
 }
