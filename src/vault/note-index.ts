@@ -161,9 +161,15 @@ export class VaultIndex {
   /**
    * What a read found: the note indexed, or dropped when it is gone or no note mnemo reads (a
    * link, a FIFO, too large: one log line each time, without its path). A read that failed for
-   * another reason (permissions, I/O) is logged and waited out.
+   * another reason (permissions, I/O) is logged and waited out. A note read through a folder
+   * link (one made in place of a folder while its note was read) is no note of this path: indexed
+   * under it, another namespace's note would be searched as one of the folder the link is in.
    */
-  private apply(relative: string, file: NoteFile): void {
+  private apply(relative: string, read: NoteFile): void {
+    const file: NoteFile =
+      read.ok && path.posix.dirname(read.path) !== path.posix.dirname(relative)
+        ? { ok: false, why: 'link' }
+        : read;
     if (!file.ok && file.why === 'unreadable') {
       logSkippedNote(this.logger, relative, file, this.notes.get(relative)?.memoryId);
       return;
