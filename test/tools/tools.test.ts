@@ -393,6 +393,12 @@ for (const engine of ENGINES) {
           /memory_id "no-such-id" is not a known memory: find ids with search_memory/,
         ],
         [
+          'unknown memory_id that reads as a path: said without it, not hidden as a server path',
+          'touch_memory',
+          { memory_id: '/etc/passwd' },
+          /^the memory_id given is not a known memory: find ids with search_memory/,
+        ],
+        [
           'unknown relation end',
           'create_relation',
           { from_memory_id: 'a', to_memory_id: 'b', relation_type: 'related' },
