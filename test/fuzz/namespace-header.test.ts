@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
@@ -10,6 +9,7 @@ import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import { parseTokenFile } from '../../src/transport/tokens.js';
 import { uiApi } from '../../src/ui/api.js';
 import { uiPage } from '../../src/ui/page.js';
+import { type RawAnswer, rawRequest } from '../http-raw.js';
 import { openTestMemory, type TestMemory } from '../support.js';
 import {
   assertNoInternals,
@@ -59,11 +59,7 @@ let server: RunningHttp;
 /** The seeded memories' ids, by namespace. */
 const ids: Record<Namespace, string[]> = { default: [], a: [], b: [], c: [] };
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
+type Answer = RawAnswer;
 
 function send(
   method: string,
@@ -71,30 +67,8 @@ function send(
   headers: Record<string, string | string[]>,
   body?: string,
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: new URL(server.url).port,
-        method,
-        path: route,
-        headers: { 'content-type': 'application/json', ...headers },
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('error', reject);
-    // As bytes: with a string, node sends the headers in the body's encoding (UTF-8), and a
-    // header's latin1 characters would reach the server as two each.
-    req.end(body === undefined ? undefined : Buffer.from(body, 'utf8'));
-  });
+  const all = { 'content-type': 'application/json', ...headers };
+  return rawRequest(server.url, { method, path: route, headers: all, body });
 }
 
 const auth = (token: string): Record<string, string> =>

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import type http from 'node:http';
 import { isIP } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -10,6 +10,7 @@ import { metadataUrlProblem, redirectUriProblem } from '../../src/oauth/provider
 import { keyOf, type OAuthStore } from '../../src/oauth/store.js';
 import { isNamespace } from '../../src/storage/engine.js';
 import { presentedToken } from '../../src/transport/auth.js';
+import { rawRequest } from '../http-raw.js';
 import {
   ADMIN,
   type Authorization,
@@ -351,41 +352,15 @@ let spread = true;
 let sent = 0;
 const nextAddress = () => (spread ? `127.0.0.${2 + (sent++ % 250)}` : undefined);
 
-function send(
+async function send(
   url: string,
   method: string,
   path: string,
   headers: Record<string, string>,
   body: string | undefined,
 ): Promise<Answer> {
-  const address = nextAddress();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: new URL(url).port,
-        ...(address === undefined ? {} : { localAddress: address }),
-        method,
-        path,
-        headers,
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
-        );
-      },
-    );
-    req.on('error', reject);
-    // Node frames a DELETE or OPTIONS body only with its length given.
-    if (body !== undefined) req.setHeader('content-length', Buffer.byteLength(body));
-    req.end(body);
-  });
+  const res = await rawRequest(url, { method, path, headers, body, localAddress: nextAddress() });
+  return { status: res.status, headers: res.headers, body: res.text };
 }
 
 /** A header value node's client will send: no CR, LF, NUL or other control character. */

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
@@ -13,6 +12,7 @@ import { createHttpApp } from '../../src/transport/http.js';
 import { listen, type RunningHttp } from '../../src/transport/listen.js';
 import { uiApi } from '../../src/ui/api.js';
 import { uiPage } from '../../src/ui/page.js';
+import { type RawAnswer, rawRequest } from '../http-raw.js';
 import { openTestMemory, type TestMemory, tempDir } from '../support.js';
 import { IDS, seedDataDir } from '../ui/seed.js';
 import {
@@ -115,12 +115,7 @@ after(async () => {
   await t.close();
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  text: string;
-}
+type Answer = RawAnswer;
 
 function send(
   method: string,
@@ -128,33 +123,8 @@ function send(
   headers: Record<string, string> = {},
   body?: string,
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: new URL(server.url).port,
-        method,
-        path: route,
-        headers: { authorization: `Bearer ${TOKEN}`, ...headers },
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => {
-          const bytes = Buffer.concat(chunks);
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: bytes,
-            text: bytes.toString('utf8'),
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  const all = { authorization: `Bearer ${TOKEN}`, ...headers };
+  return rawRequest(server.url, { method, path: route, headers: all, body });
 }
 
 /** Percent-encodings that have broken decoders: malformed, overlong, double, NUL. */
@@ -557,7 +527,7 @@ describe('fuzz: the page assets (/ui/assets)', () => {
           if (res.status >= 200 && res.status < 300) {
             if (method === 'GET') {
               assert.ok(
-                assets.some((file) => file.equals(res.body)),
+                assets.some((file) => file.equals(res.bytes)),
                 `a 2xx that is not a file of the assets: ${shown}`,
               );
             }
