@@ -134,10 +134,11 @@ export class Channel {
     if (pending) {
       this.arm(token);
       const { progress, total, message: text } = params as Record<string, unknown>;
-      if (typeof progress === 'number') {
+      // Finite: JSON's 1e999 parses as Infinity, which JSON.stringify writes as null.
+      if (Number.isFinite(progress)) {
         pending.onProgress?.({
-          progress,
-          ...(typeof total === 'number' ? { total } : {}),
+          progress: progress as number,
+          ...(Number.isFinite(total) ? { total: total as number } : {}),
           ...(typeof text === 'string' ? { message: text } : {}),
         });
       }
@@ -176,7 +177,9 @@ export class Channel {
     if (isObject(error) && typeof error.code === 'number' && typeof error.message === 'string') {
       const data = deeperThan(error.data, MAX_ANSWER_DEPTH) ? undefined : error.data;
       const rpc: RpcError = {
-        code: error.code,
+        // JSON-RPC's codes are integers, and a caller's SDK drops a message with another code
+        // (0.5, 1e999, 2 ** 53 + 2): its call then waits for an answer that never comes.
+        code: Number.isSafeInteger(error.code) ? error.code : -32603,
         message: `upstream "${label}": ${cut(error.message)}`,
       };
       if (data !== undefined) rpc.data = data;

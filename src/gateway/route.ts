@@ -4,7 +4,9 @@ import {
   classifyInboundRequest,
   createMcpHandler,
   type InboundClassificationOutcome,
+  type JSONRPCRequest,
   ProtocolError,
+  type Result,
   Server,
   type ServerCapabilities,
   type ServerContext,
@@ -209,7 +211,8 @@ export class UpstreamRoute {
     const upstream = this.upstream;
     const identity = upstream.identity;
     const capabilities = advertised(identity?.capabilities ?? {});
-    const server = new Server(
+    const server = new RelayServer(
+      upstream.label,
       {
         name: identity?.serverInfo?.name ?? upstream.label,
         version: identity?.serverInfo?.version ?? VERSION,
@@ -304,6 +307,45 @@ function fastPath(
     (field === undefined || header(req, 'mcp-name') === name) &&
     accepts(req, 'application/json');
   return exact ? 'modern' : undefined;
+}
+
+type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/**
+ * The SDK's server for the requests it relays: an error it raises once the relay has returned
+ * the upstream's result is its refusal of that result (a tools/call result off the era's schema
+ * is refused as -32602 with every complaint of the schema, megabytes of them for a long list),
+ * and is said as the upstream's fault, naming it.
+ */
+class RelayServer extends Server {
+  constructor(
+    private readonly label: string,
+    ...args: ConstructorParameters<typeof Server>
+  ) {
+    super(...args);
+  }
+
+  protected override _wrapHandler(method: string, handler: Handler): Handler {
+    if (!FORWARDED.has(method)) return super._wrapHandler(method, handler);
+    /** The requests whose handler returned a result. */
+    const answered = new WeakSet<JSONRPCRequest>();
+    const wrapped = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      answered.add(request);
+      return result;
+    });
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (error) {
+        if (!answered.has(request)) throw error;
+        throw new ProtocolError(
+          -32603,
+          `upstream "${this.label}" answered ${method} with a result the MCP SDK refuses in this revision: the gateway does not pass it on`,
+        );
+      }
+    };
+  }
 }
 
 function rpcError(error: UpstreamError): RpcError {

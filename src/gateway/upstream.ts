@@ -66,6 +66,8 @@ const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 /** The most of one line of an upstream's stderr that is logged. */
 const STDERR_LINE = 4096;
+/** The longest wait to reopen an HTTP upstream's SSE stream, whatever its `retry:` says. */
+const MAX_RECONNECT_MS = 30_000;
 
 /**
  * One upstream MCP server behind the gateway: a long-lived stdio child in its own process group
@@ -219,12 +221,20 @@ export class Upstream {
       transport.stderr.on('data', (chunk: Buffer) => lines.push(chunk));
       return transport;
     }
+    const timers = this.timers;
     // Past the cap the upstream is closed, as a stdio one is: the calls waiting end now.
     const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(
       new URL(spec.url),
       {
         requestInit: { headers: spec.headers ?? {} },
         fetch: boundedFetch(MAX_ANSWER_BYTES, () => void transport.close().catch(() => {})),
+        // On the gateway's timers, which hold no process open: the SDK's setTimeout waited as
+        // long as the upstream's `retry:` said (days, if it said so), and close() cancels only
+        // the last one, so a closed gateway's process did not exit.
+        reconnectionScheduler: (reconnect, delay) => {
+          const handle = timers.setTimeout(reconnect, Math.min(delay, MAX_RECONNECT_MS));
+          return () => timers.clearTimeout(handle);
+        },
       },
     );
     return transport;
