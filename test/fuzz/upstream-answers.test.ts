@@ -8,6 +8,7 @@ import pino from 'pino';
 import { createGateway, type Gateway } from '../../src/gateway/proxy.js';
 import { createHttpApp } from '../../src/transport/http.js';
 import { listen } from '../../src/transport/listen.js';
+import { handshakeAnswer } from '../gateway/fake-handshake.js';
 import { tempDir } from '../support.js';
 import {
   assertNoInternals,
@@ -689,18 +690,8 @@ function generatedUpstream(answer: () => HttpAnswer): http.Server {
       if (id === undefined || method === undefined) return void res.writeHead(202).end();
       const send = (value: unknown) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      if (method === 'initialize') {
-        return send({
-          jsonrpc: '2.0',
-          id,
-          result: {
-            protocolVersion: params?.protocolVersion,
-            capabilities: { tools: {} },
-            serverInfo: { name: 'generated', version: '1' },
-          },
-        });
-      }
-      if (method === 'tools/list') return send({ jsonrpc: '2.0', id, result: { tools: [] } });
+      const opening = handshakeAnswer(id, method, params, 'generated');
+      if (opening) return send(opening);
       if (method !== 'tools/call') {
         return send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
       }

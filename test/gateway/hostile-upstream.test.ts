@@ -11,6 +11,7 @@ import { Upstream } from '../../src/gateway/upstream.js';
 import { createHttpApp } from '../../src/transport/http.js';
 import { listen } from '../../src/transport/listen.js';
 import { turnCounter } from '../turns.js';
+import { handshakeAnswer } from './fake-handshake.js';
 
 const HOSTILE = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -293,18 +294,8 @@ describe('a flood of SSE events that are no messages', () => {
         if (id === undefined) return void res.writeHead(202).end();
         const json = (value: unknown) =>
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-        if (method === 'initialize') {
-          return json({
-            jsonrpc: '2.0',
-            id,
-            result: {
-              protocolVersion: params?.protocolVersion,
-              capabilities: { tools: {} },
-              serverInfo: { name: 'flood', version: '1' },
-            },
-          });
-        }
-        if (method === 'tools/list') return json({ jsonrpc: '2.0', id, result: { tools: [] } });
+        const opening = handshakeAnswer(id, method, params, 'flood');
+        if (opening) return json(opening);
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: {}\n\n'.repeat(FLOOD_EVENTS));
         res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })}\n\n`);

@@ -7,6 +7,7 @@ import { GatewayFault, transportFault } from '../../src/gateway/errors.js';
 import { createGateway } from '../../src/gateway/proxy.js';
 import { createHttpApp } from '../../src/transport/http.js';
 import { listen } from '../../src/transport/listen.js';
+import { handshakeAnswer } from './fake-handshake.js';
 
 /** What the gateway sends the upstream in its configured Authorization header. */
 const SECRET = 'upstream-secret-7f3a9c1e5b2d4e6f';
@@ -45,18 +46,8 @@ function echoingUpstream(): http.Server {
       if (method === 'server/discover') {
         return json({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
       }
-      if (method === 'initialize') {
-        return json({
-          jsonrpc: '2.0',
-          id,
-          result: {
-            protocolVersion: params?.protocolVersion,
-            capabilities: { tools: {} },
-            serverInfo: { name: 'echoing', version: '1' },
-          },
-        });
-      }
-      if (method === 'tools/list') return json({ jsonrpc: '2.0', id, result: { tools: [] } });
+      const opening = handshakeAnswer(id, method, params, 'echoing');
+      if (opening) return json(opening);
       if (params?.name === 'refuse') {
         return void res.writeHead(502, { 'content-type': 'text/plain' }).end(`${echo}\n${TAIL}`);
       }
