@@ -109,9 +109,9 @@ export class QuickTunnel {
     });
     this.child = child;
     const startedAt = performance.now();
-    const read = announcementReader((url) => this.announce(url));
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
+    const readers = announcementReaders((url) => this.announce(url));
+    child.stdout?.on('data', readers.stdout);
+    child.stderr?.on('data', readers.stderr);
     child.on('error', (error) => {
       logger.error(
         { command, err: error.message },
@@ -162,7 +162,25 @@ export class QuickTunnel {
 }
 
 /**
- * What reads a cloudflared run's output (stdout and stderr, chunks as they come): `onUrl` gets
+ * What reads a cloudflared run's stdout and stderr: a line each of its own (the two pipes' chunks
+ * come in any order, and a line of one cut by a chunk of the other is still read whole), one
+ * announcement between them, which `onUrl` gets.
+ */
+export function announcementReaders(onUrl: (url: string) => void): {
+  stdout: (chunk: Buffer) => void;
+  stderr: (chunk: Buffer) => void;
+} {
+  let announced = false;
+  const once = (url: string) => {
+    if (announced) return;
+    announced = true;
+    onUrl(url);
+  };
+  return { stdout: announcementReader(once), stderr: announcementReader(once) };
+}
+
+/**
+ * What reads one stream of a cloudflared run's output (chunks as they come): `onUrl` gets
  * one URL, the one cloudflared announces before anything is forwarded. Its later lines log the
  * requests it forwards (`dest=https://<host>/<path>`, an origin error's URL), whose path a caller
  * writes: a trycloudflare.com URL there would become the allowed host and gateway.json's address,

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { ConfigError } from '../../src/config/index.js';
 import { loadGatewayConfig } from '../../src/gateway/config.js';
 import { type Manifest, ManifestFile, type ManifestServer } from '../../src/gateway/manifest.js';
-import { announcementReader } from '../../src/gateway/tunnel.js';
+import { announcementReader, announcementReaders } from '../../src/gateway/tunnel.js';
 import { capturingLogger, tempDir } from '../support.js';
 import {
   assertNoPollution,
@@ -491,6 +491,47 @@ describe('fuzz: the URL taken from cloudflared output (src/gateway/tunnel.ts)', 
         run,
         timeBoxed(3, ({ url, chunks }) => {
           assert.deepEqual(read(chunks), [url]);
+        }),
+      ),
+      bounded(1_000),
+    );
+  });
+
+  it("reads stdout and stderr a line each: the announcement is taken whatever the other pipe's chunks cut", () => {
+    // The announcement on stderr (where cloudflared logs), the other pipe's noise in between, the
+    // two pipes' chunks taken in any order, as their 'data' events come.
+    const run = fc
+      .tuple(name, fc.array(noise, { maxLength: 6 }), fc.array(fc.boolean(), { maxLength: 40 }))
+      .chain(([real, other, order]) => {
+        const url = `https://${real}${SUFFIX}`;
+        const announcement = [
+          'INF |  Your quick Tunnel has been created! Visit it at:  |',
+          `INF |  ${url}  |`,
+        ];
+        return fc
+          .tuple(output(fc.constant(announcement)), output(fc.constant(other)))
+          .map(([stderr, stdout]) => ({
+            url,
+            stderr: stderr.chunks,
+            stdout: stdout.chunks,
+            order,
+          }));
+      });
+    fc.assert(
+      fc.property(
+        run,
+        timeBoxed(3, ({ url, stderr, stdout, order }) => {
+          const urls: string[] = [];
+          const readers = announcementReaders((u) => urls.push(u));
+          const err = [...stderr];
+          const out = [...stdout];
+          for (const fromOut of order) {
+            const chunk = fromOut ? out.shift() : err.shift();
+            if (chunk) (fromOut ? readers.stdout : readers.stderr)(chunk);
+          }
+          for (const chunk of out) readers.stdout(chunk);
+          for (const chunk of err) readers.stderr(chunk);
+          assert.deepEqual(urls, [url]);
         }),
       ),
       bounded(1_000),
