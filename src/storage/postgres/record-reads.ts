@@ -100,7 +100,9 @@ export type Changes =
 /**
  * SQL that reads the changes of a namespace after a version, at most PAGE, each changed record as
  * it is now (in the statement's snapshot), and the namespace's version (`top`): `ns` and
- * `version` are SQL expressions.
+ * `version` are SQL expressions. In version order: the joins after the changes keep no order of
+ * their own (a hash join gave them back shuffled, which read as a version pruned, and the replica
+ * read its whole namespace again at every catch-up of more than a few changes).
  */
 function changesSql(ns: string, version: string): string {
   return `SELECT n.version AS top, c.version, c.kind, c.id,
@@ -112,7 +114,8 @@ function changesSql(ns: string, version: string): string {
        WHERE namespace = q.namespace AND version > ${version}
        ORDER BY version LIMIT ${PAGE}) c ON true
      LEFT JOIN mnemo_memories m ON c.kind = 'memory' AND m.id = c.id AND m.namespace = q.namespace
-     LEFT JOIN mnemo_relations r ON c.kind = 'relation' AND r.id = c.id AND r.namespace = q.namespace`;
+     LEFT JOIN mnemo_relations r ON c.kind = 'relation' AND r.id = c.id AND r.namespace = q.namespace
+     ORDER BY c.version`;
 }
 
 const CHANGES_AFTER = changesSql('$1', '$2::bigint');

@@ -1,0 +1,70 @@
+// A catch-up reads the changes after the version a replica holds in version order, whatever plan
+// PostgreSQL makes of the joins that bring each changed record: rows given back out of order read
+// as a version pruned, and the replica read its whole namespace again (at 100,000 memories, under
+// the write lock, for seconds) at every catch-up of more than a few changes.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import pg from 'pg';
+import { clientConfig } from '../../src/storage/postgres/database.js';
+import { changesAfter } from '../../src/storage/postgres/record-reads.js';
+import { MEMORY_COLUMNS, memoryValues, upsertSql } from '../../src/storage/postgres/rows.js';
+import { newMemoryRecord } from '../../src/storage/records.js';
+import { openStore, pgSchema, STORE_T0 } from '../support-pg.js';
+
+const MEMORIES = 400;
+const CHANGES = 300;
+
+/** `url` whose connections plan joins by hashing (no nested loop, no merge), as a large namespace's do. */
+function hashJoins(url: string): string {
+  const parsed = new URL(url);
+  const options = parsed.searchParams.get('options') ?? '';
+  parsed.searchParams.set('options', `${options} -c enable_nestloop=off -c enable_mergejoin=off`);
+  return parsed.toString();
+}
+
+it("reads the changes after a version in version order, whatever the plan of their records' joins", async (t) => {
+  const db = await pgSchema(t);
+  if (!db) return;
+  // The tables, as a replica makes them.
+  await (await openStore(t, db.url)).close();
+  const writer = new pg.Client({ connectionString: db.url });
+  await writer.connect();
+  t.after(() => writer.end().catch(() => {}));
+  await writer.query('BEGIN');
+  for (let i = 0; i < MEMORIES; i++) {
+    const record = newMemoryRecord(`m${String(i).padStart(4, '0')}`, `memory ${i}`, STORE_T0);
+    await writer.query(
+      upsertSql('mnemo_memories', MEMORY_COLUMNS, 1),
+      memoryValues(record, 'team'),
+    );
+  }
+  // Each change names a memory far from its neighbour's, as saves in any order do.
+  await writer.query(
+    `INSERT INTO mnemo_changes (namespace, version, kind, id)
+     SELECT 'team', v, 'memory', 'm' || lpad(((v * 7919) % $1)::text, 4, '0')
+     FROM generate_series(1, $2::int) v`,
+    [MEMORIES, CHANGES],
+  );
+  await writer.query(
+    `INSERT INTO mnemo_namespaces (namespace, version) VALUES ('team', $1)
+     ON CONFLICT (namespace) DO UPDATE SET version = EXCLUDED.version`,
+    [CHANGES],
+  );
+  await writer.query('COMMIT');
+  await writer.query('ANALYZE');
+
+  const reader = new pg.Client(clientConfig(hashJoins(db.url)));
+  await reader.connect();
+  t.after(() => reader.end().catch(() => {}));
+  for (const held of [0, 100, 250, 295]) {
+    const changes = await changesAfter(reader, 'team', held);
+    assert.equal(changes.kind, 'changed', `after version ${held}: ${changes.kind}`);
+    if (changes.kind !== 'changed') continue;
+    assert.equal(changes.last, CHANGES);
+    const expected = new Set<string>();
+    for (let v = held + 1; v <= CHANGES; v++) {
+      expected.add(`m${String((v * 7919) % MEMORIES).padStart(4, '0')}`);
+    }
+    assert.deepEqual(new Set(changes.memories.map((m) => m.id)), expected);
+  }
+});
