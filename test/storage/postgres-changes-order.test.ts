@@ -3,13 +3,16 @@
 // as a version pruned, and the replica read its whole namespace again (at 100,000 memories, under
 // the write lock, for seconds) at every catch-up of more than a few changes.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import pg from 'pg';
+import pino from 'pino';
 import { clientConfig } from '../../src/storage/postgres/database.js';
+import { beginInNamespace } from '../../src/storage/postgres/namespace-feed.js';
 import { changesAfter } from '../../src/storage/postgres/record-reads.js';
 import { MEMORY_COLUMNS, memoryValues, upsertSql } from '../../src/storage/postgres/rows.js';
 import { newMemoryRecord } from '../../src/storage/records.js';
-import { openStore, pgSchema, STORE_T0 } from '../support-pg.js';
+import { openStore, pgSchema, rawClient, STORE_T0 } from '../support-pg.js';
 
 const MEMORIES = 400;
 const CHANGES = 300;
@@ -67,4 +70,59 @@ it("reads the changes after a version in version order, whatever the plan of the
     }
     assert.deepEqual(new Set(changes.memories.map((m) => m.id)), expected);
   }
+});
+
+it('catches up changes it did not hear of without reading its namespace again', async (t) => {
+  const db = await pgSchema(t);
+  if (!db) return;
+  const lines: string[] = [];
+  const logger = pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const store = await openStore(t, hashJoins(db.url), { logger });
+  const team = store.namespace('team');
+  const held = Array.from({ length: MEMORIES }, (_, i) =>
+    newMemoryRecord(`h${String(i).padStart(4, '0')}`, `held ${i}`, STORE_T0),
+  );
+  await team.transact(() => ({ result: undefined, memories: held }));
+  // Another replica's writes that nobody hears of (no NOTIFY), stored in the reverse of their
+  // versions' order, as the writes of many replicas may be: the store is 50 versions behind.
+  const behind = 50;
+  const id = (v: number) => `o${String(v).padStart(4, '0')}`;
+  const other = await rawClient(t, db.url);
+  const version = await beginInNamespace(other, 'team', 60_000);
+  for (let v = behind; v >= 1; v--) {
+    const record = newMemoryRecord(id(v), `unheard ${v}`, STORE_T0);
+    await other.query(upsertSql('mnemo_memories', MEMORY_COLUMNS, 1), memoryValues(record, 'team'));
+  }
+  await other.query(
+    `INSERT INTO mnemo_changes (namespace, version, kind, id)
+     SELECT 'team', $1::bigint + v, 'memory', 'o' || lpad(v::text, 4, '0')
+     FROM generate_series(1, $2::int) v`,
+    [version, behind],
+  );
+  await other.query(`UPDATE mnemo_namespaces SET version = $1 WHERE namespace = 'team'`, [
+    version + behind,
+  ]);
+  await other.query('COMMIT');
+  await other.query('ANALYZE');
+
+  // Its next write catches up under the lock: every change read, in order, and nothing again.
+  await team.transact(() => ({
+    result: undefined,
+    memories: [newMemoryRecord('last', 'the last memory', STORE_T0)],
+  }));
+  assert.equal(store.versionOf('team'), version + behind + 1);
+  for (let v = 1; v <= behind; v++) assert.ok(team.memories.has(id(v)), id(v));
+  assert.deepEqual(
+    lines.filter((l) => /reading the namespace again/.test(l)),
+    [],
+    'the catch-up took its changes for changes pruned',
+  );
 });
