@@ -3,8 +3,10 @@
 //
 //   node --import tsx scripts/test.ts [file or folder...]     (default: every test/**/*.test.ts)
 //
-// The output is the runner's own (TAP when not on a terminal), its summary last (tests, pass,
-// fail, ...), and the exit code is the runner's. MNEMO_TEST_CONCURRENCY sets how many test files
+// The output is the runner's own (TAP when not on a terminal) with its summary (tests, pass,
+// fail, ...), and the exit code is the runner's. Off a terminal, the failed tests are named once
+// more after that summary (scripts/test-failures-reporter.mjs), so the end of a CI log says what
+// failed; on a terminal the runner's spec reporter does that itself. MNEMO_TEST_CONCURRENCY sets how many test files
 // run at once (default: one more than the cores, at least 3): a test file waits part of its time
 // (child processes starting and stopping, disks, sockets, a server's stop window), and the one
 // more fills those waits with another file's work (on a 2-core VM, 2 at once left a fifth of
@@ -16,7 +18,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PROBED_ENV, probeDatabase, probedValue } from '../test/support-pg.js';
 import { mirrorForTests } from './test-build.js';
 
@@ -47,8 +49,37 @@ function concurrency(): number {
   return Math.max(3, os.availableParallelism() + 1);
 }
 
+/**
+ * The reporter options for node's test runner: its default alone on a terminal; off one, TAP on
+ * stdout and the failures reporter into `failuresFile`, printed once the runner is done.
+ */
+function reporters(failuresFile: string): string[] {
+  if (process.stdout.isTTY) return [];
+  const failures = path.join(ROOT, 'scripts', 'test-failures-reporter.mjs');
+  return [
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(failures).href}`,
+    `--test-reporter-destination=${failuresFile}`,
+  ];
+}
+
 /** Runs node's test runner with `args` in `cwd`; resolves with its exit code. */
-function runner(args: string[], cwd: string): Promise<number> {
+async function runner(args: string[], cwd: string): Promise<number> {
+  const failuresFile = path.join(
+    fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-test-failures-')),
+    'failures.txt',
+  );
+  try {
+    const code = await runnerProcess([...reporters(failuresFile), ...args], cwd);
+    if (fs.existsSync(failuresFile)) process.stdout.write(fs.readFileSync(failuresFile, 'utf8'));
+    return code;
+  } finally {
+    fs.rmSync(path.dirname(failuresFile), { recursive: true, force: true });
+  }
+}
+
+function runnerProcess(args: string[], cwd: string): Promise<number> {
   const child = spawn(process.execPath, args, { cwd, stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
