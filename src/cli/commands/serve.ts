@@ -1,6 +1,6 @@
 import type { Config } from '../../config/index.js';
 import { createLogger } from '../../logger.js';
-import { keepYoungHeapSmall } from '../../platform/young-heap.js';
+import { sizeHeap } from '../../platform/heap-size.js';
 import type { CommandContext } from '../command.js';
 import { clockFor, storeFiles } from '../runtime.js';
 import { serveUntilStopped } from '../signals.js';
@@ -14,13 +14,11 @@ export async function runServe({
   signals,
   env,
 }: CommandContext): Promise<number> {
-  // Before the store loads (young-heap.ts); a database's rows are not read at once.
-  if (!config.databaseUrl) {
-    keepYoungHeapSmall(storeFiles(config.dataDir), {
-      execArgv: process.execArgv,
-      nodeOptions: env?.NODE_OPTIONS,
-    });
-  }
+  // Before the store loads (heap-size.ts).
+  sizeHeap(
+    { databaseUrl: config.databaseUrl, ...storeFiles(config.dataDir) },
+    { execArgv: process.execArgv, nodeOptions: env?.NODE_OPTIONS },
+  );
   // Loaded here, not at the top: `mnemo stdio` starts without express and the gateway.
   const { createServeApp } = await import('../../app/http.js');
   const logger = createLogger(config.logLevel);

@@ -6,12 +6,14 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  heapGrowingGiven,
   keepYoungHeapSmall,
   SMALL_LOG_BYTES,
   semiSpaceGiven,
-} from '../../src/platform/young-heap.js';
+  sizeHeap,
+} from '../../src/platform/heap-size.js';
 
-const MODULE = fileURLToPath(new URL('../../src/platform/young-heap.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('../../src/platform/heap-size.ts', import.meta.url));
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
@@ -19,7 +21,7 @@ afterEach(() => {
 
 /** A store's files: a log of `logBytes` (sparse: its size is what counts), a sidecar or not. */
 function store(logBytes: number, sidecar = true): { log: string; sidecar: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'young-heap-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heap-size-'));
   dirs.push(dir);
   const files = { log: path.join(dir, 'memories.jsonl'), sidecar: path.join(dir, 'memories.idx') };
   fs.writeFileSync(files.log, '');
@@ -68,5 +70,59 @@ describe('young heap', () => {
     assert.equal(semiSpaceGiven([], '--max_semi_space_size=8 --enable-source-maps'), true);
     assert.equal(semiSpaceGiven(['--cpu-prof'], '--enable-source-maps'), false);
     assert.equal(semiSpaceGiven([], undefined), false);
+  });
+});
+
+/**
+ * The old generation's largest size (MB) in a child that holds 300,000 objects while many more
+ * live long enough to leave the young generation and then die, as many clients' calls make them.
+ */
+function oldSpacePeakMb(nearLive: boolean): number {
+  const keep = nearLive
+    ? `const { keepOldHeapNearLive } = await import(${JSON.stringify(MODULE)});
+       if (!keepOldHeapNearLive({ execArgv: [] })) throw new Error('not set');`
+    : '';
+  const script = `${keep}
+    const v8 = await import('node:v8');
+    const live = [];
+    for (let i = 0; i < 300000; i++) live.push({ i, s: 'live' + i });
+    const ring = new Array(100000);
+    let peak = 0;
+    for (let i = 0; i < 4e6; i++) {
+      ring[i % ring.length] = { i, s: 'x' + i };
+      if (i % 50000 === 0) {
+        const old = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
+        peak = Math.max(peak, old.space_size);
+      }
+    }
+    console.log(live.length === 300000 ? peak / 1048576 : -1);`;
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  return Number(out.trim());
+}
+
+describe('old heap of a replica on PostgreSQL', () => {
+  it('keeps the old generation near what is live while garbage comes and goes', () => {
+    const near = oldSpacePeakMb(true);
+    const grown = oldSpacePeakMb(false);
+    assert.ok(near > 0 && grown > 0, `${near} MB, ${grown} MB`);
+    assert.ok(near < grown * 0.7, `old space ${near} MB with the flag, ${grown} MB without it`);
+  });
+
+  it('is set for a database, the young one for a data dir, and neither over a setting given', () => {
+    const files = store(1000);
+    const node = { execArgv: ['--heap-growing-percent=80'], nodeOptions: '' };
+    const database = { databaseUrl: 'postgres://db/mnemo', ...files };
+    assert.equal(sizeHeap(database, node), undefined, 'a heap setting given to node');
+    // (Sets the flag in this process too: it only makes full collections come sooner.)
+    assert.equal(sizeHeap(database, { execArgv: [], nodeOptions: '' }), 'old');
+    assert.equal(heapGrowingGiven(['--heap_growing_percent=80']), true);
+    assert.equal(heapGrowingGiven(['--max-old-space-size=512']), false);
+    // A database's replica never sizes the young generation, whatever its data dir holds.
+    const young = { execArgv: [], nodeOptions: '--max-semi-space-size=8' };
+    assert.equal(sizeHeap({ databaseUrl: undefined, ...files }, young), undefined);
   });
 });
