@@ -30,6 +30,16 @@ function store(logBytes: number, sidecar = true): { log: string; sidecar: string
   return files;
 }
 
+/** The number a child node prints running `script` (an ES module, through tsx, no NODE_OPTIONS). */
+function numberPrintedBy(script: string): number {
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  return Number(out.trim());
+}
+
 /** The young generation's size (MB) after a child allocated a lot, keeping a tenth of it. */
 function newSpaceMb(files: { log: string; sidecar: string } | undefined): number {
   const keep = files
@@ -42,12 +52,7 @@ function newSpaceMb(files: { log: string; sidecar: string } | undefined): number
     for (let i = 0; i < 2e6; i++) { const o = { a: i, b: 'x' + i }; if (i % 10 === 0) kept.push(o); }
     const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
     console.log(space.space_size / 1048576);`;
-  const out = execFileSync(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script],
-    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
-  );
-  return Number(out.trim());
+  return numberPrintedBy(script);
 }
 
 describe('young heap', () => {
@@ -96,12 +101,7 @@ function oldSpacePeakMb(nearLive: boolean): number {
       }
     }
     console.log(live.length === 300000 ? peak / 1048576 : -1);`;
-  const out = execFileSync(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script],
-    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
-  );
-  return Number(out.trim());
+  return numberPrintedBy(script);
 }
 
 describe('old heap of a replica on PostgreSQL', () => {
