@@ -6,11 +6,13 @@
 // The output is the runner's own (TAP when not on a terminal) with its summary (tests, pass,
 // fail, ...), and the exit code is the runner's. Off a terminal, the failed tests are named once
 // more after that summary (scripts/test-failures-reporter.mjs), so the end of a CI log says what
-// failed; on a terminal the runner's spec reporter does that itself. MNEMO_TEST_CONCURRENCY sets how many test files
-// run at once (default: one more than the cores, at least 3): a test file waits part of its time
-// (child processes starting and stopping, disks, sockets, a server's stop window), and the one
-// more fills those waits with another file's work (on a 2-core VM, 2 at once left a fifth of
-// the CPU idle: npm test's runner 114-116 s; 3 at once 103-105 s, near the CPU's floor). On a
+// failed; on a terminal the runner's spec reporter does that itself.
+//
+// MNEMO_TEST_CONCURRENCY sets how many test files run at once (default: one more than the cores,
+// at least 3): a test file waits part of its time (child processes starting and stopping, disks,
+// sockets, a server's stop window), and the one more fills those waits with another file's work
+// (on a 2-core VM, 2 at once left a fifth of the CPU idle: npm test's runner 114-116 s; 3 at once
+// 103-105 s, near the CPU's floor). On a
 // machine much busier than its cores, fewer wait less on each other: MNEMO_TEST_CONCURRENCY=2.
 // MNEMO_TEST_TSX=1 runs the sources through tsx instead, one file at a time, as before. Whether
 // the test database answers is asked once, before any test starts (test/support-pg.ts).

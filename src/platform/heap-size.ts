@@ -3,12 +3,12 @@
 // A small store on a data dir (the young generation). It stays at its first size (1 MB a
 // semi-space) instead of doubling up to 16 MB a semi-space while the store loads, as
 // `--max-semi-space-size=1` on node's command line would do (of the semi-space flags, the growth
-// factor is the one V8 still reads once the heap is made). At 100,000 memories, started from the sidecar, that is 10-20 MB of peak
-// resident memory less (issue 24: about 160 MB, target 150 MB). A load that parses the whole log
-// goes the other way: its short-lived objects, promoted early out of a small young generation,
-// pile up in the old one (at 100,000 memories without a sidecar the peak grew by about 35 MB, at
-// 1,000,000 with one by about 180 MB). So it is set only when a sidecar is there and the log is at
-// most SMALL_LOG_BYTES. Whoever gives node a semi-space setting themselves (NODE_OPTIONS, node's
+// factor is the one V8 still reads once the heap is made). At 100,000 memories, started from the
+// sidecar, that is 10-20 MB of peak resident memory less (issue 24: about 160 MB, target 150 MB).
+// A load that parses the whole log goes the other way: its short-lived objects, promoted early out
+// of a small young generation, pile up in the old one (at 100,000 memories without a sidecar the
+// peak grew by about 35 MB, at 1,000,000 with one by about 180 MB). So it is set only when a
+// sidecar is there and the log is at most SMALL_LOG_BYTES. Whoever gives node a semi-space setting themselves (NODE_OPTIONS, node's
 // command line) keeps theirs.
 //
 // A replica on PostgreSQL (the old generation). It holds the namespaces it serves within
