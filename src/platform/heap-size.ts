@@ -8,8 +8,8 @@
 // A load that parses the whole log goes the other way: its short-lived objects, promoted early out
 // of a small young generation, pile up in the old one (at 100,000 memories without a sidecar the
 // peak grew by about 35 MB, at 1,000,000 with one by about 180 MB). So it is set only when a
-// sidecar is there and the log is at most SMALL_LOG_BYTES. Whoever gives node a semi-space setting themselves (NODE_OPTIONS, node's
-// command line) keeps theirs.
+// sidecar is there and the log is at most SMALL_LOG_BYTES. Whoever gives node a semi-space setting
+// themselves (NODE_OPTIONS, node's command line) keeps theirs.
 //
 // A replica on PostgreSQL (the old generation). It holds the namespaces it serves within
 // MNEMO_CACHE_MB, but V8 lets the old generation grow, between two full collections, to up to a
