@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -8,7 +8,7 @@ import pino from 'pino';
 import { createGateway, type Gateway } from '../../src/gateway/proxy.js';
 import { createHttpApp } from '../../src/transport/http.js';
 import { listen } from '../../src/transport/listen.js';
-import { handshakeAnswer } from '../gateway/fake-handshake.js';
+import { handUpstream } from '../gateway/fake-handshake.js';
 import { tempDir } from '../support.js';
 import {
   assertNoInternals,
@@ -675,36 +675,19 @@ const httpAnswer: fc.Arbitrary<HttpAnswer> = fc
  * answers ok.
  */
 function generatedUpstream(answer: () => HttpAnswer): http.Server {
-  return http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => {
-      body += d.toString();
-    });
-    req.on('end', () => {
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const { id, method, params } = JSON.parse(body) as {
-        id?: unknown;
-        method?: string;
-        params?: { name?: string; protocolVersion?: string };
-      };
-      if (id === undefined || method === undefined) return void res.writeHead(202).end();
-      const send = (value: unknown) =>
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      const opening = handshakeAnswer(id, method, params, 'generated');
-      if (opening) return send(opening);
-      if (method !== 'tools/call') {
-        return send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
-      }
-      if (params?.name !== 'fuzz') {
-        return send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'ok' }] } });
-      }
-      const { status, type, body: text } = answer();
-      // Everything the gateway sent, echoed where the body says.
-      const echo = JSON.stringify(req.headers);
-      res
-        .writeHead(status, type === '' ? {} : { 'content-type': type })
-        .end(text.replaceAll(`"${ID}"`, JSON.stringify(id)).replaceAll(AUTH, echo));
-    });
+  return handUpstream('generated', ({ id, method, params, req, res, json }) => {
+    if (method !== 'tools/call') return false;
+    if (params?.name !== 'fuzz') {
+      json({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'ok' }] } });
+      return true;
+    }
+    const { status, type, body: text } = answer();
+    // Everything the gateway sent, echoed where the body says.
+    const echo = JSON.stringify(req.headers);
+    res
+      .writeHead(status, type === '' ? {} : { 'content-type': type })
+      .end(text.replaceAll(`"${ID}"`, JSON.stringify(id)).replaceAll(AUTH, echo));
+    return true;
   });
 }
 

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -11,7 +10,7 @@ import { Upstream } from '../../src/gateway/upstream.js';
 import { createHttpApp } from '../../src/transport/http.js';
 import { listen } from '../../src/transport/listen.js';
 import { turnCounter } from '../turns.js';
-import { handshakeAnswer } from './fake-handshake.js';
+import { handUpstream } from './fake-handshake.js';
 
 const HOSTILE = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -192,51 +191,18 @@ describe('a hostile HTTP upstream', () => {
         id,
         result: { content: [{ type: 'text', text: 'x'.repeat(11 * 1024 * 1024) }] },
       });
-    const upstream = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => {
-        body += d.toString();
-      });
-      req.on('end', () => {
-        if (req.method !== 'POST') return void res.writeHead(405).end();
-        const { id, method, params } = JSON.parse(body) as {
-          id?: unknown;
-          method: string;
-          params?: { name?: string; protocolVersion?: string };
-        };
-        if (id === undefined) return void res.writeHead(202).end();
-        const json = (text: string) =>
-          res.writeHead(200, { 'content-type': 'application/json' }).end(text);
-        if (method === 'initialize') {
-          return json(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id,
-              result: {
-                protocolVersion: params?.protocolVersion,
-                capabilities: { tools: {} },
-                serverInfo: { name: 'big', version: '1' },
-              },
-            }),
-          );
-        }
-        if (method === 'tools/list') {
-          return json(JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [] } }));
-        }
-        if (params?.name === 'big') return json(big(id));
-        if (params?.name === 'big_event') {
-          return res
-            .writeHead(200, { 'content-type': 'text/event-stream' })
-            .end(`event: message\ndata: ${big(id)}\n\n`);
-        }
-        json(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id,
-            result: { content: [{ type: 'text', text: 'ok' }] },
-          }),
-        );
-      });
+    const upstream = handUpstream('big', ({ id, method, params, res, json }) => {
+      if (method !== 'tools/call') return false;
+      if (params?.name === 'big') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(big(id));
+      } else if (params?.name === 'big_event') {
+        res
+          .writeHead(200, { 'content-type': 'text/event-stream' })
+          .end(`event: message\ndata: ${big(id)}\n\n`);
+      } else {
+        json({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'ok' }] } });
+      }
+      return true;
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = (upstream.address() as { port: number }).port;
@@ -279,27 +245,12 @@ const FLOOD_EVENTS = 12_000;
 
 describe('a flood of SSE events that are no messages', () => {
   it('is handed to the SDK a slice at a time, other work getting turns between, and the answer after it arrives', async (t) => {
-    const upstream = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => {
-        body += d.toString();
-      });
-      req.on('end', () => {
-        if (req.method !== 'POST') return void res.writeHead(405).end();
-        const { id, method, params } = JSON.parse(body) as {
-          id?: unknown;
-          method: string;
-          params?: { protocolVersion?: string };
-        };
-        if (id === undefined) return void res.writeHead(202).end();
-        const json = (value: unknown) =>
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-        const opening = handshakeAnswer(id, method, params, 'flood');
-        if (opening) return json(opening);
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write('data: {}\n\n'.repeat(FLOOD_EVENTS));
-        res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })}\n\n`);
-      });
+    const upstream = handUpstream('flood', ({ id, method, res }) => {
+      if (method !== 'tools/call') return false;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {}\n\n'.repeat(FLOOD_EVENTS));
+      res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })}\n\n`);
+      return true;
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = (upstream.address() as { port: number }).port;
