@@ -31,10 +31,10 @@ function store(logBytes: number, sidecar = true): { log: string; sidecar: string
 }
 
 /** The number a child node prints running `script` (an ES module, through tsx, no NODE_OPTIONS). */
-function numberPrintedBy(script: string): number {
+function numberPrintedBy(script: string, nodeFlags: string[] = []): number {
   const out = execFileSync(
     process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script],
+    [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script],
     { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
   );
   return Number(out.trim());
@@ -79,37 +79,33 @@ describe('young heap', () => {
 });
 
 /**
- * The old generation's largest size (MB) in a child that holds 300,000 objects while many more
- * live long enough to leave the young generation and then die, as many clients' calls make them.
+ * The old generation's largest size over what is live in it, in a child that keeps 1,000,000
+ * objects and replaces them one by one 8,000,000 times: each lives long enough to leave the young
+ * generation and then dies, as the objects of many clients' calls do.
  */
-function oldSpacePeakMb(nearLive: boolean): number {
-  const keep = nearLive
-    ? `const { keepOldHeapNearLive } = await import(${JSON.stringify(MODULE)});
-       if (!keepOldHeapNearLive({ execArgv: [] })) throw new Error('not set');`
-    : '';
-  const script = `${keep}
+function oldSpacePeakOverLive(): number {
+  const script = `const { keepOldHeapNearLive } = await import(${JSON.stringify(MODULE)});
+    if (!keepOldHeapNearLive({ execArgv: [] })) throw new Error('not set');
     const v8 = await import('node:v8');
-    const live = [];
-    for (let i = 0; i < 300000; i++) live.push({ i, s: 'live' + i });
-    const ring = new Array(100000);
+    const old = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
+    const ring = new Array(1000000);
+    for (let i = 0; i < ring.length; i++) ring[i] = { i, s: 'x' + i };
+    globalThis.gc();
+    const live = old().space_used_size;
     let peak = 0;
-    for (let i = 0; i < 4e6; i++) {
-      ring[i % ring.length] = { i, s: 'x' + i };
-      if (i % 50000 === 0) {
-        const old = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
-        peak = Math.max(peak, old.space_size);
-      }
+    for (let i = 0; i < 8e6; i++) {
+      ring[i % ring.length] = { i, s: 'y' + i };
+      if (i % 20000 === 0) peak = Math.max(peak, old().space_size);
     }
-    console.log(live.length === 300000 ? peak / 1048576 : -1);`;
-  return numberPrintedBy(script);
+    console.log(peak / live);`;
+  return numberPrintedBy(script, ['--expose-gc']);
 }
 
 describe('old heap of a replica on PostgreSQL', () => {
   it('keeps the old generation near what is live while garbage comes and goes', () => {
-    const near = oldSpacePeakMb(true);
-    const grown = oldSpacePeakMb(false);
-    assert.ok(near > 0 && grown > 0, `${near} MB, ${grown} MB`);
-    assert.ok(near < grown * 0.7, `old space ${near} MB with the flag, ${grown} MB without it`);
+    // 1.87 x here, idle or beside three busy processes; V8's own choice was 4.7-4.8 x in both.
+    const ratio = oldSpacePeakOverLive();
+    assert.ok(ratio > 0 && ratio < 2.5, `old space peaked at ${ratio.toFixed(2)} x what is live`);
   });
 
   it('is set for a database, the young one for a data dir, and neither over a setting given', () => {
